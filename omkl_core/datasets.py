@@ -1,0 +1,239 @@
+"""The five UCI regression streams of the papers and the AR(4) generator.
+
+Every stream is returned in file order (online time step t = row t) and, by default,
+normalised exactly as in seed 000 (Rokhlin & Gurtovaya 2025), eqs. (33)-(34), which copy
+the code of Ghari & Shen (2023):
+
+* (33)  y_i := (y_i - min_j y_j) / (max_j y_j - min_j y_j)        -> y in [0, 1];
+* (34)  x_i := x_i / max_j ||x_j||_2                              -> largest row norm 1.
+
+Column choices follow ``data/SOURCES.md`` (see :func:`info` for each dataset's notes).
+"""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ._validation import check_int
+
+__all__ = ["load", "names", "info", "ar4", "normalise_stream", "DATA_DIR", "DatasetInfo"]
+
+#: Folder holding the CSVs and SOURCES.md (the repository's ``data/``).
+DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """Static description of one dataset (Table 1 of seed 000, plus provenance)."""
+
+    name: str
+    file: str
+    title: str
+    target: str
+    source: str
+    T: int
+    d: int
+    variants: dict[str, str] = field(default_factory=dict)
+    notes: str = ""
+
+
+_NAVAL_15 = list(range(1, 16))  # ship speed ... fuel flow (ICML 2020 code, graph-aided text)
+_NAVAL_17 = list(range(1, 18))  # graph-aided code: all columns but the target, incl. decay coeffs
+
+_REGISTRY: dict[str, DatasetInfo] = {
+    "airfoil": DatasetInfo(
+        name="airfoil", file="airfoil.csv", title="Airfoil Self-Noise",
+        target="scaled-sound-pressure",
+        source="UCI id 291, doi:10.24432/C5VW2C (Brooks, Pope & Marcolini 1989)",
+        T=1503, d=5, notes="all 5 columns but the last are features; target = last column"),
+    "concrete": DatasetInfo(
+        name="concrete", file="concrete.csv", title="Concrete Compressive Strength",
+        target="Concrete compressive strength(MPa, megapascals)",
+        source="UCI id 165, doi:10.24432/C5PK67 (Yeh 1998)",
+        T=1030, d=8, notes="8 mixture features; target = last column"),
+    "naval": DatasetInfo(
+        name="naval", file="naval.csv",
+        title="Condition Based Maintenance of Naval Propulsion Plants",
+        target="Lever position (lp) [ ]",
+        source="UCI id 316, doi:10.24432/C5K31K (Coraddu et al. 2014)",
+        T=11934, d=15,
+        variants={None: "15 measurement columns 1..15 (graph-aided paper's text, ICML-2020 code)",
+                  "17": "17 columns 1..17 incl. both decay coefficients (graph-aided paper's code)"},
+        notes="target = column 0 (lever position), not the UCI decay targets"),
+    "wine_white": DatasetInfo(
+        name="wine_white", file="wine_white.csv", title="Wine Quality (white)",
+        target="quality", source="UCI id 186, doi:10.24432/C56S3T (Cortez et al. 2009)",
+        T=4898, d=11, notes="11 physico-chemical features; target = last column"),
+    "bias": DatasetInfo(
+        name="bias", file="bias_correction.csv",
+        title="Bias correction of numerical prediction model temperature forecast",
+        target="Next_Tmin", source="UCI id 514, doi:10.24432/C59K76 (Cho et al. 2020)",
+        T=7750, d=20,
+        variants={None: "Present_Tmin ... Solar radiation (20 columns); NaN -> column mean",
+                  "dropna": "same 20 columns; rows with any missing value dropped (T = 7588)"},
+        notes="station, Date and Present_Tmax excluded, as the authors' code ended up doing"),
+}
+
+_BIAS_FIRST, _BIAS_LAST = "Present_Tmin", "Solar radiation"
+
+
+def names() -> list[str]:
+    """Names accepted by :func:`load` (``ar4`` is a generator: see :func:`ar4`)."""
+    return list(_REGISTRY)
+
+
+def info(name: str) -> dict:
+    """T, d, target column, source and variant notes of dataset ``name``."""
+    meta = _lookup(name)
+    return {"name": meta.name, "title": meta.title, "T": meta.T, "d": meta.d,
+            "target": meta.target, "source": meta.source, "file": meta.file,
+            "variants": {("default" if k is None else k): v for k, v in meta.variants.items()},
+            "notes": meta.notes}
+
+
+def _lookup(name: str) -> DatasetInfo:
+    if not isinstance(name, str) or name not in _REGISTRY:
+        raise ValueError(f"unknown dataset {name!r}; known datasets: {', '.join(_REGISTRY)} "
+                         "(and the generator ar4())")
+    return _REGISTRY[name]
+
+
+def read_csv(path: str | Path) -> tuple[list[str], np.ndarray, list[list[str]]]:
+    """Read a header + rows CSV. Returns (header, float array with NaN for empty/non-numeric
+    cells, raw string rows)."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"dataset file not found: {path}")
+    with path.open(newline="", encoding="utf-8") as fh:
+        reader = csv.reader(fh)
+        header = [h.strip() for h in next(reader)]
+        raw = [row for row in reader if row]
+    values = np.full((len(raw), len(header)), np.nan)
+    for i, row in enumerate(raw):
+        if len(row) != len(header):
+            raise ValueError(f"{path.name}: row {i + 1} has {len(row)} fields, header has {len(header)}")
+        for j, cell in enumerate(row):
+            cell = cell.strip()
+            if cell:
+                try:
+                    values[i, j] = float(cell)
+                except ValueError:
+                    pass  # non-numeric: stays NaN; _numeric_columns decides if that is an error
+    return header, values, raw
+
+
+def _is_number(s: str) -> bool:
+    try:
+        return not np.isnan(float(s))
+    except ValueError:
+        return False
+
+
+def _numeric_columns(path: Path, header, values, raw, cols: list[int]) -> None:
+    """Raise a clear error if a selected column is non-numeric or entirely empty.
+
+    Empty cells and the literal ``NaN`` count as missing values (the bias file uses ``NaN``).
+    """
+    for j in cols:
+        present = [row[j].strip() for row in raw if row[j].strip().lower() not in ("", "nan")]
+        if not present:
+            raise ValueError(f"{path.name}: column {header[j]!r} is entirely empty")
+        bad = [s for s in present if not _is_number(s)]
+        if bad:
+            raise ValueError(f"{path.name}: column {header[j]!r} is non-numeric "
+                             f"({len(bad)} cells, e.g. {bad[0]!r})")
+
+
+def normalise_stream(X, y) -> tuple[np.ndarray, np.ndarray]:
+    """Seed 000 eqs. (33)-(34): y min-max scaled to [0, 1]; X divided by its largest row norm."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    lo, hi = y.min(), y.max()
+    if hi == lo:
+        raise ValueError("y is constant: the min-max scaling of eq. (33) is undefined")
+    y = (y - lo) / (hi - lo)
+    scale = np.sqrt((X * X).sum(axis=1)).max()
+    if scale == 0:
+        raise ValueError("every row of X is zero: the scaling of eq. (34) is undefined")
+    return X / scale, y
+
+
+def load(name: str, normalise: bool = True, variant: str | None = None,
+         data_dir: str | Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Load dataset ``name`` as float64 arrays ``(X, y)`` in stream (file) order.
+
+    Parameters
+    ----------
+    name : one of :func:`names` -- ``airfoil``, ``concrete``, ``naval``, ``wine_white``, ``bias``.
+    normalise : apply seed 000 eqs. (33)-(34) (default). ``False`` returns raw values.
+    variant : ``naval``: ``None`` (15 features) or ``"17"``; ``bias``: ``None`` (mean fill)
+        or ``"dropna"``. Other datasets have no variants.
+    data_dir : folder holding the CSVs (default: the repository's ``data/``).
+    """
+    meta = _lookup(name)
+    if variant not in meta.variants and not (variant is None and not meta.variants):
+        known = [k for k in meta.variants if k is not None]
+        raise ValueError(f"unknown variant {variant!r} for dataset {name!r}; "
+                         f"known variants: {known or 'none'}")
+    path = Path(data_dir or DATA_DIR) / meta.file
+    header, values, raw = read_csv(path)
+
+    if name == "naval":
+        target_col = 0
+        feat_cols = _NAVAL_17 if variant == "17" else _NAVAL_15
+    elif name == "bias":
+        target_col = header.index(meta.target)
+        feat_cols = list(range(header.index(_BIAS_FIRST), header.index(_BIAS_LAST) + 1))
+    else:
+        target_col = len(header) - 1
+        feat_cols = list(range(len(header) - 1))
+
+    _numeric_columns(path, header, values, raw, feat_cols + [target_col])
+    X = values[:, feat_cols]
+    y = values[:, target_col]
+
+    if name == "bias":
+        if variant == "dropna":
+            keep = np.isfinite(X).all(axis=1) & np.isfinite(y)
+            X, y = X[keep], y[keep]
+        else:
+            # SimpleImputer(strategy="mean") over the whole file, as in the authors' code
+            col_mean = np.nanmean(X, axis=0)
+            X = np.where(np.isnan(X), col_mean, X)
+            y = np.where(np.isnan(y), np.nanmean(y), y)
+    if not (np.isfinite(X).all() and np.isfinite(y).all()):
+        raise ValueError(f"{path.name}: missing values in the selected columns")
+
+    if normalise:
+        X, y = normalise_stream(X, y)
+    return np.ascontiguousarray(X), np.ascontiguousarray(y)
+
+
+#: AR(4) coefficients of seed 000 eq. (32): x_t = nu0 x_{t-4} + nu1 x_{t-3} + nu2 x_{t-2} + nu3 x_{t-1} + eps_t
+AR4_COEFFS = (0.5, -0.3, 0.2, 0.1)
+
+
+def ar4(T: int = 5000, seed: int = 0, normalise: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The synthetic stream of seed 000 eq. (32).
+
+    x_t = 0.5 x_{t-4} - 0.3 x_{t-3} + 0.2 x_{t-2} + 0.1 x_{t-1} + eps_t, eps_t ~ N(0, 1),
+    x_k = 0 for k = -3..0; the feature at step t is the scalar x_t and the label is
+    y_t = x_{t+1}, t = 1..T. Returns X of shape (T, 1) and y of shape (T,), normalised by
+    (33)-(34) unless ``normalise=False``. The noise is drawn from ``numpy.random.default_rng(seed)``.
+    """
+    T = check_int(T, "T", minimum=2)
+    seed = check_int(seed, "seed", minimum=0)
+    eps = np.random.default_rng(seed).standard_normal(T + 1)
+    nu0, nu1, nu2, nu3 = AR4_COEFFS
+    x = np.zeros(T + 5)  # x[0..3] = x_{-3..0} = 0, x[3 + t] = x_t
+    for t in range(1, T + 2):
+        i = 3 + t
+        x[i] = nu0 * x[i - 4] + nu1 * x[i - 3] + nu2 * x[i - 2] + nu3 * x[i - 1] + eps[t - 1]
+    X = x[4:4 + T].reshape(-1, 1)   # x_1 .. x_T
+    y = x[5:5 + T].copy()           # x_2 .. x_{T+1}
+    if normalise:
+        X, y = normalise_stream(X, y)
+    return np.ascontiguousarray(X), y

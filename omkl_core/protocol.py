@@ -1,0 +1,92 @@
+"""The online protocol: at each step t the learner predicts y_t from x_t, then sees y_t.
+
+:func:`run_online` drives any learner with the River-style interface
+``predict_one(x) -> float`` / ``learn_one(x, y) -> None``. A learner may also offer a
+vectorised ``run(X, y) -> predictions`` over the whole stream (e.g. the batched VAW expert
+layer); :func:`run_online` then uses it instead of the per-step loop -- it must give the
+same predictions as the loop.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._validation import check_matrix, check_vector
+from .backend import to_numpy
+
+__all__ = ["Trace", "run_online", "mse_curve"]
+
+
+def mse_curve(losses) -> np.ndarray:
+    """Running mean e_t = (1/t) sum_{tau <= t} loss_tau (the curve of Figure 1, seed 000)."""
+    losses = np.asarray(losses, dtype=np.float64)
+    return np.cumsum(losses) / np.arange(1, losses.shape[0] + 1)
+
+
+@dataclass
+class Trace:
+    """Result of one online pass.
+
+    predictions : (T,) the predictions y_hat_t made *before* y_t was revealed;
+    losses      : (T,) squared losses (y_hat_t - y_t)^2;
+    mse_curve   : (T,) running mean of the losses, e_t = (1/t) sum_{tau<=t} (y_hat_tau - y_tau)^2;
+    mse         : final mean squared error e_T;
+    seconds     : wall-clock time of the pass.
+    """
+
+    predictions: np.ndarray
+    losses: np.ndarray
+    mse_curve: np.ndarray
+    mse: float
+    seconds: float
+
+    @classmethod
+    def from_predictions(cls, predictions, y, seconds: float = 0.0) -> "Trace":
+        p = np.asarray(to_numpy(predictions), dtype=np.float64).reshape(-1)
+        y = np.asarray(y, dtype=np.float64)
+        if p.shape != y.shape:
+            raise ValueError(f"predictions have shape {p.shape}, y has {y.shape}")
+        if not np.all(np.isfinite(p)):
+            i = int(np.flatnonzero(~np.isfinite(p))[0])
+            raise FloatingPointError(f"the learner produced a non-finite prediction at step {i}")
+        losses = (p - y) ** 2
+        curve = mse_curve(losses)
+        return cls(predictions=p, losses=losses, mse_curve=curve, mse=float(curve[-1]),
+                   seconds=float(seconds))
+
+    def __repr__(self) -> str:
+        return f"Trace(T={self.predictions.shape[0]}, mse={self.mse:.6g}, seconds={self.seconds:.3g})"
+
+
+def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Trace:
+    """Predict-then-learn over the stream (X, y) and return a :class:`Trace`.
+
+    At step t: ``y_hat_t = model.predict_one(x_t)``, then ``model.learn_one(x_t, y_t)``.
+    When ``model`` has a vectorised ``run(X, y)`` and ``use_run`` is true it is used instead
+    (same results, much faster). ``progress=True`` shows a tqdm bar (per-step loop only).
+    """
+    X = check_matrix(X, "X")
+    y = check_vector(y, "y", length=X.shape[0])
+    if use_run and callable(getattr(model, "run", None)):
+        t0 = time.perf_counter()
+        preds = model.run(X, y)
+        return Trace.from_predictions(preds, y, time.perf_counter() - t0)
+    for attr in ("predict_one", "learn_one"):
+        if not callable(getattr(model, attr, None)):
+            raise TypeError(f"model must have predict_one/learn_one (or run); "
+                            f"{type(model).__name__} lacks {attr}")
+    T = X.shape[0]
+    preds = np.empty(T)
+    steps = range(T)
+    if progress:
+        from tqdm.auto import tqdm  # noqa: PLC0415
+
+        steps = tqdm(steps, desc=type(model).__name__, leave=False)
+    t0 = time.perf_counter()
+    for t in steps:
+        x_t = X[t]
+        preds[t] = float(model.predict_one(x_t))
+        model.learn_one(x_t, float(y[t]))
+    return Trace.from_predictions(preds, y, time.perf_counter() - t0)

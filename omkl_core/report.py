@@ -1,0 +1,94 @@
+"""Tables, figures and the reproduction scorecard, all written under ``results/``.
+
+Notebooks call :func:`save_table` / :func:`save_figure` for their outputs and
+:func:`add_scorecard_rows` for their published-vs-reproduced comparisons; :func:`scorecard`
+merges every notebook's rows into ``results/scorecard.{md,csv}`` (``reproduce.sh`` calls it
+after the notebooks). Nothing in the library reads ``results/`` except this merge.
+
+The results folder is ``$OMKL_RESULTS`` if set, else ``results/`` at the repository root,
+so notebooks behave the same whether papermill or JupyterLab runs them.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["results_dir", "save_table", "save_figure", "add_scorecard_rows", "scorecard",
+           "SCORECARD_COLUMNS", "to_markdown"]
+
+#: Columns of every scorecard row (see :func:`add_scorecard_rows`).
+SCORECARD_COLUMNS = ["paper", "item", "row", "column", "published", "reproduced_mean",
+                     "reproduced_sd", "n_runs", "ratio", "tolerance", "within_tolerance", "note"]
+
+
+def results_dir(sub: str | None = None) -> Path:
+    """``results/`` (or ``results/<sub>``), created if missing."""
+    root = Path(os.environ.get("OMKL_RESULTS", Path(__file__).resolve().parent.parent / "results"))
+    path = root / sub if sub else root
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def to_markdown(df: pd.DataFrame, floatfmt: str = ".4g", index: bool = False) -> str:
+    """A GitHub-flavoured markdown table without the optional ``tabulate`` dependency."""
+    frame = df.reset_index() if index else df
+
+    def fmt(v) -> str:
+        if isinstance(v, (float, np.floating)):
+            return "" if np.isnan(v) else format(float(v), floatfmt)
+        if isinstance(v, (bool, np.bool_)):
+            return "yes" if v else "no"
+        return str(v).replace("|", "\\|")
+
+    cols = [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    lines += ["| " + " | ".join(fmt(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines) + "\n"
+
+
+def save_table(df: pd.DataFrame, name: str, floatfmt: str = ".4g", index: bool = False) -> Path:
+    """Write ``results/tables/<name>.csv`` and ``.md``; returns the markdown path."""
+    out = results_dir("tables")
+    df.to_csv(out / f"{name}.csv", index=index)
+    md = out / f"{name}.md"
+    md.write_text(to_markdown(df, floatfmt=floatfmt, index=index), encoding="utf-8")
+    return md
+
+
+def save_figure(fig, name: str, dpi: int = 130) -> Path:
+    """Write ``results/figures/<name>.png``."""
+    path = results_dir("figures") / f"{name}.png"
+    fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    return path
+
+
+def add_scorecard_rows(section: str, rows: pd.DataFrame) -> Path:
+    """Store one notebook's scorecard rows (columns :data:`SCORECARD_COLUMNS`) as
+    ``results/scorecard/<section>.csv``; re-running the notebook replaces them."""
+    missing = [c for c in SCORECARD_COLUMNS if c not in rows.columns]
+    if missing:
+        raise ValueError(f"rows lacks scorecard columns {missing}")
+    path = results_dir("scorecard") / f"{section}.csv"
+    rows[SCORECARD_COLUMNS].to_csv(path, index=False)
+    return path
+
+
+def scorecard(verbose: bool = False) -> pd.DataFrame:
+    """Merge every notebook's rows into ``results/scorecard.{csv,md}`` and return them."""
+    parts = sorted(results_dir("scorecard").glob("*.csv"))
+    frames = [pd.read_csv(p) for p in parts]
+    frames = [f for f in frames if not f.empty]
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORECARD_COLUMNS)
+    root = results_dir()
+    df.to_csv(root / "scorecard.csv", index=False)
+    header = ("# omkl reproduction scorecard\n\n"
+              "Published value, reproduced mean ± sd over repetitions, ratio reproduced/published, "
+              "and whether the cell is within its stated tolerance.\n\n")
+    (root / "scorecard.md").write_text(header + to_markdown(df), encoding="utf-8")
+    if verbose:
+        n_in = int(df["within_tolerance"].astype(bool).sum()) if len(df) else 0
+        print(f"scorecard: {len(df)} cells, {n_in} within tolerance -> {root / 'scorecard.md'}")
+    return df

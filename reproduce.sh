@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# omkl: set up the environment and regenerate every table and figure of the papers.
+#
+#   ./reproduce.sh                 set-up (first run) + execute every notebook in notebooks/
+#   ./reproduce.sh test [ARGS]     set-up + the whole test suite (pytest ARGS passed through)
+#   ./reproduce.sh --quick         notebooks with quick=True (small horizons, for CI)
+#   ./reproduce.sh --only NAME     one notebook (NAME with or without .ipynb), e.g. 01_vaw2
+#   ./reproduce.sh setup           set-up only
+#   ./reproduce.sh --help
+#
+# Set-up: creates .venv with python3 (>= 3.11; override with PYTHON=/path/to/python3.11),
+# installs requirements.lock and the package (editable), registers the Jupyter kernel
+# "omkl" inside the venv. Later runs skip the install unless requirements.lock or
+# pyproject.toml changed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+cd "$ROOT"
+VENV="$ROOT/.venv"
+PY="$VENV/bin/python"
+STAMP="$VENV/.omkl-installed"
+RESULTS="$ROOT/results"
+
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+
+setup() {
+    local want
+    want="$(cat requirements.lock pyproject.toml | sha256sum | cut -d' ' -f1)"
+    if [[ -x "$PY" && -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
+        return 0
+    fi
+    if [[ ! -x "$PY" ]]; then
+        local base="${PYTHON:-python3}"
+        command -v "$base" >/dev/null || { echo "error: $base not found (need Python >= 3.11)" >&2; exit 1; }
+        "$base" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' \
+            || { echo "error: $base is $("$base" -V 2>&1); omkl needs Python >= 3.11 (set PYTHON=...)" >&2; exit 1; }
+        echo "[setup] creating .venv with $("$base" -V 2>&1)"
+        "$base" -m venv "$VENV"
+    fi
+    echo "[setup] installing pinned requirements (requirements.lock) and omkl (editable)"
+    "$PY" -m pip install --quiet --disable-pip-version-check --upgrade pip
+    "$PY" -m pip install --quiet --disable-pip-version-check -r requirements.lock
+    "$PY" -m pip install --quiet --disable-pip-version-check --no-deps -e .
+    "$PY" -m ipykernel install --sys-prefix --name omkl --display-name "Python (omkl)" >/dev/null
+    echo "$want" > "$STAMP"
+    echo "[setup] done"
+}
+
+run_notebooks() {
+    local quick="$1" only="$2"
+    mkdir -p "$RESULTS/notebooks" "$RESULTS/tables" "$RESULTS/figures"
+    local nbs=()
+    if [[ -n "$only" ]]; then
+        local name="${only%.ipynb}"
+        [[ -f "notebooks/$name.ipynb" ]] || { echo "error: no notebook notebooks/$name.ipynb" >&2; ls notebooks >&2; exit 2; }
+        nbs=("notebooks/$name.ipynb")
+    else
+        while IFS= read -r f; do nbs+=("$f"); done < <(ls notebooks/*.ipynb | sort)
+    fi
+    local failed=() total_start=$SECONDS
+    for nb in "${nbs[@]}"; do
+        local name start status
+        name="$(basename "$nb" .ipynb)"
+        start=$SECONDS
+        if "$PY" -m papermill "$nb" "$RESULTS/notebooks/$name.ipynb" -k omkl \
+                --cwd "$ROOT/notebooks" -p quick "$quick" --no-progress-bar \
+                > "$RESULTS/notebooks/$name.log" 2>&1; then
+            status=ok
+        else
+            status=FAILED; failed+=("$name")
+        fi
+        printf '%-28s %6ds  %s\n' "$name" "$((SECONDS - start))" "$status"
+        if [[ "$status" == FAILED ]]; then tail -n 25 "$RESULTS/notebooks/$name.log" | sed 's/^/    | /'; fi
+    done
+    "$PY" -c "import omkl_core.report as r; r.scorecard(verbose=True)" || failed+=("scorecard")
+    printf '%-28s %6ds\n' "total" "$((SECONDS - total_start))"
+    if ((${#failed[@]})); then
+        echo "error: failed: ${failed[*]} (logs in results/notebooks/)" >&2
+        exit 1
+    fi
+}
+
+cmd="run"; quick="False"; only=""
+args=()
+while (($#)); do
+    case "$1" in
+        -h|--help) usage; exit 0 ;;
+        test) cmd="test"; shift; args=("$@"); break ;;
+        setup) cmd="setup"; shift ;;
+        --quick) quick="True"; shift ;;
+        --only) [[ $# -ge 2 ]] || { echo "error: --only needs a notebook name" >&2; exit 2; }; only="$2"; shift 2 ;;
+        --only=*) only="${1#--only=}"; shift ;;
+        *) echo "error: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+setup
+case "$cmd" in
+    setup) ;;
+    test)
+        export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
+        export MPLBACKEND=Agg
+        "$PY" -m pytest tests ${args[@]+"${args[@]}"}
+        ;;
+    run) MPLBACKEND=Agg run_notebooks "$quick" "$only" ;;
+esac
