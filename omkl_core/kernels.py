@@ -12,8 +12,6 @@ Functions broadcast over leading dimensions: ``x`` of shape (..., d) and ``y`` o
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from ._validation import check_int, check_positive, check_scalar
@@ -170,7 +168,3 @@ def make_kernel(kernel) -> Kernel:
 def kernel_matrix(kernel, X, Y=None) -> np.ndarray:
     """Gram matrix of ``kernel`` (anything :func:`make_kernel` accepts) between rows of X and Y."""
     return make_kernel(kernel).matrix(X, Y)
-
-
-def _is_number(v) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool)
