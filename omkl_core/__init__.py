@@ -4,11 +4,11 @@ Public API (DESIGN.md): ``ok.datasets.load``, ``ok.datasets.ar4``, ``ok.run_onli
 ``ok.backend``; algorithm classes named after the papers are exported here as the modules
 that implement them are added.
 """
-from . import backend, datasets, protocol
+from . import backend, datasets, kernels, protocol, report
 from .protocol import Trace, run_online
 
 __version__ = "0.1.0"
 
-__all__ = ["backend", "datasets", "protocol", "Trace", "run_online", "__version__"]
+__all__ = ["backend", "datasets", "kernels", "protocol", "report", "Trace", "run_online", "__version__"]
 
 # --- algorithm modules (each block added by the issue that implements it) ---
