@@ -49,6 +49,14 @@ _REGISTRY: dict[str, DatasetInfo] = {
         target="scaled-sound-pressure",
         source="UCI id 291, doi:10.24432/C5VW2C (Brooks, Pope & Marcolini 1989)",
         T=1503, d=5, notes="all 5 columns but the last are features; target = last column"),
+    "bias": DatasetInfo(
+        name="bias", file="bias_correction.csv",
+        title="Bias correction of numerical prediction model temperature forecast",
+        target="Next_Tmin", source="UCI id 514, doi:10.24432/C59K76 (Cho et al. 2020)",
+        T=7750, d=20,
+        variants={None: "Present_Tmin ... Solar radiation (20 columns); NaN -> column mean",
+                  "dropna": "same 20 columns; rows with any missing value dropped (T = 7588)"},
+        notes="station, Date and Present_Tmax excluded, as the authors' code ended up doing"),
     "concrete": DatasetInfo(
         name="concrete", file="concrete.csv", title="Concrete Compressive Strength",
         target="Concrete compressive strength(MPa, megapascals)",
@@ -67,14 +75,6 @@ _REGISTRY: dict[str, DatasetInfo] = {
         name="wine_white", file="wine_white.csv", title="Wine Quality (white)",
         target="quality", source="UCI id 186, doi:10.24432/C56S3T (Cortez et al. 2009)",
         T=4898, d=11, notes="11 physico-chemical features; target = last column"),
-    "bias": DatasetInfo(
-        name="bias", file="bias_correction.csv",
-        title="Bias correction of numerical prediction model temperature forecast",
-        target="Next_Tmin", source="UCI id 514, doi:10.24432/C59K76 (Cho et al. 2020)",
-        T=7750, d=20,
-        variants={None: "Present_Tmin ... Solar radiation (20 columns); NaN -> column mean",
-                  "dropna": "same 20 columns; rows with any missing value dropped (T = 7588)"},
-        notes="station, Date and Present_Tmax excluded, as the authors' code ended up doing"),
 }
 
 _BIAS_FIRST, _BIAS_LAST = "Present_Tmin", "Solar radiation"
