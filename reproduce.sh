@@ -37,11 +37,17 @@ setup() {
         echo "[setup] creating .venv with $("$base" -V 2>&1)"
         "$base" -m venv "$VENV"
     fi
-    echo "[setup] installing pinned requirements (requirements.lock) and omkl (editable)"
-    "$PY" -m pip install --quiet --disable-pip-version-check --upgrade pip
-    "$PY" -m pip install --quiet --disable-pip-version-check -r requirements.lock
-    "$PY" -m pip install --quiet --disable-pip-version-check --no-deps -e .
-    "$PY" -m ipykernel install --sys-prefix --name omkl --display-name "Python (omkl)" >/dev/null
+    echo "[setup] installing pinned requirements (requirements.lock) and omkl (editable); log: .venv/setup.log"
+    local log="$VENV/setup.log"
+    : > "$log"
+    if ! { "$PY" -m pip install --disable-pip-version-check --upgrade pip \
+           && "$PY" -m pip install --disable-pip-version-check -r requirements.lock \
+           && "$PY" -m pip install --disable-pip-version-check --no-deps -e . \
+           && "$PY" -m ipykernel install --sys-prefix --name omkl --display-name "Python (omkl)"; } >> "$log" 2>&1; then
+        tail -n 30 "$log" >&2
+        echo "error: set-up failed (full log: $log)" >&2
+        exit 1
+    fi
     echo "$want" > "$STAMP"
     echo "[setup] done"
 }
