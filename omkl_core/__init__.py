@@ -12,3 +12,11 @@ __version__ = "0.1.0"
 __all__ = ["backend", "datasets", "kernels", "protocol", "report", "Trace", "run_online", "__version__"]
 
 # --- algorithm modules (each block added by the issue that implements it) ---
+
+# issue 3 (part A): random Fourier features and the VAW forecaster
+from . import features, vaw  # noqa: E402
+from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary  # noqa: E402
+from .vaw import VAW, VAWExperts  # noqa: E402
+
+__all__ += ["features", "vaw", "KernelDictionary", "RandomFourierFeatures",
+            "paper000_dictionary", "VAW", "VAWExperts"]

@@ -1,0 +1,258 @@
+"""Random Fourier features (Rahimi & Recht 2007) for Gaussian and Laplacian kernels.
+
+Paper 000 (Rokhlin & Gurtovaya, "VAW2", arXiv:2503.20087), section 2:
+
+* Gaussian kernel, eq. (3): k(x, y) = exp(-|x - y|_2^2 / (2 sigma^2)), spectral density
+  q(omega) = N(0, sigma^-2 I_d)  ->  omega = g / sigma, g ~ N(0, I_d);
+* Laplacian kernel, eq. (4): k(x, y) = exp(-|x - y|_1 / sigma), q(omega) = prod_j
+  Cauchy(omega_j; 0, 1/sigma)  ->  omega_j = c_j / sigma, c_j standard Cauchy.
+
+Feature maps (``map=``):
+
+``"cos"`` (the paper's choice, section 2, below eq. (5); the default)
+    theta_k = (omega_k, b_k), b_k ~ U(0, 2 pi), phi(x; theta) = sqrt(2) cos(<omega, x> + b) and
+    Phi_theta(x) = (phi(x; theta_k))_{k=1..m} in R^m.  **Normalisation as in the paper:**
+    there is *no* 1/sqrt(m) factor in Phi; instead the 1/m sits in the weights -- Lemma 1,
+    eq. (6), uses w_hat = (1/m)(gamma(theta_k)/p(theta_k))_k, so <w_hat, Phi(x)> estimates
+    f(x), the kernel estimate is k(x, y) ~ <Phi(x), Phi(y)> / m, and |Phi(x)|_2 <= sqrt(2m)
+    = rho in the VAW bound (11) -> (12).  (scikit-learn's RBFSampler uses the same omega, b
+    but scales by sqrt(2/m) instead of sqrt(2), i.e. its features are Phi / sqrt(m).)
+``"sincos"`` (the form of paper 003 eq. (4) and of the authors' code, reference E.2)
+    z(x) = m^{-1/2} [sin(<omega_1, x>), ..., sin(<omega_m, x>), cos(<omega_1, x>), ...,
+    cos(<omega_m, x>)] in R^{2m} (all sines first); |z(x)|_2 = 1, k(x, y) ~ <z(x), z(y)>.
+    This is eq. (5)'s phi(x; omega) = (cos, sin) stacked for m draws, scaled by 1/sqrt(m):
+    with the same lambda its effective regularisation differs from "cos" by a factor ~m.
+
+Frequencies are drawn on the host from a seeded NumPy Generator (``backend.host_rng``) in a
+fixed order -- kernel by kernel; for each kernel first omega (d x m, row-major), then b (m)
+when ``map="cos"`` -- and only then moved to the array backend, so NumPy and CuPy runs with
+the same seed see identical features.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import backend as _backend
+from ._validation import check_int, check_matrix, check_positive, check_vector
+
+__all__ = ["RandomFourierFeatures", "KernelDictionary", "paper000_dictionary",
+           "paper000_sigmas", "exact_kernel", "KINDS", "MAPS"]
+
+KINDS = ("gaussian", "laplacian")
+MAPS = ("cos", "sincos")
+
+
+def _check_kind(kind, name: str = "kind") -> str:
+    if not isinstance(kind, str) or kind not in KINDS:
+        raise ValueError(f"{name} must be one of {KINDS}, got {kind!r}")
+    return kind
+
+
+def _check_map(map_) -> str:
+    if not isinstance(map_, str) or map_ not in MAPS:
+        raise ValueError(f"map must be one of {MAPS}, got {map_!r}")
+    return map_
+
+
+def exact_kernel(kind: str, sigma: float, x, y) -> np.ndarray:
+    """Exact kernel value(s), broadcasting over leading dimensions of ``x`` and ``y``.
+
+    gaussian: exp(-|x - y|_2^2 / (2 sigma^2)) (eq. 3); laplacian: exp(-|x - y|_1 / sigma) (eq. 4).
+    """
+    kind = _check_kind(kind)
+    sigma = check_positive(sigma, "sigma")
+    diff = np.asarray(x, dtype=np.float64) - np.asarray(y, dtype=np.float64)
+    if kind == "gaussian":
+        return np.exp(-np.sum(diff * diff, axis=-1) / (2.0 * sigma * sigma))
+    return np.exp(-np.sum(np.abs(diff), axis=-1) / sigma)
+
+
+def _draw(rng: np.random.Generator, kind: str, sigma: float, d: int, m: int, map_: str):
+    """One kernel's (omega (d, m), b (m,)) in the documented order."""
+    if kind == "gaussian":
+        omega = rng.standard_normal((d, m)) / sigma
+    else:
+        omega = rng.standard_cauchy((d, m)) / sigma
+    if map_ == "cos":
+        b = rng.uniform(0.0, 2.0 * np.pi, size=m)
+    else:
+        b = np.zeros(m)
+    return omega, b
+
+
+def _apply_map(xp, proj, b, map_: str, m: int):
+    """proj = x^T omega (..., m) -> features (..., m) or (..., 2m)."""
+    if map_ == "cos":
+        return np.sqrt(2.0) * xp.cos(proj + b)
+    scale = 1.0 / np.sqrt(m)
+    return xp.concatenate([xp.sin(proj), xp.cos(proj)], axis=-1) * scale
+
+
+def _as_input(X, d: int, xp):
+    """Validate one point (d,) or rows (T, d) on the host, then move to ``xp``."""
+    host = np.asarray(_backend.to_numpy(X), dtype=np.float64) if not isinstance(X, np.ndarray) \
+        else X
+    if host.ndim == 1:
+        host = check_vector(host, "x")
+        if host.shape[0] != d:
+            raise ValueError(f"x has dimension {host.shape[0]}, expected d={d}")
+    elif host.ndim == 2:
+        host = check_matrix(host, "X")
+        if host.shape[1] != d:
+            raise ValueError(f"X has {host.shape[1]} columns, expected d={d}")
+    else:
+        raise ValueError(f"X must be 1-D (d,) or 2-D (T, d), got shape {host.shape}")
+    return host if xp is np else _backend.asarray(host, xp)
+
+
+class RandomFourierFeatures:
+    """Random Fourier feature map of one shift-invariant kernel (paper 000 section 2).
+
+    Parameters
+    ----------
+    kind : "gaussian" (eq. 3) or "laplacian" (eq. 4).
+    sigma : bandwidth sigma > 0 (Gaussian: k = exp(-|r|^2/(2 sigma^2)); Laplacian: exp(-|r|_1/sigma)).
+    d : input dimension.
+    m : number of random frequencies (features: m for "cos", 2m for "sincos").
+    seed : int, numpy Generator or None (see :func:`omkl_core.backend.host_rng`).
+    map : "cos" (paper: sqrt(2) cos(omega^T x + b), no 1/sqrt(m)) or "sincos"
+          (m^-1/2 [sin, cos], paper 003 eq. 4 / authors' code). See the module docstring.
+    backend : "numpy" | "cupy" | "auto" -- where ``transform`` computes.
+
+    Attributes
+    ----------
+    omega_ : (d, m) frequencies; b_ : (m,) phases (zeros for "sincos");
+    n_features : m ("cos") or 2m ("sincos").
+    """
+
+    def __init__(self, kind: str = "gaussian", sigma: float = 1.0, d: int = 1, m: int = 50,
+                 seed=None, map: str = "cos", backend: str = "numpy"):  # noqa: A002
+        self.kind = _check_kind(kind)
+        self.sigma = check_positive(sigma, "sigma")
+        self.d = check_int(d, "d")
+        self.m = check_int(m, "m")
+        self.map = _check_map(map)
+        self.seed = seed
+        self.backend = backend
+        self._xp = _backend.get_namespace(backend)
+        rng = _backend.host_rng(seed)
+        omega, b = _draw(rng, self.kind, self.sigma, self.d, self.m, self.map)
+        self.omega_ = _backend.asarray(omega, self._xp)
+        self.b_ = _backend.asarray(b, self._xp)
+        self.n_features = self.m if self.map == "cos" else 2 * self.m
+
+    def transform(self, X):
+        """Features of one point x (d,) -> (n_features,) or of rows X (T, d) -> (T, n_features)."""
+        A = _as_input(X, self.d, self._xp)
+        return _apply_map(self._xp, A @ self.omega_, self.b_, self.map, self.m)
+
+    def kernel(self, x, y) -> np.ndarray:
+        """Exact kernel value k(x, y) (broadcasting over leading dimensions)."""
+        return exact_kernel(self.kind, self.sigma, x, y)
+
+    def kernel_estimate(self, x, y) -> float:
+        """Monte-Carlo estimate of k(x, y) from these features: <Phi(x), Phi(y)>/m ("cos")
+        or <z(x), z(y)> ("sincos")."""
+        fx = _backend.to_numpy(self.transform(x))
+        fy = _backend.to_numpy(self.transform(y))
+        val = float(fx @ fy)
+        return val / self.m if self.map == "cos" else val
+
+    def __repr__(self) -> str:
+        return (f"RandomFourierFeatures(kind={self.kind!r}, sigma={self.sigma:g}, d={self.d}, "
+                f"m={self.m}, map={self.map!r})")
+
+
+class KernelDictionary:
+    """The random features of N kernels held as one batched array (paper 000 eq. (16)).
+
+    ``transform`` computes the features of all N kernels for a block of time steps with a
+    single matrix product X @ Omega, Omega = omega_ laid out as (d, N*m) -- no loop over kernels.
+
+    Parameters
+    ----------
+    kinds : sequence of "gaussian" / "laplacian" (length N).
+    sigmas : sequence of N bandwidths sigma_j > 0 (Gaussian: sigma, *not* sigma^2).
+    d, m, seed, map, backend : as in :class:`RandomFourierFeatures`. Kernel j's frequencies
+        are drawn after kernel j-1's from one Generator, so kernel j of a dictionary equals
+        ``RandomFourierFeatures`` built from the same Generator state.
+
+    Attributes
+    ----------
+    N : number of kernels; omega_ : (N, d, m); b_ : (N, m); n_features : m or 2m per kernel.
+    """
+
+    def __init__(self, kinds: Sequence[str], sigmas: Sequence[float], d: int, m: int = 50,
+                 seed=None, map: str = "cos", backend: str = "numpy"):  # noqa: A002
+        if isinstance(kinds, str):
+            raise TypeError("kinds must be a sequence of kernel names, not a single string")
+        kinds = [_check_kind(k, "kinds[%d]" % i) for i, k in enumerate(kinds)]
+        sig = np.asarray(sigmas, dtype=np.float64) if not isinstance(sigmas, str) else None
+        if sig is None or sig.ndim != 1:
+            raise ValueError("sigmas must be a 1-D sequence of positive numbers")
+        if len(kinds) == 0:
+            raise ValueError("kinds must contain at least one kernel")
+        if sig.shape[0] != len(kinds):
+            raise ValueError(f"sigmas has {sig.shape[0]} entries but kinds has {len(kinds)}")
+        if not np.all(np.isfinite(sig)) or np.any(sig <= 0):
+            raise ValueError("sigmas must be finite and > 0")
+        self.kinds = tuple(kinds)
+        self.sigmas = sig
+        self.d = check_int(d, "d")
+        self.m = check_int(m, "m")
+        self.map = _check_map(map)
+        self.seed = seed
+        self.backend = backend
+        self._xp = _backend.get_namespace(backend)
+        self.N = len(kinds)
+        rng = _backend.host_rng(seed)
+        omegas = np.empty((self.N, self.d, self.m))
+        bs = np.empty((self.N, self.m))
+        for j, (kind, s) in enumerate(zip(self.kinds, self.sigmas)):  # construction only
+            omegas[j], bs[j] = _draw(rng, kind, float(s), self.d, self.m, self.map)
+        self.omega_ = _backend.asarray(omegas, self._xp)
+        self.b_ = _backend.asarray(bs, self._xp)
+        # (d, N*m) layout for the single matmul of transform()
+        self._W = _backend.asarray(np.ascontiguousarray(omegas.transpose(1, 0, 2).reshape(self.d, -1)),
+                                   self._xp)
+        self.n_features = self.m if self.map == "cos" else 2 * self.m
+
+    def __len__(self) -> int:
+        return self.N
+
+    def transform(self, X, validate: bool = True):
+        """x (d,) -> (N, n_features); X (T, d) -> (T, N, n_features). One matmul for all kernels.
+
+        ``validate=False`` skips the finiteness/shape checks (for callers that already
+        validated the whole stream, e.g. block-wise feature generation).
+        """
+        A = _as_input(X, self.d, self._xp) if validate else X
+        proj = A @ self._W                                   # (..., N*m)
+        proj = proj.reshape(proj.shape[:-1] + (self.N, self.m))
+        return _apply_map(self._xp, proj, self.b_, self.map, self.m)
+
+    def kernel(self, j: int, x, y):
+        """Exact value of kernel j at (x, y)."""
+        return exact_kernel(self.kinds[j], float(self.sigmas[j]), x, y)
+
+    def __repr__(self) -> str:
+        return f"KernelDictionary(N={self.N}, d={self.d}, m={self.m}, map={self.map!r})"
+
+
+def paper000_sigmas() -> tuple[list[str], np.ndarray]:
+    """Paper 000 section 4: 51 Gaussian kernels with sigma^2 = 10^(2i/25 - 2), i = 0..50,
+    then 25 Laplacian kernels with sigma = 10^(i/6 - 2), i = 0..24 (N = 76).
+    Returns (kinds, sigmas) with sigmas as sigma (not sigma^2)."""
+    gauss_sigma2 = 10.0 ** (2.0 * np.arange(51) / 25.0 - 2.0)
+    lap_sigma = 10.0 ** (np.arange(25) / 6.0 - 2.0)
+    kinds = ["gaussian"] * 51 + ["laplacian"] * 25
+    return kinds, np.concatenate([np.sqrt(gauss_sigma2), lap_sigma])
+
+
+def paper000_dictionary(d: int, m: int = 50, seed=0, map: str = "cos",  # noqa: A002
+                        backend: str = "numpy") -> KernelDictionary:
+    """The N = 76 kernel dictionary of paper 000 section 4 (see :func:`paper000_sigmas`)."""
+    kinds, sigmas = paper000_sigmas()
+    return KernelDictionary(kinds, sigmas, d=d, m=m, seed=seed, map=map, backend=backend)

@@ -1,0 +1,330 @@
+"""The Vovk-Azoury-Warmuth (VAW) forecaster, single and batched over experts/repetitions.
+
+Paper 000 (Rokhlin & Gurtovaya, "VAW2"), eqs. (9)-(10), on feature vectors Phi_t = Phi_theta(x_t):
+
+    w_t = S_t^{-1} sum_{i<t} y_i Phi_i,      S_t = lambda I + sum_{i<=t} Phi_i Phi_i^T      (9)
+    S_t^{-1} = S_{t-1}^{-1} - S_{t-1}^{-1} Phi_t (S_{t-1}^{-1} Phi_t)^T / (1 + Phi_t^T S_{t-1}^{-1} Phi_t),
+    S_0^{-1} = lambda^{-1} I                                                                  (10)
+
+and the prediction is y_hat_t = <w_t, Phi_t>. Note S_t already contains Phi_t Phi_t^T when
+y_t is predicted (the VAW "forward" step). ``ridge=True`` is *online ridge regression*
+instead (Phi_t is **not** added before predicting: y_hat_t = <S_{t-1}^{-1} b_{t-1}, Phi_t>),
+the variant of the second author's TVAW code (reference E.1); it is offered only as a named
+option.
+
+Notation used in the code (for every expert):
+    P = S_{t-1}^{-1},  b_{t-1} = sum_{i<t} y_i Phi_i,  w_ = P b_{t-1} (ridge weights),
+    u = P Phi_t,  s = Phi_t^T u,  k = S_t^{-1} Phi_t = u / (1 + s)        (computed once per step)
+    ridge prediction  r = <w_, Phi_t>;   VAW prediction  <S_t^{-1} b_{t-1}, Phi_t> = r / (1 + s)
+    updates:  P <- P - k u^T  (eq. 10),   w_ <- w_ + k (y_t - r)           (recursive least squares)
+
+The VAW identity used above: Phi^T S_t^{-1} b = Phi^T P b - s Phi^T P b / (1 + s) = r / (1 + s).
+
+Two numerically equivalent drivers of the batched layer (:class:`VAWExperts`):
+
+``method="sm"``
+    the per-step Sherman-Morrison recursion (10) on one (..., m, m) array of inverses,
+    all experts and repetitions at once (preallocated buffers, in-place updates).
+``method="block"`` (default)
+    the same recursion applied to K steps at a time (Woodbury identity). For a block
+    F = [Phi_{t+1}; ...; Phi_{t+K}] (K x m) with P0 = S_t^{-1}, w0, C = I + F P0 F^T = G G^T
+    (Cholesky), the sequential Sherman-Morrison steps of (10) are exactly the LDL^T
+    factorisation of C:  1 + s_{t+j} = G_jj^2,  the one-step ridge residuals are
+    y - r = diag(G) G^{-1} (y - F w0), and after the block
+    S_{t+K}^{-1} = P0 - V^T V,  w = w0 + V^T g  with V = G^{-1} F P0, g = G^{-1}(y - F w0).
+    All of it is batched matrix algebra (BLAS-3) -- about 10x faster than the per-step form.
+    The predictions agree with the per-step recursion to rounding error (tests: 1e-10).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from . import backend as _backend
+from ._validation import check_int, check_positive, check_scalar
+
+__all__ = ["VAW", "VAWExperts", "METHODS"]
+
+METHODS = ("block", "sm")
+
+
+def _finite_or_raise(xp, a, name: str) -> None:
+    if not bool(xp.all(xp.isfinite(a))):
+        raise ValueError(f"{name} contains NaN or inf")
+
+
+class VAWExperts:
+    """VAW forecasters (paper 000 eqs. 9-10) batched over any leading dimensions.
+
+    One expert = one VAW run on its own feature sequence; all experts (e.g. N kernels x R
+    repetitions) share the label sequence y. The inverses S^{-1} of all experts are one
+    (..., m, m) array; there is no Python loop over experts.
+
+    Parameters
+    ----------
+    lam : regularisation lambda > 0 (S_0 = lambda I).
+    ridge : False = VAW (eq. 9, Phi_t added before predicting); True = online ridge.
+    backend : "numpy" | "cupy" | "auto".
+    method : "block" (default, Woodbury over ``block_size`` steps) or "sm" (per-step
+        Sherman-Morrison). Same predictions up to rounding.
+    block_size : steps per block for ``method="block"``.
+
+    Attributes (after the first step)
+    ----------
+    P_ : (..., m, m) current S_t^{-1};  w_ : (..., m) ridge weights S_t^{-1} sum_{i<=t} y_i Phi_i;
+    t_ : number of steps learned;  batch_shape_ : the leading dimensions;  m_ : feature length.
+
+    Shapes: ``run(Phi, y)`` takes Phi of shape (..., T, m) -- or an iterable of consecutive
+    time blocks (..., T_b, m) -- and y of shape (T,), and returns the expert predictions
+    Z of shape (..., T) as a host NumPy array (e.g. Phi (R, N, T, m) -> Z (R, N, T)).
+    ``run`` continues from the current state, so it can be mixed with ``predict_one``/``learn_one``.
+    """
+
+    def __init__(self, lam: float = 1.0, ridge: bool = False, backend: str = "numpy",
+                 method: str = "block", block_size: int = 32):
+        self.lam = check_positive(lam, "lam")
+        if not isinstance(ridge, (bool, np.bool_)):
+            raise TypeError(f"ridge must be a bool, got {type(ridge).__name__}")
+        self.ridge = bool(ridge)
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        self.method = method
+        self.block_size = check_int(block_size, "block_size")
+        self.backend = backend
+        self._xp = _backend.get_namespace(backend)
+        self.reset()
+
+    # ------------------------------------------------------------------ state
+    def reset(self) -> "VAWExperts":
+        """Forget everything (S^{-1} = I/lambda, w = 0 at the next first step)."""
+        self.P_ = None
+        self.w_ = None
+        self.t_ = 0
+        self.batch_shape_ = None
+        self.m_ = None
+        self._cache = None
+        return self
+
+    def _init_state(self, batch_shape: tuple, m: int) -> None:
+        xp = self._xp
+        self.batch_shape_ = tuple(batch_shape)
+        self.m_ = int(m)
+        B = int(np.prod(batch_shape)) if batch_shape else 1
+        P = xp.zeros((B, m, m), dtype=xp.float64)
+        idx = xp.arange(m)
+        P[:, idx, idx] = 1.0 / self.lam
+        self._P = P                                   # flat (B, m, m) views of the state
+        self._w = xp.zeros((B, m), dtype=xp.float64)
+        self._expose()
+
+    def _expose(self) -> None:
+        self.P_ = self._P.reshape(self.batch_shape_ + (self.m_, self.m_))
+        self.w_ = self._w.reshape(self.batch_shape_ + (self.m_,))
+
+    def _check_phi(self, phi, name: str = "phi", has_time: bool = False):
+        """Return phi as a backend float64 array, its batch shape, validated."""
+        xp = self._xp
+        a = xp.asarray(phi, dtype=xp.float64) if xp is not np else np.asarray(phi, dtype=np.float64)
+        min_nd = 2 if has_time else 1
+        if a.ndim < min_nd:
+            raise ValueError(f"{name} must have at least {min_nd} dimension(s) "
+                             f"({'(..., T, m)' if has_time else '(..., m)'}), got shape {a.shape}")
+        if a.shape[-1] == 0:
+            raise ValueError(f"{name} has zero features (shape {a.shape})")
+        _finite_or_raise(xp, a, name)
+        batch = a.shape[:-2] if has_time else a.shape[:-1]
+        if self.batch_shape_ is None:
+            self._init_state(batch, a.shape[-1])
+        elif batch != self.batch_shape_ or a.shape[-1] != self.m_:
+            raise ValueError(f"{name} has batch shape {batch} and {a.shape[-1]} features; this "
+                             f"learner holds {self.batch_shape_} experts with m={self.m_} "
+                             "(call reset() to start over)")
+        return a
+
+    # ------------------------------------------------------------- per step
+    def _step_quantities(self, phi_flat):
+        """u = P Phi, s = Phi^T u, r = <w, Phi> for all experts (one batched matvec)."""
+        xp = self._xp
+        u = xp.matmul(self._P, phi_flat[:, :, None])[:, :, 0]
+        s = xp.sum(u * phi_flat, axis=1)
+        r = xp.sum(self._w * phi_flat, axis=1)
+        return u, s, r
+
+    def predict_one(self, phi):
+        """Predictions of all experts for features phi (..., m) -> (...) (host NumPy)."""
+        a = self._check_phi(phi)
+        flat = a.reshape(-1, self.m_)
+        u, s, r = self._step_quantities(flat)
+        self._cache = (flat.copy(), u, s, r)
+        z = r if self.ridge else r / (1.0 + s)
+        return _backend.to_numpy(z).reshape(self.batch_shape_)
+
+    def learn_one(self, phi, y) -> None:
+        """Observe y_t for features phi (..., m): eq. (10) for S^{-1}, RLS step for w."""
+        y = check_scalar(y, "y")
+        a = self._check_phi(phi)
+        flat = a.reshape(-1, self.m_)
+        xp = self._xp
+        if self._cache is not None and self._cache[0].shape == flat.shape \
+                and bool(xp.all(self._cache[0] == flat)):
+            _, u, s, r = self._cache
+        else:
+            u, s, r = self._step_quantities(flat)
+        self._cache = None
+        k = u / (1.0 + s)[:, None]                          # S_t^{-1} Phi_t, once per step
+        self._w += k * (y - r)[:, None]
+        self._P -= k[:, :, None] * u[:, None, :]            # eq. (10)
+        self.t_ += 1
+
+    # ------------------------------------------------------------ whole run
+    def run(self, Phi, y):
+        """Expert predictions for a whole stream: Phi (..., T, m) or an iterable of
+        consecutive time blocks (..., T_b, m); y (T,). Returns Z (..., T) (host NumPy)."""
+        yv = np.asarray(_backend.to_numpy(y), dtype=np.float64)
+        if yv.ndim != 1:
+            raise ValueError(f"y must be 1-D (T,), got shape {yv.shape}")
+        if not np.all(np.isfinite(yv)):
+            raise ValueError("y contains NaN or inf")
+        T = yv.shape[0]
+        if hasattr(Phi, "shape") or isinstance(Phi, (list, tuple)) and not _is_block_list(Phi):
+            blocks: Iterable = [Phi]
+        else:
+            blocks = Phi
+        xp = self._xp
+        y_dev = yv if xp is np else _backend.asarray(yv, xp)
+        out = []
+        pos = 0
+        for blk in blocks:
+            a = self._check_phi(blk, "Phi", has_time=True)
+            Tb = a.shape[-2]
+            if pos + Tb > T:
+                raise ValueError(f"Phi has more time steps than y (y has T={T})")
+            flat = a.reshape((-1, Tb, self.m_))
+            if self.method == "block":
+                z = self._run_block(flat, y_dev[pos:pos + Tb])
+            else:
+                z = self._run_sm(flat, y_dev[pos:pos + Tb])
+            out.append(z)
+            pos += Tb
+        if pos != T:
+            raise ValueError(f"Phi has {pos} time steps but y has T={T}")
+        self._cache = None
+        Z = xp.concatenate(out, axis=1) if len(out) > 1 else out[0]
+        return _backend.to_numpy(Z).reshape(self.batch_shape_ + (T,))
+
+    def _run_sm(self, F, y):
+        """Per-step Sherman-Morrison over a block F (B, Tb, m): eq. (10) every step."""
+        xp = self._xp
+        B, Tb, m = F.shape
+        Z = xp.empty((B, Tb), dtype=xp.float64)
+        P, w = self._P, self._w
+        u = xp.empty((B, m, 1), dtype=xp.float64)
+        outer = xp.empty((B, m, m), dtype=xp.float64)
+        y_host = _backend.to_numpy(y)
+        for t in range(Tb):
+            phi = F[:, t, :]
+            xp.matmul(P, phi[:, :, None], out=u)                 # u = S_{t-1}^{-1} Phi_t
+            uu = u[:, :, 0]
+            s = xp.einsum("bm,bm->b", uu, phi)
+            r = xp.einsum("bm,bm->b", w, phi)
+            inv = 1.0 / (1.0 + s)
+            Z[:, t] = r if self.ridge else r * inv
+            k = uu * inv[:, None]                                 # S_t^{-1} Phi_t
+            w += k * (float(y_host[t]) - r)[:, None]
+            xp.multiply(k[:, :, None], uu[:, None, :], out=outer)
+            P -= outer                                            # eq. (10)
+        self.t_ += Tb
+        return Z
+
+    def _run_block(self, F, y):
+        """Woodbury form of K consecutive Sherman-Morrison steps (see module docstring)."""
+        xp = self._xp
+        B, Tb, m = F.shape
+        K = self.block_size
+        Z = xp.empty((B, Tb), dtype=xp.float64)
+        P, w = self._P, self._w
+        for start in range(0, Tb, K):
+            Fk = F[:, start:start + K, :]                         # (B, k, m)
+            k = Fk.shape[1]
+            yk = y[start:start + k]
+            U = xp.matmul(P, Fk.transpose(0, 2, 1))               # P0 F^T      (B, m, k)
+            C = xp.matmul(Fk, U)                                  # F P0 F^T    (B, k, k)
+            idx = xp.arange(k)
+            C[:, idx, idx] += 1.0
+            G = xp.linalg.cholesky(C)                             # C = G G^T
+            res = yk[None, :] - xp.einsum("bkm,bm->bk", Fk, w)    # y - F w0
+            rhs = xp.concatenate([U.transpose(0, 2, 1), res[:, :, None]], axis=2)
+            sol = _forward_substitution(xp, G, rhs)               # G^{-1}[F P0 | y - F w0]
+            V, g = sol[:, :, :m], sol[:, :, m]
+            dg = G[:, idx, idx]                                   # sqrt(1 + s_{t+j})
+            ridge_pred = yk[None, :] - dg * g                     # one-step ridge predictions
+            Z[:, start:start + k] = ridge_pred if self.ridge else ridge_pred / (dg * dg)
+            P -= xp.matmul(V.transpose(0, 2, 1), V)               # S^{-1} after the block
+            w += xp.einsum("bkm,bk->bm", V, g)
+        self.t_ += Tb
+        return Z
+
+
+def _forward_substitution(xp, G, R):
+    """Solve G X = R for lower-triangular G (B, k, k), R (B, k, c), batched over B.
+
+    Row-by-row forward substitution: k batched matvecs (cheaper than a batched LU solve for
+    the small k of a block; exact same arithmetic for every expert)."""
+    k = G.shape[1]
+    X = xp.empty_like(R)
+    X[:, 0, :] = R[:, 0, :] / G[:, 0, 0, None]
+    for j in range(1, k):
+        X[:, j, :] = (R[:, j, :] - xp.matmul(G[:, j:j + 1, :j], X[:, :j, :])[:, 0, :]) / G[:, j, j, None]
+    return X
+
+
+def _is_block_list(obj) -> bool:
+    """A list/tuple whose items are arrays of >= 2 dims is a list of time blocks."""
+    return len(obj) > 0 and all(hasattr(b, "ndim") and b.ndim >= 2 for b in obj)
+
+
+class VAW(VAWExperts):
+    """The VAW forecaster of paper 000 eqs. (9)-(10) on given feature vectors phi (any length m).
+
+    River-style: ``predict_one(phi) -> float`` returns <w_t, Phi_t> with
+    w_t = S_t^{-1} sum_{i<t} y_i Phi_i and S_t including Phi_t Phi_t^T (eq. 9);
+    ``learn_one(phi, y)`` applies eq. (10). ``ridge=True``: online ridge regression
+    (Phi_t not added before predicting; TVAW code variant, reference E.1).
+
+    Attributes
+    ----------
+    w_ : (m,) S_t^{-1} sum_{i<=t} y_i Phi_i after t learned steps (the regularised least-squares
+         minimiser so far; the ridge weight for the next step). The VAW weight w_{t+1} of eq. (9)
+         also depends on Phi_{t+1}: :meth:`weights_for`.
+    P_ : (m, m) S_t^{-1};  t_ : steps learned.
+    """
+
+    def __init__(self, lam: float = 1.0, ridge: bool = False, method: str = "sm",
+                 block_size: int = 32, backend: str = "numpy"):
+        super().__init__(lam=lam, ridge=ridge, backend=backend, method=method,
+                         block_size=block_size)
+
+    def _check_phi(self, phi, name: str = "phi", has_time: bool = False):
+        a = super()._check_phi(phi, name, has_time)
+        if self.batch_shape_ != ():
+            raise ValueError(f"{name} must be {'(T, m)' if has_time else '(m,)'} for a single "
+                             f"VAW forecaster, got shape {a.shape} (use VAWExperts for batches)")
+        return a
+
+    def predict_one(self, phi) -> float:
+        return float(super().predict_one(phi))
+
+    def weights_for(self, phi) -> np.ndarray:
+        """The weight vector w_t of eq. (9) that predicts at features phi (ridge: w_)."""
+        a = self._check_phi(phi)
+        flat = a.reshape(1, -1)
+        u, s, r = self._step_quantities(flat)
+        if self.ridge:
+            return _backend.to_numpy(self._w[0]).copy()
+        k = u / (1.0 + s)[:, None]
+        return _backend.to_numpy(self._w[0] - k[0] * r[0])   # S_t^{-1} b_{t-1}
+
+    def run(self, Phi, y):
+        """Predictions for a stream Phi (T, m), y (T,) -> (T,)."""
+        return super().run(Phi, y)
