@@ -20,3 +20,11 @@ from .vaw import VAW, VAWExperts  # noqa: E402
 
 __all__ += ["features", "vaw", "KernelDictionary", "RandomFourierFeatures",
             "paper000_dictionary", "VAW", "VAWExperts"]
+
+# issue 3 (part B): expert-aggregation meta-learners and their bounds
+from . import aggregation, bounds  # noqa: E402
+from .aggregation import (  # noqa: E402
+    BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd, VAWMeta)
+
+__all__ += ["aggregation", "bounds", "VAWMeta", "EWA", "AggregatingAlgorithm", "MLProd",
+            "MLPoly", "BOA"]
