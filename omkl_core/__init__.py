@@ -28,3 +28,11 @@ from .aggregation import (  # noqa: E402
 
 __all__ += ["aggregation", "bounds", "VAWMeta", "EWA", "AggregatingAlgorithm", "MLProd",
             "MLPoly", "BOA"]
+
+# issue 4: the ridge family of paper 002 (online / Bayesian / kernelized ridge regression)
+from . import linear  # noqa: E402
+from .linear import (  # noqa: E402
+    BayesianAlgorithm, BayesianRidge, KernelBayesianRidge, KernelRidge, OnlineRidge)
+
+__all__ += ["linear", "OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge",
+            "BayesianAlgorithm"]

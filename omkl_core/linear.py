@@ -1,0 +1,586 @@
+"""The ridge family of seed 002: F. Zhdanov, V. Vovk, *Competing with Gaussian linear
+experts* (2009).
+
+* :class:`OnlineRidge`          -- Algorithm 1 (online Ridge Regression); Theorem 1, eq. (1);
+  with ``clip=Y`` the clipped predictions gamma_t^Y of Corollary 1, eq. (2).
+* :class:`BayesianRidge`        -- Bayesian Ridge Regression, predictive N(gamma_T, sigma_T^2)
+  of eq. (12); Theorem 2, eq. (14).
+* :class:`KernelRidge`          -- kernelized Ridge Regression (Section 6),
+  gamma_T = Y'_{T-1} (aI + K_{T-1})^{-1} k_T; Theorem 3, eq. (17); Corollary 4, eq. (18).
+* :class:`KernelBayesianRidge`  -- kernelized Bayesian Ridge Regression (Section 6),
+  N(gamma_T, sigma^2 + sigma^2 (K(x_T, x_T) - k_T'(aI + K_{T-1})^{-1} k_T)/a); Theorem 4.
+* :class:`BayesianAlgorithm`    -- Algorithm 2 (the Bayesian Algorithm, the Aggregating
+  Algorithm for the log loss with learning rate 1) over a *finite* set of Gaussian linear
+  experts (11); Lemma 1, eq. (10).
+
+Every learner is River-style (``predict_one(x) -> float``, ``learn_one(x, y) -> None``) and
+also offers ``run(X, y) -> predictions`` (the same loop without per-step validation, used
+by :func:`omkl_core.run_online`) and ``trajectory(X, y)`` returning the per-step quantities
+the equalities are made of (gamma_t, the denominators 1 + x_t'A_{t-1}^{-1}x_t, ...).
+
+Running totals kept by ``learn_one`` (all learners of the family):
+
+* ``weighted_loss_``  sum_t (y_t - gamma_t)^2 / (1 + x_t'A_{t-1}^{-1}x_t)   -- LHS of (1) / (17)
+* ``log_det_``        sum_t ln(1 + x_t'A_{t-1}^{-1}x_t) = ln det(I + (1/a) sum x_t x_t') by (16)
+                      (kernel form: ln det(I + K_T/a))
+* ``square_loss_``    sum_t (y_t - gamma_t^Y)^2 of the (possibly clipped) predictions
+* ``log_loss_``       (Bayesian learners) sum_t -ln N(y_t; gamma_t, sigma_t^2) = L_T of (14)
+
+Linear algebra: :class:`OnlineRidge` updates A_t^{-1} by the Sherman-Morrison formula, as
+the paper suggests after Algorithm 1 (O(n^2) per step). The kernel learners grow the
+inverse of (aI + K_t) by bordering (block inverse through the Schur complement
+s_t = a + K(x_t, x_t) - k_t'(aI + K_{t-1})^{-1}k_t), O(t^2) per step and no refactorisation;
+note s_t / a is exactly the denominator of (17).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+from ._validation import check_matrix, check_point, check_positive, check_scalar, check_vector
+from .kernels import make_kernel
+
+__all__ = ["OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge",
+           "BayesianAlgorithm", "RidgeTrajectory"]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+@dataclass
+class RidgeTrajectory:
+    """Per-step quantities of one pass over a stream (what the paper's equalities sum).
+
+    gamma       : (T,) the unclipped predictions gamma_t (the means of the predictive
+                  distributions for the Bayesian learners);
+    prediction  : (T,) what ``predict_one`` returned (gamma_t^Y when ``clip`` is set);
+    denominator : (T,) 1 + x_t'A_{t-1}^{-1}x_t  (kernel form 1 + (K(x_t,x_t) - k_t'(aI+K_{t-1})^{-1}k_t)/a);
+    variance    : (T,) sigma_t^2 = sigma^2 * denominator (Bayesian learners, else NaN);
+    log_loss    : (T,) -ln N(y_t; gamma_t, sigma_t^2) (Bayesian learners, else NaN).
+    """
+
+    gamma: np.ndarray
+    prediction: np.ndarray
+    denominator: np.ndarray
+    variance: np.ndarray
+    log_loss: np.ndarray
+
+    def cumulative(self, y) -> dict:
+        """Running sums over T of the terms of (1), (2), (14), (16): a dict of (T,) arrays
+        ``weighted_loss``, ``square_loss`` (of ``prediction``), ``log_det`` and ``log_loss``."""
+        y = np.asarray(y, dtype=np.float64)
+        return {
+            "weighted_loss": np.cumsum((y - self.gamma) ** 2 / self.denominator),
+            "square_loss": np.cumsum((y - self.prediction) ** 2),
+            "log_det": np.cumsum(np.log(self.denominator)),
+            "log_loss": np.cumsum(self.log_loss),
+        }
+
+
+def _check_clip(clip):
+    if clip is None:
+        return None
+    return check_positive(clip, "clip")
+
+
+def _gaussian_log_loss(y: float, mean: float, var: float) -> float:
+    """-ln N(y; mean, var) (the logarithmic loss of a normal density, Section 3)."""
+    return 0.5 * (_LOG_2PI + math.log(var)) + (y - mean) ** 2 / (2.0 * var)
+
+
+class _RidgeBase:
+    """Shared driver: validation, running totals, ``run`` and ``trajectory``."""
+
+    _bayesian = False
+
+    def _reset_totals(self):
+        self.t_ = 0
+        self.weighted_loss_ = 0.0
+        self.square_loss_ = 0.0
+        self.log_det_ = 0.0
+        self.log_loss_ = 0.0
+
+    def _clip(self, gamma: float) -> float:
+        if self.clip is None:
+            return gamma
+        return min(max(gamma, -self.clip), self.clip)
+
+    # subclasses implement: _check_x(x) -> validated x; _gamma_h(x) -> (gamma, h, cache)
+    # with denominator 1 + h; _update(x, y, gamma, h, cache).
+
+    def predict_one(self, x) -> float:
+        """gamma_t (clipped to [-clip, clip] if ``clip`` is set), before y_t is revealed."""
+        x = self._check_x(x)
+        gamma, _, _ = self._gamma_h(x)
+        return self._clip(gamma)
+
+    def learn_one(self, x, y) -> None:
+        """Reveal y_t for input x_t: accumulate the loss terms, then update the state."""
+        x = self._check_x(x)
+        y = check_scalar(y, "y")
+        self._step(x, y)
+
+    def _step(self, x, y):
+        gamma, h, cache = self._gamma_h(x)
+        den = 1.0 + h
+        if not den > 0.0 or not math.isfinite(den):
+            raise FloatingPointError(f"non-positive denominator 1 + x'A^-1 x = {den!r} at step {self.t_ + 1}: "
+                                     "the (kernel) matrix lost positive definiteness")
+        e = y - gamma
+        self.weighted_loss_ += e * e / den
+        self.square_loss_ += (y - self._clip(gamma)) ** 2
+        self.log_det_ += math.log1p(h)
+        ll = math.nan
+        if self._bayesian:
+            ll = _gaussian_log_loss(y, gamma, self.sigma2 * den)
+            self.log_loss_ += ll
+        self._update(x, y, gamma, h, cache)
+        self.t_ += 1
+        return gamma, den, ll
+
+    def _check_stream(self, X, y):
+        X = check_matrix(X, "X")
+        y = check_vector(y, "y", length=X.shape[0])
+        d = self._dim()
+        if d is not None and X.shape[1] != d:
+            raise ValueError(f"X has {X.shape[1]} columns, the learner has seen d={d}")
+        return X, y
+
+    def trajectory(self, X, y) -> RidgeTrajectory:
+        """Run predict-then-learn over (X, y) from the current state; return per-step terms."""
+        X, y = self._check_stream(X, y)
+        T = X.shape[0]
+        gam, den, ll = np.empty(T), np.empty(T), np.full(T, np.nan)
+        for t in range(T):
+            gam[t], den[t], ll[t] = self._step(X[t], float(y[t]))
+        pred = gam if self.clip is None else np.clip(gam, -self.clip, self.clip)
+        var = self.sigma2 * den if self._bayesian else np.full(T, np.nan)
+        return RidgeTrajectory(gamma=gam, prediction=pred, denominator=den, variance=var, log_loss=ll)
+
+    def run(self, X, y) -> np.ndarray:
+        """Predictions of the online pass over (X, y) (same numbers as the predict/learn loop)."""
+        return self.trajectory(X, y).prediction
+
+
+class OnlineRidge(_RidgeBase):
+    r"""Online Ridge Regression -- Algorithm 1 of Zhdanov & Vovk (2009).
+
+    A_0 = aI, b_0 = 0; at step t: predict gamma_t = b_{t-1}' A_{t-1}^{-1} x_t, then
+    A_t = A_{t-1} + x_t x_t', b_t = b_{t-1} + y_t x_t.
+
+    Theorem 1, eq. (1): sum_t (y_t - gamma_t)^2 / (1 + x_t'A_{t-1}^{-1}x_t)
+    = min_theta (sum_t (y_t - theta'x_t)^2 + a ||theta||^2)   (``weighted_loss_`` vs
+    :func:`omkl_core.bounds.paper002_theorem1_rhs`).
+
+    Parameters
+    ----------
+    a : float > 0, the ridge parameter.
+    clip : float > 0 or None. If set (= Y of Corollary 1), ``predict_one`` returns
+        gamma_t^Y = clip of gamma_t to [-Y, Y]; learning is unchanged.
+    solver : how A_{t-1}^{-1} is applied (the predictions are the same in exact arithmetic).
+
+        * ``"cholesky"`` (default): keep the upper-triangular factor R_t with R_t'R_t = A_t
+          and c_t = R_t^{-T} b_t, updated by Givens rotations of the row (x_t', y_t)
+          (square-root / QR recursive least squares, O(n^2) per step). Then
+          z = R_{t-1}^{-T} x_t, gamma_t = c_{t-1}'z = b_{t-1}'A_{t-1}^{-1}x_t and
+          x_t'A_{t-1}^{-1}x_t = z'z. Backward stable: it keeps (1) to ~1e-9 on
+          ill-conditioned and collinear inputs where Sherman-Morrison loses digits.
+        * ``"sherman-morrison"``: A_t^{-1} = A_{t-1}^{-1} - A_{t-1}^{-1}x_t x_t'A_{t-1}^{-1}
+          / (1 + x_t'A_{t-1}^{-1}x_t), the update the paper suggests after Algorithm 1.
+
+    Learned state: ``b_`` (b_t), ``t_``, ``R_`` and ``c_`` (cholesky) or ``A_inv_``
+    (sherman-morrison; a computed property for cholesky), ``coef_`` (A_t^{-1} b_t, the
+    minimiser theta_T on the right-hand side of (1)), the running totals of the module
+    docstring.
+    """
+
+    _SOLVERS = ("cholesky", "sherman-morrison")
+
+    def __init__(self, a: float = 1.0, clip: float | None = None, solver: str = "cholesky"):
+        self.a = check_positive(a, "a")
+        self.clip = _check_clip(clip)
+        if solver not in self._SOLVERS:
+            raise ValueError(f"solver must be one of {self._SOLVERS}, got {solver!r}")
+        self.solver = solver
+        self.b_ = None
+        self._reset_totals()
+
+    def _dim(self):
+        return None if self.b_ is None else self.b_.shape[0]
+
+    def _check_x(self, x):
+        x = check_point(x, self._dim(), "x")
+        if self.b_ is None:  # A_0 = aI, b_0 = 0, sized on the first input
+            n = x.shape[0]
+            self.b_ = np.zeros(n)
+            if self.solver == "cholesky":
+                self._Rc = np.zeros((n, n + 1))    # [R_t | c_t]
+                self._Rc[:, :n] = math.sqrt(self.a) * np.eye(n)
+            else:
+                self._A_inv = np.eye(n) / self.a
+        return x
+
+    def _check_stream(self, X, y):
+        X, y = super()._check_stream(X, y)
+        self._check_x(X[0])
+        return X, y
+
+    def _gamma_h(self, x):
+        if self.solver == "cholesky":
+            n = x.shape[0]
+            z = solve_triangular(self._Rc[:, :n], x, trans="T", lower=False, check_finite=False)
+            gamma = float(self._Rc[:, n] @ z)          # c_{t-1}'R_{t-1}^{-T}x_t = b_{t-1}'A_{t-1}^{-1}x_t
+            h = float(z @ z)                           # x_t'A_{t-1}^{-1}x_t
+            return gamma, h, None
+        Ainv_x = self._A_inv @ x                       # A_{t-1}^{-1} x_t
+        gamma = float(self.b_ @ Ainv_x)                # gamma_t = b_{t-1}' A_{t-1}^{-1} x_t
+        h = float(x @ Ainv_x)                          # x_t' A_{t-1}^{-1} x_t
+        return gamma, h, Ainv_x
+
+    def _update(self, x, y, gamma, h, Ainv_x):
+        self.b_ += y * x                               # b_t = b_{t-1} + y_t x_t
+        if self.solver == "cholesky":
+            # [R_t | c_t] = the triangular part of Q'[[R_{t-1}, c_{t-1}], [x_t', y_t]]:
+            # A_t = R_t'R_t = A_{t-1} + x_t x_t' and R_t'c_t = R_{t-1}'c_{t-1} + y_t x_t = b_t.
+            Rc = self._Rc
+            row = np.append(x, y)
+            for k in range(x.shape[0]):
+                rkk, xk = Rc[k, k], row[k]
+                r = math.hypot(rkk, xk)
+                cs, sn = rkk / r, xk / r
+                top = Rc[k, k:].copy()
+                Rc[k, k:] = cs * top + sn * row[k:]
+                row[k:] = cs * row[k:] - sn * top
+            return
+        # Sherman-Morrison: (A + x x')^{-1} = A^{-1} - A^{-1}x x'A^{-1} / (1 + x'A^{-1}x)
+        self._A_inv -= np.outer(Ainv_x, Ainv_x / (1.0 + h))
+
+    @property
+    def R_(self) -> np.ndarray:
+        """Upper-triangular R_t with R_t'R_t = A_t (``solver="cholesky"``)."""
+        if self.solver != "cholesky" or self.b_ is None:
+            raise AttributeError("R_ exists for solver='cholesky' after the first input")
+        return self._Rc[:, :-1]
+
+    @property
+    def A_inv_(self) -> np.ndarray:
+        """A_t^{-1} (state for sherman-morrison; computed from R_t for cholesky)."""
+        if self.b_ is None:
+            raise AttributeError("A_inv_ is defined after the first input")
+        if self.solver == "cholesky":
+            Rinv = solve_triangular(self.R_, np.eye(self.b_.shape[0]), lower=False)
+            return Rinv @ Rinv.T
+        return self._A_inv
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """theta_T = A_T^{-1} b_T, the minimiser on the right-hand side of (1)."""
+        if self.b_ is None:
+            raise AttributeError("coef_ is defined after the first input")
+        if self.solver == "cholesky":
+            return solve_triangular(self.R_, self._Rc[:, -1], lower=False)
+        return self._A_inv @ self.b_
+
+
+class BayesianRidge(OnlineRidge):
+    r"""Bayesian Ridge Regression (Section 4, eq. (12)) of Zhdanov & Vovk (2009).
+
+    Predicts at step T the normal density N(gamma_T, sigma_T^2) with
+    gamma_T = Y_{T-1}' X_{T-1} A_{T-1}^{-1} x_T (= Algorithm 1's prediction) and
+    sigma_T^2 = sigma^2 x_T' A_{T-1}^{-1} x_T + sigma^2 (eq. 12). By Lemma 2 this is the
+    prediction of the Bayesian Algorithm with Gaussian experts N(theta'x_t, sigma^2) (11)
+    and prior N(0, (sigma^2/a) I).
+
+    Theorem 2, eq. (14): ``log_loss_`` = L_T
+    = min_theta (L_T(theta) + a/(2 sigma^2) ||theta||^2) + (1/2) ln det(I + (1/a) sum x_t x_t').
+
+    Parameters: ``a`` > 0, ``sigma2`` > 0 (the noise variance sigma^2), ``clip`` as in
+    :class:`OnlineRidge` (affects ``predict_one`` only, not the density).
+    """
+
+    _bayesian = True
+
+    def __init__(self, a: float = 1.0, sigma2: float = 1.0, clip: float | None = None,
+                 solver: str = "cholesky"):
+        super().__init__(a=a, clip=clip, solver=solver)
+        self.sigma2 = check_positive(sigma2, "sigma2")
+
+    def predict_dist(self, x) -> tuple[float, float]:
+        """(gamma_T, sigma_T^2) of eq. (12): the mean and variance of the predictive normal."""
+        x = self._check_x(x)
+        gamma, h, _ = self._gamma_h(x)
+        return gamma, self.sigma2 * h + self.sigma2
+
+    def predict_logpdf(self, x, y) -> float:
+        """ln g_T(y) = ln N(y; gamma_T, sigma_T^2), eq. (13)."""
+        mean, var = self.predict_dist(x)
+        return -_gaussian_log_loss(check_scalar(y, "y"), mean, var)
+
+
+class KernelRidge(_RidgeBase):
+    r"""Kernelized Ridge Regression (Section 6 of Zhdanov & Vovk, 2009).
+
+    gamma_T = Y_{T-1}' (aI + K_{T-1})^{-1} k_T with K_{T-1} = [K(x_i, x_j)]_{i,j<T} and
+    k_T = [K(x_i, x_T)]_{i<T}.
+
+    Theorem 3, eq. (17): sum_t (y_t - gamma_t)^2 / (1 + (K(x_t,x_t) - k_t'(aI+K_{t-1})^{-1}k_t)/a)
+    = min_{f in F} (sum_t (y_t - f(x_t))^2 + a ||f||_F^2).
+
+    Incremental linear algebra (``solver``), both O(t^2) per step without refactorisation,
+    both built on the Schur complement s_t = a + K(x_t,x_t) - k_t'(aI + K_{t-1})^{-1}k_t
+    = a * (the denominator of (17)):
+
+    * ``"inverse"``: M_t^{-1} = (aI + K_t)^{-1} grown by bordering. With v = M_{t-1}^{-1}k_t,
+      M_t^{-1} = [[M_{t-1}^{-1} + v v'/s_t, -v/s_t], [-v'/s_t, 1/s_t]], and the dual
+      coefficients alpha_t = M_t^{-1}Y_t = [alpha_{t-1} - v e_t/s_t ; e_t/s_t], e_t = y_t - gamma_t.
+    * ``"cholesky"`` (default): the Cholesky factor L_t (L_t L_t' = aI + K_t) grown by the
+      same block step: l = L_{t-1}^{-1}k_t, s_t = a + K(x_t,x_t) - l'l,
+      L_t = [[L_{t-1}, 0], [l', sqrt(s_t)]]; with z_t = L_t^{-1}Y_t = [z_{t-1}; e_t/sqrt(s_t)]
+      the prediction is gamma_t = l'z_{t-1}. Same numbers in exact arithmetic; it keeps (17)
+      to ~1e-9 when aI + K_t is ill-conditioned (tiny a, near-duplicate inputs), where the
+      bordered inverse loses digits (it can even make s_t negative).
+
+    The learned function after T steps is f_T(x) = sum_i alpha_i K(x_i, x) (what
+    ``predict_one`` returns, ``alpha_`` = (aI + K_T)^{-1}Y_T), the minimiser of
+    sum_t (y_t - f(x_t))^2 + a||f||^2.
+
+    Parameters
+    ----------
+    a : float > 0.
+    kernel : a :class:`omkl_core.kernels.Kernel` (``Gaussian(sigma)``, ``Laplacian(sigma)``,
+        ``Polynomial(degree, c)``, ``Linear()``), a kernel name, or any callable
+        k(x, x') -> float (evaluated pair by pair, i.e. slowly).
+    clip : float > 0 or None -- gamma_t^Y of Corollary 4, eq. (18).
+    solver : ``"cholesky"`` (default) or ``"inverse"``.
+
+    Learned state: ``X_`` (inputs seen), ``alpha_``, ``M_inv_`` ((aI + K_t)^{-1}; state
+    for "inverse", computed on demand for "cholesky"), ``L_`` (cholesky), running totals.
+    """
+
+    _SOLVERS = ("cholesky", "inverse")
+
+    def __init__(self, a: float = 1.0, kernel=None, clip: float | None = None, solver: str = "cholesky"):
+        self.a = check_positive(a, "a")
+        if kernel is None:
+            raise TypeError("kernel is required (a Kernel object, a kernel name or a callable k(x, x'))")
+        self.kernel = kernel
+        self._kern = make_kernel(kernel)
+        self.clip = _check_clip(clip)
+        if solver not in self._SOLVERS:
+            raise ValueError(f"solver must be one of {self._SOLVERS}, got {solver!r}")
+        self.solver = solver
+        self._Xbuf = None     # rows 0..t-1: the inputs seen
+        self._Fbuf = None     # [:t, :t]: M_t^{-1} ("inverse") or L_t ("cholesky")
+        self._vbuf = None     # [:t]: alpha_t ("inverse") or z_t ("cholesky")
+        self._reset_totals()
+
+    def _dim(self):
+        return None if self._Xbuf is None else self._Xbuf.shape[1]
+
+    def _check_x(self, x):
+        return check_point(x, self._dim(), "x")
+
+    @property
+    def X_(self) -> np.ndarray:
+        if self._Xbuf is None:
+            raise AttributeError("X_ is defined after the first learn_one")
+        return self._Xbuf[:self.t_]
+
+    @property
+    def L_(self) -> np.ndarray:
+        """Lower-triangular L_t with L_t L_t' = aI + K_t (``solver="cholesky"``)."""
+        if self.solver != "cholesky" or self._Fbuf is None:
+            raise AttributeError("L_ exists for solver='cholesky' after the first learn_one")
+        return self._Fbuf[:self.t_, :self.t_]
+
+    @property
+    def M_inv_(self) -> np.ndarray:
+        """(aI + K_t)^{-1}."""
+        if self._Fbuf is None:
+            raise AttributeError("M_inv_ is defined after the first learn_one")
+        F = self._Fbuf[:self.t_, :self.t_]
+        if self.solver == "inverse":
+            return F
+        Linv = solve_triangular(F, np.eye(self.t_), lower=True)
+        return Linv.T @ Linv
+
+    @property
+    def alpha_(self) -> np.ndarray:
+        """Dual coefficients (aI + K_t)^{-1} Y_t of f_t = sum_i alpha_i K(x_i, .)."""
+        if self._vbuf is None:
+            raise AttributeError("alpha_ is defined after the first learn_one")
+        v = self._vbuf[:self.t_]
+        if self.solver == "inverse":
+            return v
+        return solve_triangular(self.L_, v, lower=True, trans="T")
+
+    def _kvec(self, x):
+        """k_t = [K(x_i, x)]_{i < t} and K(x, x)."""
+        kxx = float(self._kern(x, x))
+        if not math.isfinite(kxx):
+            raise FloatingPointError(f"kernel returned {kxx!r} for K(x, x)")
+        if self.t_ == 0:
+            return np.empty(0), kxx
+        k = np.asarray(self._kern.matrix(self.X_, x[None, :]), dtype=np.float64).reshape(-1)
+        if not np.all(np.isfinite(k)):
+            raise FloatingPointError("kernel returned a non-finite value")
+        return k, kxx
+
+    def _gamma_h(self, x):
+        k, kxx = self._kvec(x)
+        t = self.t_
+        if t == 0:                                    # k_1'(aI + K_0)^{-1} k_1 := 0
+            return 0.0, kxx / self.a, None
+        F, w = self._Fbuf[:t, :t], self._vbuf[:t]
+        if self.solver == "inverse":
+            v = F @ k                                 # (aI + K_{t-1})^{-1} k_t
+            gamma = float(w @ k)                      # Y_{t-1}'(aI + K_{t-1})^{-1} k_t
+            h = (kxx - float(k @ v)) / self.a         # (K(x_t,x_t) - k_t'(aI+K_{t-1})^{-1}k_t)/a
+            return gamma, h, v
+        l = solve_triangular(F, k, lower=True, check_finite=False)   # L_{t-1}^{-1} k_t
+        gamma = float(l @ w)                          # (L^{-1}k_t)'(L^{-1}Y_{t-1})
+        h = (kxx - float(l @ l)) / self.a
+        return gamma, h, l
+
+    def _grow(self, d):
+        t = self.t_
+        if self._Xbuf is None:
+            cap = 16
+            self._Xbuf, self._Fbuf, self._vbuf = np.empty((cap, d)), np.zeros((cap, cap)), np.empty(cap)
+        elif t == self._Xbuf.shape[0]:                # double the buffers (amortised O(t^2))
+            cap = 2 * t
+            Xb, Fb, vb = np.empty((cap, d)), np.zeros((cap, cap)), np.empty(cap)
+            Xb[:t], Fb[:t, :t], vb[:t] = self._Xbuf, self._Fbuf[:t, :t], self._vbuf
+            self._Xbuf, self._Fbuf, self._vbuf = Xb, Fb, vb
+
+    def _update(self, x, y, gamma, h, v):
+        t = self.t_
+        self._grow(x.shape[0])
+        s = self.a * (1.0 + h)                        # Schur complement a + K(x,x) - k'M^{-1}k
+        e = y - gamma                                 # y_t - gamma_t
+        self._Xbuf[t] = x
+        F, w = self._Fbuf, self._vbuf
+        if self.solver == "inverse":
+            if t:
+                u = v / s
+                F[:t, :t] += np.multiply.outer(v, u)  # M_{t-1}^{-1} + v v'/s   (in place)
+                F[:t, t] = -u
+                F[t, :t] = -u
+                w[:t] -= u * e                        # alpha_{t-1} - v e_t / s
+            F[t, t] = 1.0 / s
+            w[t] = e / s
+        else:
+            r = math.sqrt(s)
+            if t:
+                F[t, :t] = v                          # new row l' of L_t
+            F[t, t] = r
+            w[t] = e / r                              # z_t = [z_{t-1}; e_t/sqrt(s_t)]
+
+    def decision_function(self, X) -> np.ndarray:
+        """f_T(x) = sum_i alpha_i K(x_i, x) for each row of X (0 before any learning)."""
+        X = check_matrix(X, "X")
+        d = self._dim()
+        if d is not None and X.shape[1] != d:
+            raise ValueError(f"X has {X.shape[1]} columns, the learner has seen d={d}")
+        if self.t_ == 0:
+            return np.zeros(X.shape[0])
+        return np.asarray(self._kern.matrix(X, self.X_), dtype=np.float64) @ self.alpha_
+
+
+class KernelBayesianRidge(KernelRidge):
+    r"""Kernelized Bayesian Ridge Regression (Section 6 of Zhdanov & Vovk, 2009).
+
+    At step T predicts N(gamma_T, sigma^2 + sigma^2 (K(x_T,x_T) - k_T'(aI + K_{T-1})^{-1}k_T)/a)
+    with gamma_T of :class:`KernelRidge`.
+
+    Theorem 4: ``log_loss_`` = L_T = min_{f in F} (L_T(f) + a/(2 sigma^2)||f||_F^2)
+    + (1/2) ln det(I + K_T/a).
+    """
+
+    _bayesian = True
+
+    def __init__(self, a: float = 1.0, sigma2: float = 1.0, kernel=None, clip: float | None = None,
+                 solver: str = "cholesky"):
+        super().__init__(a=a, kernel=kernel, clip=clip, solver=solver)
+        self.sigma2 = check_positive(sigma2, "sigma2")
+
+    def predict_dist(self, x) -> tuple[float, float]:
+        """(gamma_T, sigma^2 + sigma^2 (K(x_T,x_T) - k_T'(aI + K_{T-1})^{-1}k_T)/a)."""
+        x = self._check_x(x)
+        gamma, h, _ = self._gamma_h(x)
+        return gamma, self.sigma2 + self.sigma2 * h
+
+    def predict_logpdf(self, x, y) -> float:
+        """ln of the predictive normal density at y."""
+        mean, var = self.predict_dist(x)
+        return -_gaussian_log_loss(check_scalar(y, "y"), mean, var)
+
+
+class BayesianAlgorithm:
+    r"""The Bayesian Algorithm (Algorithm 2 of Zhdanov & Vovk, 2009) over a finite set of
+    Gaussian linear experts.
+
+    Experts theta_k (k = 1..K) predict the densities xi_t^theta(y) = N(y; theta'x_t, sigma^2)
+    of eq. (11); the prior P_0 puts weight ``prior[k]`` on theta_k. At step t the learner
+    predicts the mixture g_t = sum_k xi_t^{theta_k} P_{t-1}^*(theta_k) (eq. 9) and updates
+    P_t(theta) = xi_t^theta(y_t) P_{t-1}(theta) (kept as log-weights, normalised).
+
+    Lemma 1, eq. (10): ``log_loss_`` = L_T = -ln sum_k e^{-L_T(theta_k)} P_0(theta_k),
+    with ``expert_log_loss_`` = (L_T(theta_k))_k.
+
+    Parameters
+    ----------
+    thetas : (K, n) array of the experts' parameters theta_k.
+    sigma2 : float > 0, the experts' noise variance.
+    prior : (K,) positive weights summing to 1, or None for uniform.
+    """
+
+    def __init__(self, thetas, sigma2: float = 1.0, prior=None):
+        self.thetas = check_matrix(thetas, "thetas")
+        self.sigma2 = check_positive(sigma2, "sigma2")
+        K = self.thetas.shape[0]
+        if prior is None:
+            prior = np.full(K, 1.0 / K)
+        prior = check_vector(prior, "prior", length=K)
+        if np.any(prior <= 0) or abs(prior.sum() - 1.0) > 1e-12:
+            raise ValueError("prior must be positive weights summing to 1")
+        self.prior = prior
+        self.log_weights_ = np.log(prior)           # ln P_t^*(theta_k)
+        self.expert_log_loss_ = np.zeros(K)         # L_t(theta_k)
+        self.log_loss_ = 0.0                        # L_t
+        self.t_ = 0
+
+    def _expert_logpdf(self, x, y) -> np.ndarray:
+        mu = self.thetas @ x                        # theta_k' x_t, all experts at once
+        return -0.5 * (_LOG_2PI + math.log(self.sigma2)) - (y - mu) ** 2 / (2.0 * self.sigma2)
+
+    def _x(self, x):
+        return check_point(x, self.thetas.shape[1], "x")
+
+    def predict_logpdf(self, x, y) -> float:
+        """ln g_t(y) = ln sum_k P_{t-1}^*(theta_k) xi_t^{theta_k}(y), eq. (9)."""
+        x = self._x(x)
+        y = check_scalar(y, "y")
+        z = self.log_weights_ + self._expert_logpdf(x, y)
+        m = z.max()
+        return float(m + math.log(np.exp(z - m).sum()))
+
+    def predict_one(self, x) -> float:
+        """The mean of the mixture g_t (a point forecast)."""
+        x = self._x(x)
+        w = np.exp(self.log_weights_ - self.log_weights_.max())
+        return float((w / w.sum()) @ (self.thetas @ x))
+
+    def learn_one(self, x, y) -> None:
+        x = self._x(x)
+        y = check_scalar(y, "y")
+        lp = self._expert_logpdf(x, y)              # ln xi_t^theta(y_t) = -lambda(xi_t^theta, y_t)
+        z = self.log_weights_ + lp
+        m = z.max()
+        log_g = m + math.log(np.exp(z - m).sum())   # ln g_t(y_t)
+        self.log_loss_ -= log_g                     # L_t = L_{t-1} + lambda(g_t, y_t)
+        self.expert_log_loss_ -= lp
+        self.log_weights_ = z - log_g               # P_t^* = xi_t^theta(y_t) P_{t-1}^* / g_t(y_t)
+        self.t_ += 1
