@@ -36,3 +36,9 @@ from .linear import (  # noqa: E402
 
 __all__ += ["linear", "OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge",
             "BayesianAlgorithm"]
+
+# issue 5: paper 001 -- unbiased estimators and noisy-input kernel OGD (Algorithm 1)
+from . import noisy  # noqa: E402
+from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic  # noqa: E402
+
+__all__ += ["noisy", "NoisyKernelOGD", "SingleCopyKernelOGD", "estimate_analytic"]
