@@ -42,3 +42,10 @@ from . import noisy  # noqa: E402
 from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic  # noqa: E402
 
 __all__ += ["noisy", "NoisyKernelOGD", "SingleCopyKernelOGD", "estimate_analytic"]
+
+# issue 3 (part A): the VAW2 family of multi-kernel learners
+from . import mkl  # noqa: E402
+from .mkl import VAW2, VAWEWA, VAWAggr, VAWBOA, VAWMLPoly, VAWMLProd, expert_predictions  # noqa: E402
+
+__all__ += ["mkl", "VAW2", "VAWEWA", "VAWAggr", "VAWBOA", "VAWMLPoly", "VAWMLProd",
+            "expert_predictions"]

@@ -1,0 +1,373 @@
+"""Multi-kernel online regression with VAW experts: the VAW2 family of paper 000.
+
+Paper 000 (Rokhlin & Gurtovaya, "VAW2", arXiv:2503.20087), section 3 (two-level procedure
+before Theorem 2) and section 4:
+
+1. *Expert layer.* For each kernel k_j of the dictionary (section 4: 51 Gaussian + 25
+   Laplacian, N = 76) draw m random Fourier features Phi_{theta_j}(x) (section 2,
+   :mod:`omkl_core.features`) and run the VAW forecaster (eqs. 9-10, :mod:`omkl_core.vaw`)
+   on (Phi_{theta_j}(x_t), y_t). Its prediction is z_{t,j} = <w_{t,j}, Phi_{theta_j}(x_t)>;
+   z_t = (z_{t,1}, ..., z_{t,N}) (Theorem 2).
+2. *Meta layer.* Combine z_t by a meta-learner (:mod:`omkl_core.aggregation`):
+
+   ==================  =====================================================================
+   learner             meta-learner on z_t
+   ==================  =====================================================================
+   ``VAW2``            VAW on z_t, lambda = 1 (Theorem 2; eq. 9-10 on z_t). ``truncate=True``
+                       -> "VAW2 (trunc)": VAW on zbar_t = clip(z_t, 0, 1) (eq. 28).
+   ``VAWEWA``          EWA eq. (29) on zbar_t, eta = 1/(2(B-A)^2) (Theorem 3); opera's
+                       calibrated EWA as an option (``calibrated=True``).
+   ``VAWAggr``         Vovk's Aggregating Algorithm, square loss, eta = 2 (section 4).
+   ``VAWMLProd``       ML-Prod (opera) on zbar_t.
+   ``VAWMLPoly``       ML-Poly (opera's MLpol) on zbar_t.
+   ``VAWBOA``          BOA (opera 1.2.0 by default, ``version="v122"``) on zbar_t.
+   ==================  =====================================================================
+
+   Section 4: "all these algorithms, except VAW2, ... should be used with the truncated
+   expert predictions ... z_bar_t = min(1, max(z_t, 0))" -- so every learner but plain
+   VAW2 clips the expert predictions to ``bounds = (0, 1)`` (the normalised labels, eq. 33).
+
+:func:`expert_predictions` computes the expert layer once per (dataset, repetition) and
+returns Z of shape (R, T, N); every meta-learner's ``run(Z, y)`` then reuses it (this is how
+notebook 01_vaw2 builds Table 2). The learner classes wrap the same two layers behind the
+River-style ``predict_one(x)`` / ``learn_one(x, y)`` and a vectorised ``run(X, y)``; a learner
+with ``seed=s`` draws exactly the features of repetition 0 of ``expert_predictions(seed=s)``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import aggregation as _agg
+from . import backend as _backend
+from ._validation import check_int, check_matrix, check_point, check_positive, check_scalar, check_vector
+from .features import MAPS, KernelDictionary, paper000_sigmas
+from .vaw import VAWExperts
+
+__all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS",
+           "VAW2", "VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA"]
+
+#: Default number of time steps whose features are computed by one matrix product.
+TIME_BLOCK = 256
+
+
+def _dictionary_spec(dictionary):
+    """None -> paper 000 grid; (kinds, sigmas) -> as given."""
+    if dictionary is None:
+        return paper000_sigmas()
+    try:
+        kinds, sigmas = dictionary
+    except (TypeError, ValueError):
+        raise TypeError("dictionary must be None (paper 000's 76 kernels) or a pair "
+                        "(kinds, sigmas)") from None
+    return list(kinds), np.asarray(sigmas, dtype=np.float64)
+
+
+def _draw_dictionaries(d, m, repetitions, seed, dictionary, map_, backend):
+    """R kernel dictionaries drawn one after another from host_rng(seed)."""
+    rng = _backend.host_rng(seed)
+    kinds, sigmas = _dictionary_spec(dictionary)
+    return [KernelDictionary(kinds, sigmas, d=d, m=m, seed=rng, map=map_, backend=backend)
+            for _ in range(repetitions)]
+
+
+def feature_blocks(X, dictionaries: Sequence[KernelDictionary], time_block: int = TIME_BLOCK):
+    """Yield the features of R dictionaries for consecutive time blocks of X.
+
+    Each block is one matrix product X_b @ [Omega_1 | ... | Omega_R] (d x R*N*m) followed by
+    the feature map, returned as an (R, N, T_b, m') array (time-contiguous per expert).
+    """
+    D0 = dictionaries[0]
+    xp = D0._xp
+    R, N, m = len(dictionaries), D0.N, D0.m
+    W = xp.concatenate([D._W for D in dictionaries], axis=1)               # (d, R*N*m)
+    b = xp.stack([D.b_ for D in dictionaries])                              # (R, N, m)
+    Xd = X if xp is np else _backend.asarray(X, xp)
+    T = X.shape[0]
+    for start in range(0, T, time_block):
+        proj = (Xd[start:start + time_block] @ W).reshape(-1, R, N, m)     # (T_b, R, N, m)
+        if D0.map == "cos":
+            feats = np.sqrt(2.0) * xp.cos(proj + b)
+        else:
+            feats = xp.concatenate([xp.sin(proj), xp.cos(proj)], axis=-1) * (1.0 / np.sqrt(m))
+        yield xp.ascontiguousarray(feats.transpose(1, 2, 0, 3))            # (R, N, T_b, m')
+
+
+def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5, seed=0,
+                       dictionary=None, ridge: bool = False, backend: str = "numpy",
+                       map: str = "cos", method: str = "block",  # noqa: A002
+                       time_block: int = TIME_BLOCK, return_dictionaries: bool = False):
+    """The VAW expert layer of paper 000 for R repetitions: Z (R, T, N), Z[r, t, j] = z_{t,j}.
+
+    Parameters
+    ----------
+    X (T, d), y (T,) : the stream.
+    m : random features per kernel; lam : VAW lambda (section 4: lambda = 1).
+    repetitions : R independent draws of the random features (section 4: 5).
+    seed : repetition r uses the r-th dictionary drawn from ``backend.host_rng(seed)``.
+    dictionary : None (paper 000's 76 kernels) or (kinds, sigmas).
+    ridge : experts run online ridge instead of VAW (TVAW code variant, reference E.1).
+    backend : "numpy" | "cupy" | "auto" for features and experts (result on the host).
+    map : "cos" (paper) or "sincos" (authors' code form, reference E.2).
+    method : VAW driver, "block" or "sm" (see :class:`omkl_core.vaw.VAWExperts`).
+    return_dictionaries : also return the R :class:`KernelDictionary` objects.
+
+    All N x R experts run as one batched VAW (one (R, N, m, m) array of inverses).
+    """
+    X = check_matrix(X, "X")
+    y = check_vector(y, "y", length=X.shape[0])
+    m = check_int(m, "m")
+    lam = check_positive(lam, "lam")
+    repetitions = check_int(repetitions, "repetitions")
+    time_block = check_int(time_block, "time_block")
+    if map not in MAPS:
+        raise ValueError(f"map must be one of {MAPS}, got {map!r}")
+    dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, dictionary, map, backend)
+    experts = VAWExperts(lam=lam, ridge=ridge, backend=backend, method=method)
+    Z = experts.run(feature_blocks(X, dicts, time_block), y)                # (R, N, T)
+    Z = np.ascontiguousarray(Z.transpose(0, 2, 1))                          # (R, T, N)
+    return (Z, dicts) if return_dictionaries else Z
+
+
+# --------------------------------------------------------------------------- meta-learners
+def _vaw2_meta(lam_meta=1.0, truncate=False, bounds=(0, 1), meta_ridge=False):
+    return _agg.VAWMeta(lam=lam_meta, bounds=tuple(bounds) if truncate else None, ridge=meta_ridge)
+
+
+def _ewa_meta(bounds=(0, 1), eta=None, calibrated=False, gradient=False):
+    return _agg.EWA(eta=eta, bounds=bounds, calibrated=calibrated, gradient=gradient)
+
+
+def _aggr_meta(bounds=(0, 1), eta=None):
+    return _agg.AggregatingAlgorithm(bounds=bounds, eta=eta)
+
+
+def _mlprod_meta(bounds=(0, 1)):
+    return _agg.MLProd(bounds=bounds)
+
+
+def _mlpoly_meta(bounds=(0, 1)):
+    return _agg.MLPoly(bounds=bounds)
+
+
+def _boa_meta(bounds=(0, 1), version="v120"):
+    return _agg.BOA(version=version, bounds=bounds)
+
+
+#: Table 2 row name -> (meta-learner factory, fixed keyword arguments).
+META_LEARNERS = {
+    "VAW2": (_vaw2_meta, {}),
+    "VAW2 (trunc)": (_vaw2_meta, {"truncate": True}),
+    "VAW-Aggr": (_aggr_meta, {}),
+    "VAW-EWA": (_ewa_meta, {}),
+    "VAW-BOA": (_boa_meta, {}),
+    "VAW-ML-Poly": (_mlpoly_meta, {}),
+    "VAW-ML-Prod": (_mlprod_meta, {}),
+}
+#: The VAW-family rows of paper 000 Table 2, in the paper's order.
+TABLE2_ROWS = list(META_LEARNERS)
+
+
+def make_meta(name: str, **kwargs):
+    """A fresh meta-learner for Table 2 row ``name`` (e.g. "VAW2 (trunc)", "VAW-EWA")."""
+    if name not in META_LEARNERS:
+        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(META_LEARNERS)}")
+    factory, fixed = META_LEARNERS[name]
+    return factory(**{**fixed, **kwargs})
+
+
+# ------------------------------------------------------------------------------ learners
+class _VAWFamily:
+    """Two-level learner: VAW experts on N kernels' random features + a meta-learner.
+
+    Parameters common to every learner
+    ----------------------------------
+    m : random features per kernel (paper: 50);  lam : expert VAW lambda (paper: 1);
+    seed : int / Generator for the random features;  dictionary : None (paper's 76
+    kernels) or (kinds, sigmas);  map : "cos" | "sincos";  ridge : experts use online ridge
+    (TVAW variant);  backend : where features and experts compute;  bounds : [A, B] of the
+    labels for truncation (eq. 28; (0, 1) after eq. 33).
+
+    Learned state
+    -------------
+    dictionary_ (KernelDictionary), experts_ (VAWExperts over N kernels), meta_ (the
+    meta-learner), weights_ (meta weights the next prediction uses, opera's
+    ``coefficients``), expert_predictions_ (z of the last step, before truncation).
+    """
+
+    _table2_name = ""
+
+    def __init__(self, m: int = 50, lam: float = 1.0, seed=0, dictionary=None,
+                 map: str = "cos", ridge: bool = False, backend: str = "numpy",  # noqa: A002
+                 bounds=(0, 1)):
+        self.m = check_int(m, "m")
+        self.lam = check_positive(lam, "lam")
+        self.seed = seed
+        _backend.host_rng(seed)                     # validates the seed type early
+        self.dictionary = dictionary
+        _dictionary_spec(dictionary)
+        if map not in MAPS:
+            raise ValueError(f"map must be one of {MAPS}, got {map!r}")
+        self.map = map
+        if not isinstance(ridge, (bool, np.bool_)):
+            raise TypeError(f"ridge must be a bool, got {type(ridge).__name__}")
+        self.ridge = bool(ridge)
+        self.backend = backend
+        _backend.get_namespace(backend)
+        self.bounds = bounds
+        self.meta_ = self._make_meta()              # validates meta hyper-parameters
+        self._reset_state()
+
+    # subclasses: return a fresh meta-learner
+    def _make_meta(self):
+        raise NotImplementedError
+
+    def _reset_state(self):
+        self.dictionary_ = None
+        self.experts_ = None
+        self.meta_ = self._make_meta()
+        self.expert_predictions_ = None
+        self._last = None
+
+    def reset(self):
+        """Forget the learned state (the same seed redraws the same features)."""
+        self._reset_state()
+        return self
+
+    def _ensure(self, d: int):
+        if self.dictionary_ is None:
+            self.dictionary_ = _draw_dictionaries(d, self.m, 1, self.seed, self.dictionary,
+                                                  self.map, self.backend)[0]
+            self.experts_ = VAWExperts(lam=self.lam, ridge=self.ridge, backend=self.backend)
+        elif d != self.dictionary_.d:
+            raise ValueError(f"x has dimension {d}, expected d={self.dictionary_.d}")
+
+    @property
+    def weights_(self):
+        """Meta weights the next prediction uses ((N,)); None before the first step."""
+        return None if self.experts_ is None else self.meta_.weights_
+
+    def _z(self, x):
+        x = check_point(x, name="x")
+        self._ensure(x.shape[0])
+        phi = self.dictionary_.transform(x, validate=False)                 # (N, m')
+        if self._last is not None and np.array_equal(self._last[0], x):
+            return x, phi, self._last[1]
+        z = self.experts_.predict_one(phi)                                  # (N,)
+        self._last = (x.copy(), z)
+        return x, phi, z
+
+    def predict_one(self, x) -> float:
+        """Forecast of y_t from x_t (d,): experts' z_t, then the meta-learner."""
+        _, _, z = self._z(x)
+        return self.meta_.predict_one(z)
+
+    def learn_one(self, x, y) -> None:
+        """Observe y_t: the meta-learner learns on z_t, then every expert VAW updates."""
+        y = check_scalar(y, "y")
+        x, phi, z = self._z(x)
+        self.meta_.learn_one(z, y)
+        self.experts_.learn_one(phi, y)
+        self.expert_predictions_ = np.asarray(z).copy()
+        self._last = None
+
+    def run(self, X, y, time_block: int = TIME_BLOCK):
+        """Predictions for a whole stream (same as the predict_one/learn_one loop, to rounding):
+        the expert layer runs block-wise (batched VAW), then the meta-learner over Z (T, N)."""
+        X = check_matrix(X, "X")
+        y = check_vector(y, "y", length=X.shape[0])
+        self._ensure(X.shape[1])
+        blocks = (b[0] for b in feature_blocks(X, [self.dictionary_], time_block))
+        Z = self.experts_.run(blocks, y).T                                  # (T, N)
+        preds = self.meta_.run(Z, y)
+        self.expert_predictions_ = Z[-1].copy()
+        self._last = None
+        return preds
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(m={self.m}, lam={self.lam}, seed={self.seed!r})"
+
+
+class VAW2(_VAWFamily):
+    """VAW2 ("double VAW"), paper 000 Theorem 2: VAW experts + VAW on their predictions.
+
+    ``lam_meta`` is the meta VAW's lambda (section 4: 1); ``truncate=True`` is "VAW2 (trunc)"
+    (meta VAW on zbar_t = clip(z_t, A, B), eq. 28). ``weights_`` = S_T^{-1} sum y_i z_i of the
+    meta VAW (signed; Figure 2). ``meta_ridge=True``: online ridge at the meta level too.
+    """
+
+    def __init__(self, m: int = 50, lam: float = 1.0, lam_meta: float = 1.0,
+                 truncate: bool = False, seed=0, dictionary=None, map: str = "cos",  # noqa: A002
+                 ridge: bool = False, meta_ridge: bool = False, backend: str = "numpy",
+                 bounds=(0, 1)):
+        self.lam_meta = check_positive(lam_meta, "lam_meta")
+        if not isinstance(truncate, (bool, np.bool_)):
+            raise TypeError(f"truncate must be a bool, got {type(truncate).__name__}")
+        self.truncate = bool(truncate)
+        self.meta_ridge = meta_ridge
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+                         backend=backend, bounds=bounds)
+
+    def _make_meta(self):
+        return _vaw2_meta(self.lam_meta, self.truncate, self.bounds, self.meta_ridge)
+
+
+class VAWEWA(_VAWFamily):
+    """VAW-EWA, paper 000 Theorem 3: EWA (eq. 29) on truncated expert predictions (eq. 28),
+    eta = 1/(2(B-A)^2) by default; ``calibrated=True`` = opera's default EWA (reference A.2),
+    ``gradient=True`` = opera's fixed-eta gradient-trick EWA."""
+
+    def __init__(self, m: int = 50, lam: float = 1.0, eta=None, calibrated: bool = False,
+                 gradient: bool = False, seed=0, dictionary=None, map: str = "cos",  # noqa: A002
+                 ridge: bool = False, backend: str = "numpy", bounds=(0, 1)):
+        self.eta, self.calibrated, self.gradient = eta, calibrated, gradient
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+                         backend=backend, bounds=bounds)
+
+    def _make_meta(self):
+        return _ewa_meta(self.bounds, self.eta, self.calibrated, self.gradient)
+
+
+class VAWAggr(_VAWFamily):
+    """VAW-Aggr, paper 000 section 4: Vovk's Aggregating Algorithm (square loss, eta = 2 on
+    [0, 1], substitution function of reference B) on truncated expert predictions."""
+
+    def __init__(self, m: int = 50, lam: float = 1.0, eta=None, seed=0, dictionary=None,
+                 map: str = "cos", ridge: bool = False, backend: str = "numpy",  # noqa: A002
+                 bounds=(0, 1)):
+        self.eta = eta
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+                         backend=backend, bounds=bounds)
+
+    def _make_meta(self):
+        return _aggr_meta(self.bounds, self.eta)
+
+
+class VAWMLProd(_VAWFamily):
+    """VAW-ML-Prod, paper 000 section 4: opera's ML-Prod (reference A.5) on truncated z_t."""
+
+    def _make_meta(self):
+        return _mlprod_meta(self.bounds)
+
+
+class VAWMLPoly(_VAWFamily):
+    """VAW-ML-Poly, paper 000 section 4: opera's MLpol (reference A.4) on truncated z_t."""
+
+    def _make_meta(self):
+        return _mlpoly_meta(self.bounds)
+
+
+class VAWBOA(_VAWFamily):
+    """VAW-BOA, paper 000 section 4: opera's BOA (reference A.6; ``version="v120"`` = the
+    CRAN-era code, default; ``"v122"`` = GitHub HEAD) on truncated z_t."""
+
+    def __init__(self, m: int = 50, lam: float = 1.0, version: str = "v120", seed=0,
+                 dictionary=None, map: str = "cos", ridge: bool = False,  # noqa: A002
+                 backend: str = "numpy", bounds=(0, 1)):
+        self.version = version
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+                         backend=backend, bounds=bounds)
+
+    def _make_meta(self):
+        return _boa_meta(self.bounds, self.version)

@@ -1,0 +1,235 @@
+"""Random Fourier features (paper 000 section 2, eqs. (3)-(5)) and the kernel dictionary
+of paper 000 section 4."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import omkl_core as ok
+from omkl_core import features as F
+from omkl_core import kernels
+
+seeds = st.integers(0, 2**32 - 1)
+sigmas = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
+dims = st.integers(1, 6)
+ms = st.integers(1, 40)
+
+
+def _points(rng, T, d, scale=1.0):
+    return rng.uniform(-scale, scale, size=(T, d))
+
+
+# ------------------------------------------------------------------ the feature map itself
+@given(sigma=sigmas, d=dims, m=ms, seed=seeds)
+@settings(max_examples=30)
+def test_gaussian_rff_equals_rbfsampler_formula_up_to_sqrt_m(sigma, d, m, seed):
+    """scikit-learn's RBFSampler(gamma) draws W = sqrt(2 gamma) N(0, 1)^{d x m},
+    b ~ U(0, 2 pi)^m and returns sqrt(2/m) cos(X W + b); with gamma = 1/(2 sigma^2) and the
+    same random stream this is our Phi / sqrt(m) (the paper has no 1/sqrt(m), section 2)."""
+    gamma = 1.0 / (2.0 * sigma**2)
+    rng = np.random.default_rng(seed)
+    W = np.sqrt(2.0 * gamma) * rng.standard_normal((d, m))
+    b = rng.uniform(0.0, 2.0 * np.pi, size=m)
+    X = _points(np.random.default_rng(seed + 1), 7, d)
+    sklearn_features = np.sqrt(2.0 / m) * np.cos(X @ W + b)
+
+    rff = F.RandomFourierFeatures("gaussian", sigma, d, m, seed=seed)
+    np.testing.assert_allclose(rff.omega_, W, rtol=1e-12, atol=0)
+    np.testing.assert_array_equal(rff.b_, b)
+    np.testing.assert_allclose(rff.transform(X) / np.sqrt(m), sklearn_features, rtol=1e-10, atol=1e-12)
+
+
+@given(kind=st.sampled_from(F.KINDS), sigma=sigmas, d=dims, m=ms, seed=seeds)
+@settings(max_examples=30)
+def test_feature_map_formula_and_norm_bound(kind, sigma, d, m, seed):
+    """map='cos': Phi(x) = sqrt(2) cos(omega^T x + b), |Phi|_2 <= sqrt(2m) = rho (eq. 12);
+    map='sincos': m^-1/2 [sin(omega^T x), cos(omega^T x)] with |z|_2 = 1 (paper 003 eq. 4)."""
+    X = _points(np.random.default_rng(seed ^ 0x5A5A), 5, d)
+    cos = F.RandomFourierFeatures(kind, sigma, d, m, seed=seed, map="cos")
+    P = cos.transform(X)
+    assert P.shape == (5, m)
+    np.testing.assert_allclose(P, np.sqrt(2) * np.cos(X @ cos.omega_ + cos.b_), rtol=0, atol=0)
+    assert np.all(np.sum(P * P, axis=1) <= 2 * m * (1 + 1e-12))
+    sc = F.RandomFourierFeatures(kind, sigma, d, m, seed=seed, map="sincos")
+    Zs = sc.transform(X)
+    assert Zs.shape == (5, 2 * m)
+    proj = X @ sc.omega_
+    np.testing.assert_allclose(Zs, np.hstack([np.sin(proj), np.cos(proj)]) / np.sqrt(m), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(Zs, axis=1), 1.0, rtol=1e-12)
+    # a single point gives the matching row
+    tol = 8 * np.finfo(float).eps * (1.0 + np.abs(X @ cos.omega_).max() + 2 * np.pi)  # cos(a): error ~ eps |a|
+    np.testing.assert_allclose(cos.transform(X[2]), P[2], rtol=0, atol=tol)
+
+
+@pytest.mark.parametrize("kind", F.KINDS)
+@pytest.mark.parametrize("map_", F.MAPS)
+def test_monte_carlo_kernel_estimate_converges_to_exact_kernel(kind, map_):
+    """k(x, y) = E_theta phi(x; theta) phi(y; theta) (eq. 2 with (3)/(4)): the average over
+    m features lies within 5 standard errors of the exact kernel, and the error shrinks."""
+    rng = np.random.default_rng(12345)
+    d, m, sigma = 3, 40000, 0.7
+    for _ in range(4):
+        x, y = rng.uniform(-0.6, 0.6, size=(2, d))
+        rff = F.RandomFourierFeatures(kind, sigma, d, m, seed=int(rng.integers(2**31)), map=map_)
+        fx, fy = rff.transform(x), rff.transform(y)
+        if map_ == "cos":
+            terms = fx * fy                              # sqrt2 cos * sqrt2 cos, mean -> k
+        else:
+            terms = m * (fx[:m] * fy[:m] + fx[m:] * fy[m:])   # cos(omega^T (x - y)), mean -> k
+        est = terms.mean()
+        se = terms.std(ddof=1) / np.sqrt(m)
+        exact = float(rff.kernel(x, y))
+        assert abs(est - exact) <= 5 * se
+        assert abs(rff.kernel_estimate(x, y) - est) <= 1e-12
+    # convergence: error at m = 40000 is smaller than at m = 40 on average over draws
+    errs = {}
+    for mm in (40, 40000):
+        e = []
+        for s in range(20):
+            rff = F.RandomFourierFeatures(kind, sigma, d, mm, seed=1000 + s, map=map_)
+            x, y = np.full(d, 0.1), np.full(d, -0.2)
+            e.append((rff.kernel_estimate(x, y) - float(rff.kernel(x, y))) ** 2)
+        errs[mm] = np.mean(e)
+    assert errs[40000] < errs[40]
+
+
+def test_frequency_distributions_gaussian_normal_laplacian_cauchy():
+    """Gaussian: omega ~ N(0, sigma^-2 I) (eq. 3); Laplacian: omega_j ~ Cauchy(0, 1/sigma) (eq. 4).
+    sigma * omega has mean 0 / variance 1 (Gaussian) and quartiles -1, 0, 1 (standard
+    Cauchy), each within 5 standard errors."""
+    n = 200000
+    sigma = 2.5
+    g = F.RandomFourierFeatures("gaussian", sigma, 1, n, seed=7).omega_.ravel() * sigma
+    assert abs(g.mean()) <= 5 / np.sqrt(n)
+    assert abs(g.var() - 1.0) <= 5 * np.sqrt(2.0 / n)
+    c = F.RandomFourierFeatures("laplacian", sigma, 1, n, seed=8).omega_.ravel() * sigma
+    # P(C <= -1) = 1/4, P(C <= 0) = 1/2, P(C <= 1) = 3/4; binomial standard error
+    for q, p in ((-1.0, 0.25), (0.0, 0.5), (1.0, 0.75)):
+        frac = np.mean(c <= q)
+        assert abs(frac - p) <= 5 * np.sqrt(p * (1 - p) / n)
+    b = F.RandomFourierFeatures("gaussian", sigma, 1, n, seed=9).b_
+    assert b.min() >= 0 and b.max() <= 2 * np.pi
+    assert abs(b.mean() - np.pi) <= 5 * (2 * np.pi / np.sqrt(12 * n))
+
+
+@given(x=st.lists(st.floats(-2, 2, allow_nan=False), min_size=3, max_size=3),
+       y=st.lists(st.floats(-2, 2, allow_nan=False), min_size=3, max_size=3), sigma=sigmas)
+@settings(max_examples=20)
+def test_exact_kernel_matches_kernels_module(x, y, sigma):
+    """The exact value used by features equals omkl_core.kernels (eqs. 3, 4)."""
+    x, y = np.array(x), np.array(y)
+    assert F.exact_kernel("gaussian", sigma, x, y) == pytest.approx(float(kernels.gaussian(x, y, sigma)), rel=1e-12)
+    assert F.exact_kernel("laplacian", sigma, x, y) == pytest.approx(float(kernels.laplacian(x, y, sigma)), rel=1e-12)
+
+
+# ------------------------------------------------------------------ the kernel dictionary
+def test_paper000_dictionary_has_the_stated_sigma_grid():
+    """Section 4: sigma^2 in {10^(2i/25 - 2)}_{i=0..50} (Gaussian), sigma in {10^(i/6 - 2)}_{i=0..24}
+    (Laplacian): N = 76, Gaussian first."""
+    D = ok.features.paper000_dictionary(d=4, m=50, seed=0)
+    assert D.N == 76 and D.omega_.shape == (76, 4, 50) and D.b_.shape == (76, 50)
+    assert D.kinds == ("gaussian",) * 51 + ("laplacian",) * 25
+    i = np.arange(51)
+    np.testing.assert_allclose(D.sigmas[:51] ** 2, 10.0 ** (2 * i / 25 - 2), rtol=1e-13)
+    j = np.arange(25)
+    np.testing.assert_allclose(D.sigmas[51:], 10.0 ** (j / 6 - 2), rtol=1e-13)
+    assert D.sigmas[0] ** 2 == pytest.approx(0.01) and D.sigmas[50] ** 2 == pytest.approx(100.0)
+    assert D.sigmas[51] == pytest.approx(0.01) and D.sigmas[75] == pytest.approx(100.0)
+
+
+@given(seed=seeds, d=dims, m=st.integers(1, 12), map_=st.sampled_from(F.MAPS))
+@settings(max_examples=15)
+def test_dictionary_is_the_stack_of_its_kernels_feature_maps(seed, d, m, map_):
+    """KernelDictionary kernel j = RandomFourierFeatures drawn next from the same Generator;
+    transform(X) (T, N, m') is one batched product equal to the per-kernel maps."""
+    kinds = ["gaussian", "laplacian", "gaussian"]
+    sig = [0.3, 1.7, 5.0]
+    D = F.KernelDictionary(kinds, sig, d=d, m=m, seed=seed, map=map_)
+    X = _points(np.random.default_rng(seed % 1000), 6, d)
+    out = D.transform(X)
+    mp = m if map_ == "cos" else 2 * m
+    assert out.shape == (6, 3, mp) and D.transform(X[0]).shape == (3, mp)
+    # cos/sin of an argument a carry an absolute rounding error ~ eps |a| (Cauchy draws can
+    # make |omega^T x| large), and matmul vs matvec round differently
+    tol = 8 * np.finfo(float).eps * (1.0 + np.abs(np.einsum("td,ndm->tnm", X, D.omega_)).max())
+    rng = np.random.default_rng(seed)
+    for j in range(3):
+        r = F.RandomFourierFeatures(kinds[j], sig[j], d, m, seed=rng, map=map_)
+        np.testing.assert_array_equal(D.omega_[j], r.omega_)
+        np.testing.assert_allclose(out[:, j, :], r.transform(X), rtol=0, atol=tol)
+    np.testing.assert_allclose(D.transform(X[4]), out[4], rtol=0, atol=tol)
+
+
+def test_same_seed_same_features_different_seed_different_features():
+    a = F.paper000_dictionary(3, seed=5)
+    b = F.paper000_dictionary(3, seed=5)
+    c = F.paper000_dictionary(3, seed=6)
+    np.testing.assert_array_equal(a.omega_, b.omega_)
+    np.testing.assert_array_equal(a.b_, b.b_)
+    assert not np.array_equal(a.omega_, c.omega_)
+
+
+# ------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("kwargs, exc, word", [
+    (dict(kind="cauchy"), ValueError, "kind"),
+    (dict(sigma=0.0), ValueError, "sigma"),
+    (dict(sigma=-1.0), ValueError, "sigma"),
+    (dict(sigma=float("nan")), ValueError, "sigma"),
+    (dict(sigma="1"), TypeError, "sigma"),
+    (dict(m=0), ValueError, "m"),
+    (dict(m=2.5), TypeError, "m"),
+    (dict(d=0), ValueError, "d"),
+    (dict(map="fourier"), ValueError, "map"),
+    (dict(seed=-3), ValueError, "seed"),
+    (dict(seed="x"), TypeError, "seed"),
+])
+def test_random_fourier_features_bad_hyper_parameters_raise(kwargs, exc, word):
+    base = dict(kind="gaussian", sigma=1.0, d=2, m=5)
+    with pytest.raises(exc, match=word):
+        F.RandomFourierFeatures(**{**base, **kwargs})
+
+
+def test_transform_bad_input_raises_naming_the_argument():
+    rff = F.RandomFourierFeatures("gaussian", 1.0, d=3, m=4, seed=0)
+    with pytest.raises(ValueError, match="x has dimension 2"):
+        rff.transform(np.ones(2))
+    with pytest.raises(ValueError, match="X has 4 columns"):
+        rff.transform(np.ones((5, 4)))
+    with pytest.raises(ValueError, match="NaN"):
+        rff.transform(np.array([0.0, np.nan, 1.0]))
+    with pytest.raises(ValueError, match="inf"):
+        rff.transform(np.array([[0.0, np.inf, 1.0]]))
+    with pytest.raises(ValueError, match="1-D"):
+        rff.transform(np.ones((2, 2, 3)))
+    D = F.paper000_dictionary(3, m=4)
+    with pytest.raises(ValueError, match="x has dimension"):
+        D.transform(np.ones(4))
+    with pytest.raises(ValueError, match="NaN"):
+        D.transform(np.full((2, 3), np.nan))
+
+
+@pytest.mark.parametrize("kinds, sigmas, exc, word", [
+    ("gaussian", [1.0], TypeError, "kinds"),
+    (["gaussian", "poly"], [1.0, 2.0], ValueError, "kinds"),
+    (["gaussian"], [1.0, 2.0], ValueError, "sigmas"),
+    (["gaussian"], [0.0], ValueError, "sigmas"),
+    (["gaussian"], [np.inf], ValueError, "sigmas"),
+    ([], [], ValueError, "kinds"),
+])
+def test_kernel_dictionary_bad_specification_raises(kinds, sigmas, exc, word):
+    with pytest.raises(exc, match=word):
+        F.KernelDictionary(kinds, sigmas, d=2, m=3)
+
+
+# ------------------------------------------------------------------------------ GPU path
+@pytest.mark.gpu
+def test_cupy_dictionary_features_equal_numpy_features():
+    """Frequencies are drawn on the host, so the CuPy features equal the NumPy ones."""
+    X = _points(np.random.default_rng(0), 50, 4)
+    for map_ in F.MAPS:
+        a = F.paper000_dictionary(4, seed=3, map=map_)
+        b = F.paper000_dictionary(4, seed=3, map=map_, backend="cupy")
+        np.testing.assert_allclose(ok.backend.to_numpy(b.transform(X)), a.transform(X),
+                                   rtol=1e-10, atol=1e-12)
