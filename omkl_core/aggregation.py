@@ -165,8 +165,9 @@ class _MetaLearner:
             self._init_state(R, N)
             return
         if N != self.n_experts_:
-            raise ValueError(f"z has {N} expert predictions, expected N={self.n_experts_} "
-                             "(the number of experts seen so far)")
+            src = (f"n_experts={self._n_fixed}" if self._n_fixed is not None
+                   else "the number of experts seen so far")
+            raise ValueError(f"z has {N} expert predictions, expected N={self.n_experts_} ({src})")
         if R != self._R or batched != self._batched:
             have = f"R={self._R} repetitions" if self._batched else "a single stream"
             want = f"R={R} repetitions" if batched else "a single stream"
