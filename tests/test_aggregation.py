@@ -668,3 +668,42 @@ def test_bad_hyper_parameters_raise():
         agg.EWA(n_experts=2.5)
     with pytest.raises(TypeError, match="calibrated"):
         agg.EWA(calibrated="yes")
+
+
+# =======================================================================================
+# ML-Poly: the polynomial-potential (second-order) inequality of its analysis
+# =======================================================================================
+@settings(max_examples=30)
+@given(seed=SEEDS, T=st.integers(2, 80), N=st.integers(2, 8), spread=st.floats(0.0, 3.0),
+       trunc=st.booleans())
+def test_mlpoly_polynomial_potential_second_order_bound(seed, T, N, spread, trunc):
+    """ML-Poly (opera MLpol, ref. A.4), potential argument of Gaillard, Stoltz & van Erven
+    (2014) (derived here for opera's rates; not a verbatim theorem of the paper):
+    with the gradient trick sum_k p_{t,k} r_{t,k} = 0 and p_t ∝ eta_t (R_{t-1})_+, so
+    (a+b)_+^2 <= (a_+ + b)^2 and eta_{t+1} <= eta_t give, for Phi_t = sum_k eta_{t+1,k} (R_{t,k})_+^2,
+
+        Phi_T <= Phi_1 + sum_{t=2}^T sum_k eta_{t,k} r_{t,k}^2,
+        R_{T,k} <= sqrt( (1/eta_{T+1,k}) (Phi_1 + sum_{t>=2} sum_j eta_{t,j} r_{t,j}^2) ),
+
+    where 1/eta_{T+1,k} = e^-700 + sum_t r_{t,k}^2 + max_{t,j} r_{t,j}^2 (second order).
+    (t = 1 is kept out of the sum: opera's eta_1 = e^700 makes it vacuous.)"""
+    Z, y = _stream(seed, 1, T, N, spread=spread)
+    m = agg.MLPoly(bounds=(0, 1) if trunc else None)
+    zs = np.clip(Z[0], 0, 1) if trunc else Z[0]
+    etas, rs = [], []
+    for t in range(T):
+        etas.append(m.eta_[0].copy() if t else np.full(N, math.exp(700)))
+        yhat = m.predict_one(Z[0, t])
+        assert abs(float(m.weights_ @ (2 * (yhat - y[t]) * (yhat - zs[t])))) <= 1e-12 * (1 + N)
+        m.learn_one(Z[0, t], y[t])
+        rs.append(2 * (yhat - y[t]) * (yhat - zs[t]))
+    etas, rs = np.array(etas), np.array(rs)
+    R = rs.sum(axis=0)
+    eta_next = m.eta_[0]
+    phi_T = np.sum(eta_next * np.maximum(R, 0) ** 2)
+    phi_1 = np.sum(etas[1] * np.maximum(rs[0], 0) ** 2)
+    rhs = phi_1 + np.sum(etas[1:] * rs[1:] ** 2)
+    assert phi_T <= rhs * (1 + 1e-9) + 1e-12
+    np.testing.assert_allclose(1 / eta_next, math.exp(-700) + np.sum(rs**2, 0) + np.max(rs**2),
+                               rtol=1e-9)
+    assert np.all(R <= np.sqrt(rhs / eta_next) * (1 + 1e-9) + 1e-12)
