@@ -321,7 +321,7 @@ class VAWMeta(_MetaLearner):
         self.b_ = np.zeros((R, N))                                             # sum y_i z_i
 
     def _predict_step(self, zb):
-        u = np.einsum("rij,rj->ri", self.Sinv_, zb)          # S_{t-1}^{-1} z_t
+        u = np.matmul(self.Sinv_, zb[:, :, None])[:, :, 0]  # S_{t-1}^{-1} z_t
         denom = 1.0 + np.sum(zb * u, axis=-1)                # 1 + z_t^T S_{t-1}^{-1} z_t
         num = np.sum(self.b_ * u, axis=-1)
         yhat = num if self.ridge else num / denom            # <b_{t-1}, S_t^{-1} z_t>
@@ -329,7 +329,8 @@ class VAWMeta(_MetaLearner):
 
     def _update(self, zb, y, yhat, p):
         u, denom = p
-        self.Sinv_ -= (u[:, :, None] * u[:, None, :]) / denom[:, None, None]   # eq. (10)
+        v = u / denom[:, None]                                   # S_t^{-1} z_t
+        self.Sinv_ -= v[:, :, None] * u[:, None, :]              # eq. (10), Sherman-Morrison
         self.b_ += y[:, None] * zb
 
     def _weights(self):
