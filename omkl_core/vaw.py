@@ -253,12 +253,14 @@ class VAWExperts:
             idx = xp.arange(k)
             C[:, idx, idx] += 1.0
             G = xp.linalg.cholesky(C)                             # C = G G^T
-            res = yk[None, :] - xp.einsum("bkm,bm->bk", Fk, w)    # y - F w0
-            rhs = xp.concatenate([U.transpose(0, 2, 1), res[:, :, None]], axis=2)
-            sol = _forward_substitution(xp, G, rhs)               # G^{-1}[F P0 | y - F w0]
+            r = xp.einsum("bkm,bm->bk", Fk, w)                    # F w0
+            rhs = xp.concatenate([U.transpose(0, 2, 1), (yk[None, :] - r)[:, :, None]], axis=2)
+            sol, acc = _forward_substitution(xp, G, rhs)          # G^{-1}[F P0 | y - F w0]
             V, g = sol[:, :, :m], sol[:, :, m]
             dg = G[:, idx, idx]                                   # sqrt(1 + s_{t+j})
-            ridge_pred = yk[None, :] - dg * g                     # one-step ridge predictions
+            # one-step ridge predictions y - diag(G) g = F w0 + (sum_{i<j} G_ji g_i)_j,
+            # written without y_j so that they depend on y_{<j} only (exactly 0 at t = 1)
+            ridge_pred = r + acc[:, :, m]
             Z[:, start:start + k] = ridge_pred if self.ridge else ridge_pred / (dg * dg)
             P -= xp.matmul(V.transpose(0, 2, 1), V)               # S^{-1} after the block
             w += xp.einsum("bkm,bk->bm", V, g)
@@ -270,13 +272,16 @@ def _forward_substitution(xp, G, R):
     """Solve G X = R for lower-triangular G (B, k, k), R (B, k, c), batched over B.
 
     Row-by-row forward substitution: k batched matvecs (cheaper than a batched LU solve for
-    the small k of a block; exact same arithmetic for every expert)."""
+    the small k of a block). Also returns A (B, k, c) with A_j = sum_{i<j} G_ji X_i, so that
+    G_jj X_j = R_j - A_j holds without the divide-multiply round trip."""
     k = G.shape[1]
     X = xp.empty_like(R)
+    A = xp.zeros_like(R)
     X[:, 0, :] = R[:, 0, :] / G[:, 0, 0, None]
     for j in range(1, k):
-        X[:, j, :] = (R[:, j, :] - xp.matmul(G[:, j:j + 1, :j], X[:, :j, :])[:, 0, :]) / G[:, j, j, None]
-    return X
+        A[:, j, :] = xp.matmul(G[:, j:j + 1, :j], X[:, :j, :])[:, 0, :]
+        X[:, j, :] = (R[:, j, :] - A[:, j, :]) / G[:, j, j, None]
+    return X, A
 
 
 def _is_block_list(obj) -> bool:
