@@ -552,15 +552,17 @@ def test_paper000_theorem1_expected_loss(case):
     Phi = F.transpose(0, 2, 1, 3).reshape(R_THEOREM, P.T, P.N * P.m)  # concatenation (16)
     pred = VAWExperts(lam=P.lam).run(Phi, P.y)                       # (R, T)
     mean, se = _mean_se(_half_losses(pred, P.y))
-    bound = min(bounds.paper000_theorem1_bound(loss, nsq, P.N, P.m, P.Y, P.T, P.lam)
-                for loss, nsq in P.comparators(P.grams_c, P.grams_cc, P.grams_tt))
+    bound, comp = min((bounds.paper000_theorem1_bound(loss, nsq, P.N, P.m, P.Y, P.T, P.lam), loss)
+                      for loss, nsq in P.comparators(P.grams_c, P.grams_cc, P.grams_tt))
     _record("theorem1_17", mean, bound)
+    _record("theorem1_17[excess over comparator loss]", mean - comp, bound - comp)
     assert mean <= bound + MC_Z * se
 
 
 def _per_kernel_bound(P, bound_fn):
-    """min over j and over the comparators f_j in H_j of the theorem's right side."""
-    return min(bound_fn(loss, nsq, P.N, P.m, P.Y, P.T, P.lam)
+    """min over j and over the comparators f_j in H_j of the theorem's right side, and the
+    comparator loss 1/2 sum (f_j(x_t) - y_t)^2 of the minimising f_j."""
+    return min((bound_fn(loss, nsq, P.N, P.m, P.Y, P.T, P.lam), loss)
                for j in range(P.N)
                for loss, nsq in P.comparators([P.grams_c[j]], [P.grams_cc[j]], [P.grams_tt[j]]))
 
@@ -572,8 +574,9 @@ def test_paper000_theorem2_expected_loss_vaw2(case):
     Z = P.experts(P.features(R_THEOREM))                             # (R, T, N)
     pred = ok.aggregation.VAWMeta(lam=P.lam).run(Z, P.y)             # VAW on (z_t, y_t)
     mean, se = _mean_se(_half_losses(pred, P.y))
-    bound = _per_kernel_bound(P, bounds.paper000_theorem2_bound)
+    bound, comp = _per_kernel_bound(P, bounds.paper000_theorem2_bound)
     _record("theorem2_20", mean, bound)
+    _record("theorem2_20[excess over comparator loss]", mean - comp, bound - comp)
     assert mean <= bound + MC_Z * se
 
 
@@ -585,8 +588,9 @@ def test_paper000_theorem3_expected_loss_vaw_ewa(case):
     ewa = ok.aggregation.EWA(eta=1.0 / (8.0 * P.Y**2), bounds=(-P.Y, P.Y))   # (29) on zbar (28)
     pred = ewa.run(Z, P.y)
     mean, se = _mean_se(_half_losses(pred, P.y))
-    bound = _per_kernel_bound(P, bounds.paper000_theorem3_bound)
+    bound, comp = _per_kernel_bound(P, bounds.paper000_theorem3_bound)
     _record("theorem3_31", mean, bound)
+    _record("theorem3_31[excess over comparator loss]", mean - comp, bound - comp)
     assert mean <= bound + MC_Z * se
 
 
