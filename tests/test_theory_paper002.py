@@ -594,6 +594,36 @@ def test_paper002_theorem3_equality(family, data):
     assert _record(f"kernel (16) after thm 4 {family}", _rel(model.log_det_, ld, max(1.0, ld))) <= EQ_RTOL
 
 
+@settings(max_examples=40)
+@given(rational_streams(max_T=6, max_n=2), st.integers(1, 3), st.integers(0, 2))
+def test_paper002_theorem3_equality_exact_fractions(data, degree, c):
+    """(17) and det(I + K_T/a) = prod_t denominator_t exactly over Q for the polynomial
+    kernel (<x, x'> + c)^degree (rational Gram matrix): kernel RR run exactly, solving
+    (aI + K_{t-1}) u = k_t afresh each step; RHS at the exact representer c = (K + aI)^{-1}y."""
+    X, y, a = data
+    T = len(X)
+    G = [[(q_dot(u, v) + c) ** degree for v in X] for u in X]
+    lhs, prod = Fraction(0), Fraction(1)
+    for t in range(T):
+        k = [G[i][t] for i in range(t)]
+        if t:
+            u = q_solve([[G[i][j] + a * (i == j) for j in range(t)] for i in range(t)], k)
+            gamma, quad = q_dot(y[:t], u), q_dot(k, u)
+        else:
+            gamma, quad = Fraction(0), Fraction(0)
+        den = 1 + (G[t][t] - quad) / a
+        lhs += (y[t] - gamma) ** 2 / den
+        prod *= den
+    coef = q_solve([[G[i][j] + a * (i == j) for j in range(T)] for i in range(T)], y)
+    fitted = [q_dot(G[i], coef) for i in range(T)]
+    rhs = sum(((yt - ft) ** 2 for yt, ft in zip(y, fitted)), Fraction(0)) + a * q_dot(coef, fitted)
+    assert lhs == rhs
+    assert q_det([[(i == j) + G[i][j] / a for j in range(T)] for i in range(T)]) == prod
+    model = KernelRidge(float(a), K.Polynomial(degree, float(c)))
+    model.run(np.array(X, dtype=float), np.array(y, dtype=float))
+    assert _record("theorem3 (17) float vs exact Fraction", _rel(model.weighted_loss_, float(lhs), float(lhs) or 1.0)) <= EQ_RTOL
+
+
 @pytest.mark.parametrize("family", KERNEL_FAMILIES)
 @given(data=st.data())
 def test_paper002_theorem3_equality_inverse_bordering(family, data):
