@@ -44,8 +44,8 @@ from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic  # noq
 __all__ += ["noisy", "NoisyKernelOGD", "SingleCopyKernelOGD", "estimate_analytic"]
 
 # issue 3 (part A): the VAW2 family of multi-kernel learners
-from . import mkl  # noqa: E402
+from . import mkl, paper_values  # noqa: E402
 from .mkl import VAW2, VAWEWA, VAWAggr, VAWBOA, VAWMLPoly, VAWMLProd, expert_predictions  # noqa: E402
 
-__all__ += ["mkl", "VAW2", "VAWEWA", "VAWAggr", "VAWBOA", "VAWMLPoly", "VAWMLProd",
+__all__ += ["mkl", "paper_values", "VAW2", "VAWEWA", "VAWAggr", "VAWBOA", "VAWMLPoly", "VAWMLProd",
             "expert_predictions"]

@@ -17,11 +17,53 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["results_dir", "save_table", "save_figure", "add_scorecard_rows", "scorecard",
-           "SCORECARD_COLUMNS", "to_markdown"]
+           "SCORECARD_COLUMNS", "to_markdown", "TOLERANCE_RULE", "REL_TOL", "N_SD",
+           "within_tolerance", "cell_row", "claim_row"]
 
 #: Columns of every scorecard row (see :func:`add_scorecard_rows`).
 SCORECARD_COLUMNS = ["paper", "item", "row", "column", "published", "reproduced_mean",
                      "reproduced_sd", "n_runs", "ratio", "tolerance", "within_tolerance", "note"]
+
+
+#: Relative tolerance and number of standard deviations of the scorecard's rule.
+REL_TOL = 0.25
+N_SD = 2.0
+#: The rule, as written into scorecard.md.
+TOLERANCE_RULE = (f"a reproduced cell is *within tolerance* when |mean - published| <= "
+                  f"max({REL_TOL:g} x published, {N_SD:g} x sd), i.e. within {REL_TOL:.0%} relative "
+                  f"error or within {N_SD:g} standard deviations of the reproduced repetitions "
+                  "(sd = sample standard deviation over repetitions, ddof = 1; 0 for a single run). "
+                  "Qualitative claims of a paper are rows with column 'claim': within_tolerance = "
+                  "the claim holds in the reproduction.")
+
+
+def within_tolerance(published: float, mean: float, sd: float = 0.0,
+                     rel: float = REL_TOL, n_sd: float = N_SD) -> bool:
+    """The scorecard rule: |mean - published| <= max(rel * |published|, n_sd * sd)."""
+    if not (np.isfinite(published) and np.isfinite(mean)):
+        return False
+    sd = 0.0 if not np.isfinite(sd) else float(sd)
+    return bool(abs(mean - published) <= max(rel * abs(published), n_sd * sd))
+
+
+def cell_row(paper: str, item: str, row: str, column: str, published: float, values,
+             note: str = "") -> dict:
+    """One scorecard row for a numeric cell from the per-repetition ``values``."""
+    v = np.asarray(values, dtype=np.float64).ravel()
+    mean = float(v.mean())
+    sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
+    return {"paper": paper, "item": item, "row": row, "column": column,
+            "published": float(published), "reproduced_mean": mean, "reproduced_sd": sd,
+            "n_runs": int(v.size), "ratio": mean / published if published else np.nan,
+            "tolerance": f"{REL_TOL:.0%} rel or {N_SD:g} sd",
+            "within_tolerance": within_tolerance(published, mean, sd), "note": note}
+
+
+def claim_row(paper: str, item: str, claim: str, holds: bool, note: str = "") -> dict:
+    """One scorecard row for a qualitative claim (``holds``: true in the reproduction)."""
+    return {"paper": paper, "item": item, "row": claim, "column": "claim", "published": np.nan,
+            "reproduced_mean": np.nan, "reproduced_sd": np.nan, "n_runs": 0, "ratio": np.nan,
+            "tolerance": "qualitative", "within_tolerance": bool(holds), "note": note}
 
 
 def results_dir(sub: str | None = None) -> Path:
@@ -84,9 +126,12 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORECARD_COLUMNS)
     root = results_dir()
     df.to_csv(root / "scorecard.csv", index=False)
+    n_in = int(df["within_tolerance"].astype(bool).sum()) if len(df) else 0
     header = ("# omkl reproduction scorecard\n\n"
               "Published value, reproduced mean ± sd over repetitions, ratio reproduced/published, "
-              "and whether the cell is within its stated tolerance.\n\n")
+              "and whether the cell is within its stated tolerance.\n\n"
+              f"Tolerance rule: {TOLERANCE_RULE}\n\n"
+              f"{n_in} of {len(df)} rows within tolerance.\n\n")
     (root / "scorecard.md").write_text(header + to_markdown(df), encoding="utf-8")
     if verbose:
         n_in = int(df["within_tolerance"].astype(bool).sum()) if len(df) else 0

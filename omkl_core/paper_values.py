@@ -1,0 +1,62 @@
+"""The published numbers that reproduced results are compared with.
+
+Every value is read from ``data/published_tables.csv`` (a verbatim copy of
+``../shared/reference/published_tables.csv``: seed 000 Table 2, seed 003 Tables 1-4); no
+number is typed into the code. Columns: ``paper`` ("000", "003", ...), ``table`` ("2", ...),
+``dataset``, ``algorithm``, ``metric`` (e.g. "mse"), ``value``, ``unit`` (e.g. "x1e-3": the
+value is the metric times 10^3).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["PUBLISHED_CSV", "published", "published_value", "published_table"]
+
+#: The machine-readable copy of every published table cell.
+PUBLISHED_CSV = Path(__file__).resolve().parent.parent / "data" / "published_tables.csv"
+
+
+@lru_cache(maxsize=1)
+def _all() -> pd.DataFrame:
+    if not PUBLISHED_CSV.is_file():
+        raise FileNotFoundError(f"published values not found: {PUBLISHED_CSV}")
+    df = pd.read_csv(PUBLISHED_CSV, dtype={"paper": str, "table": str, "dataset": str,
+                                            "algorithm": str, "metric": str, "unit": str})
+    df["value"] = df["value"].astype(float)
+    return df
+
+
+def published(paper: str = "000", table: str | int = "2", metric: str | None = None) -> pd.DataFrame:
+    """All cells of one published table (long format: dataset, algorithm, metric, value, unit)."""
+    df = _all()
+    paper, table = str(paper).zfill(3), str(table)
+    out = df[(df["paper"] == paper) & (df["table"] == table)]
+    if metric is not None:
+        out = out[out["metric"] == metric]
+    if out.empty:
+        known = sorted(set(zip(df["paper"], df["table"])))
+        raise ValueError(f"no published cells for paper={paper!r}, table={table!r}"
+                         f"{'' if metric is None else f', metric={metric!r}'}; known: {known}")
+    return out.reset_index(drop=True).copy()
+
+
+def published_value(paper: str, table: str | int, dataset: str, algorithm: str,
+                    metric: str = "mse") -> float:
+    """One published cell (in the table's unit, e.g. MSE x 10^3)."""
+    df = published(paper, table, metric)
+    hit = df[(df["dataset"] == dataset) & (df["algorithm"] == algorithm)]
+    if hit.empty:
+        raise ValueError(f"no published cell for dataset={dataset!r}, algorithm={algorithm!r} "
+                         f"in paper {paper} table {table}; datasets: {sorted(df['dataset'].unique())}, "
+                         f"algorithms: {sorted(df['algorithm'].unique())}")
+    return float(hit["value"].iloc[0])
+
+
+def published_table(paper: str = "000", table: str | int = "2", metric: str = "mse") -> pd.DataFrame:
+    """The table as printed: algorithms x datasets, in the file's order."""
+    df = published(paper, table, metric)
+    wide = df.pivot(index="algorithm", columns="dataset", values="value")
+    return wide.loc[list(dict.fromkeys(df["algorithm"])), list(dict.fromkeys(df["dataset"]))]
