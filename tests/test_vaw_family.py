@@ -315,3 +315,39 @@ def test_cupy_learner_equals_numpy():
     X, y = X[:100], y[:100]
     np.testing.assert_allclose(mkl.VAW2(seed=1, backend="cupy").run(X, y),
                                mkl.VAW2(seed=1).run(X, y), rtol=1e-10, atol=1e-10)
+
+
+# --------------------------------------------------------- Table 2 bookkeeping (scorecard)
+def test_published_table2_is_read_from_the_data_copy_of_the_reference_file():
+    """paper_values reads data/published_tables.csv (no retyped numbers); it is a verbatim
+    copy of the shared reference file when that file is present."""
+    from pathlib import Path
+
+    ref = Path(__file__).resolve().parents[2] / "shared" / "reference" / "published_tables.csv"
+    if ref.is_file():
+        assert ok.paper_values.PUBLISHED_CSV.read_bytes() == ref.read_bytes()
+    wide = ok.paper_values.published_table("000", 2)
+    assert list(wide.columns) == ["AR(4)", "Airfoil", "Bias", "Concrete", "Naval"]
+    assert set(mkl.TABLE2_ROWS) <= set(wide.index)
+    raw = ok.paper_values.published("000", 2)
+    for _, r in raw.iterrows():
+        assert ok.paper_values.published_value("000", 2, r.dataset, r.algorithm) == r.value
+    with pytest.raises(ValueError, match="no published cell"):
+        ok.paper_values.published_value("000", 2, "Airfoil", "VAW3")
+    with pytest.raises(ValueError, match="no published cells"):
+        ok.paper_values.published("000", 9)
+
+
+@given(pub=st.floats(0.01, 100, allow_nan=False), rel_err=st.floats(-0.9, 0.9, allow_nan=False),
+       sd=st.floats(0, 50, allow_nan=False))
+@settings(max_examples=40)
+def test_scorecard_tolerance_rule_is_25_percent_or_2_sd(pub, rel_err, sd):
+    mean = pub * (1 + rel_err)
+    expected = abs(mean - pub) <= max(0.25 * pub, 2 * sd)
+    assert ok.report.within_tolerance(pub, mean, sd) == expected
+    row = ok.report.cell_row("000", "Table 2", "VAW2", "Airfoil", pub, [mean, mean])
+    assert row["reproduced_sd"] == 0.0 and row["n_runs"] == 2
+    assert row["within_tolerance"] == (abs(mean - pub) <= 0.25 * pub)
+    assert set(row) == set(ok.report.SCORECARD_COLUMNS)
+    claim = ok.report.claim_row("000", "Table 2", "some claim", False)
+    assert set(claim) == set(ok.report.SCORECARD_COLUMNS) and claim["within_tolerance"] is False
