@@ -694,6 +694,34 @@ def test_paper000_ewa_bound_30(N, T, Y, seed, data):
 
 @settings(max_examples=_examples(60))
 @given(N=st.integers(1, 10), T=st.integers(1, 60),
+       Y=st.floats(0.1, 5.0, allow_nan=False, allow_infinity=False), data=st.data())
+def test_paper000_ewa_bound_30_printed_indexing_of_29(N, T, Y, data):
+    """(29) as printed: alpha_1 = 1/N and alpha_{t,j} ∝ alpha_{t-1,j} exp(-eta (zbar_{t,j} - y_t)^2)
+    for t = 2..T, i.e. the weights used at step t contain the loss of step t itself (and never
+    the loss of step 1) -- not an online forecaster; ``aggregation.EWA`` uses the losses of
+    steps < t (CBL Prop. 3.1, which (30) cites). The printed rule also satisfies (30); this test
+    implements it inline (8 lines) and checks Rbar_{T,j} <= 4 Y^2 ln N."""
+    z = data.draw(arrays(np.float64, (T, N), elements=st.floats(-2.0, 2.0, allow_nan=False,
+                                                                allow_infinity=False))) * Y
+    y = np.clip(data.draw(arrays(np.float64, (T,), elements=st.floats(-1.0, 1.0, allow_nan=False,
+                                                                      allow_infinity=False))) * Y, -Y, Y)
+    zbar = np.clip(z, -Y, Y)
+    losses = (zbar - y[:, None]) ** 2
+    eta = 1.0 / (8.0 * Y * Y)
+    cum = np.cumsum(losses, axis=0) - losses[0]          # sum_{s=2..t} losses_s, 0 at t = 1
+    logits = -eta * (cum - cum.min(axis=1, keepdims=True))
+    alpha = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    pred = np.sum(alpha * zbar, axis=1)
+    loss = 0.5 * float(np.sum((pred - y) ** 2))
+    regret = loss - 0.5 * losses.sum(axis=0)
+    bound = bounds.paper000_eq30_rhs(N, Y)
+    if N > 1:
+        _record("ewa_bound_30[printed indexing]", float(regret.max()), bound)
+    assert float(regret.max()) <= bound + _float_tol(loss, bound)
+
+
+@settings(max_examples=_examples(60))
+@given(N=st.integers(1, 10), T=st.integers(1, 60),
        A=st.floats(-3.0, 3.0, allow_nan=False, allow_infinity=False),
        width=st.floats(0.1, 4.0, allow_nan=False, allow_infinity=False), data=st.data())
 def test_paper000_aggregating_algorithm_bound(N, T, A, width, data):
