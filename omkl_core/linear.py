@@ -26,11 +26,16 @@ Running totals kept by ``learn_one`` (all learners of the family):
 * ``square_loss_``    sum_t (y_t - gamma_t^Y)^2 of the (possibly clipped) predictions
 * ``log_loss_``       (Bayesian learners) sum_t -ln N(y_t; gamma_t, sigma_t^2) = L_T of (14)
 
-Linear algebra: :class:`OnlineRidge` updates A_t^{-1} by the Sherman-Morrison formula, as
-the paper suggests after Algorithm 1 (O(n^2) per step). The kernel learners grow the
-inverse of (aI + K_t) by bordering (block inverse through the Schur complement
-s_t = a + K(x_t, x_t) - k_t'(aI + K_{t-1})^{-1}k_t), O(t^2) per step and no refactorisation;
-note s_t / a is exactly the denominator of (17).
+Linear algebra (``solver``; the same numbers in exact arithmetic). :class:`OnlineRidge`
+keeps by default the triangular factor R_t of A_t = R_t'R_t, updated by Givens rotations
+(square-root recursive least squares, O(n^2) per step); ``solver="sherman-morrison"``
+updates A_t^{-1} by the Sherman-Morrison formula the paper suggests after Algorithm 1.
+The kernel learners grow, block by block, either the Cholesky factor of aI + K_t
+(default) or the inverse (aI + K_t)^{-1} (``solver="inverse"``, bordering), both through
+the Schur complement s_t = a + K(x_t, x_t) - k_t'(aI + K_{t-1})^{-1}k_t, O(t^2) per step and
+no refactorisation; s_t / a is exactly the denominator of (17). The factor forms are the
+defaults because they keep the equalities to ~1e-9 on ill-conditioned inputs, where the
+inverse updates lose digits (tests/test_theory_paper002.py).
 """
 from __future__ import annotations
 
@@ -38,7 +43,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import solve_triangular
+from scipy.linalg import qr_insert, solve_triangular
 
 from ._validation import check_matrix, check_point, check_positive, check_scalar, check_vector
 from .kernels import make_kernel
@@ -218,6 +223,7 @@ class OnlineRidge(_RidgeBase):
             if self.solver == "cholesky":
                 self._Rc = np.zeros((n, n + 1))    # [R_t | c_t]
                 self._Rc[:, :n] = math.sqrt(self.a) * np.eye(n)
+                self._eye = np.eye(n)
             else:
                 self._A_inv = np.eye(n) / self.a
         return x
@@ -242,17 +248,13 @@ class OnlineRidge(_RidgeBase):
     def _update(self, x, y, gamma, h, Ainv_x):
         self.b_ += y * x                               # b_t = b_{t-1} + y_t x_t
         if self.solver == "cholesky":
-            # [R_t | c_t] = the triangular part of Q'[[R_{t-1}, c_{t-1}], [x_t', y_t]]:
-            # A_t = R_t'R_t = A_{t-1} + x_t x_t' and R_t'c_t = R_{t-1}'c_{t-1} + y_t x_t = b_t.
-            Rc = self._Rc
-            row = np.append(x, y)
-            for k in range(x.shape[0]):
-                rkk, xk = Rc[k, k], row[k]
-                r = math.hypot(rkk, xk)
-                cs, sn = rkk / r, xk / r
-                top = Rc[k, k:].copy()
-                Rc[k, k:] = cs * top + sn * row[k:]
-                row[k:] = cs * row[k:] - sn * top
+            # [R_t | c_t] = the triangular part of Q'[[R_{t-1}, c_{t-1}], [x_t', y_t]] (Givens
+            # rotations, scipy's qr_insert): A_t = R_t'R_t = A_{t-1} + x_t x_t' and
+            # R_t'c_t = R_{t-1}'c_{t-1} + y_t x_t = b_t. (Row signs of R_t may flip; z'z and
+            # c'z do not depend on them.)
+            n = x.shape[0]
+            R = qr_insert(self._eye, self._Rc, np.append(x, y), n, which="row", check_finite=False)[1]
+            self._Rc = R[:n]
             return
         # Sherman-Morrison: (A + x x')^{-1} = A^{-1} - A^{-1}x x'A^{-1} / (1 + x'A^{-1}x)
         self._A_inv -= np.outer(Ainv_x, Ainv_x / (1.0 + h))
@@ -551,6 +553,11 @@ class BayesianAlgorithm:
         self.expert_log_loss_ = np.zeros(K)         # L_t(theta_k)
         self.log_loss_ = 0.0                        # L_t
         self.t_ = 0
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """P_t^*(theta_k): the normalised weights the next prediction uses (eq. 8)."""
+        return np.exp(self.log_weights_)
 
     def _expert_logpdf(self, x, y) -> np.ndarray:
         mu = self.thetas @ x                        # theta_k' x_t, all experts at once
