@@ -76,7 +76,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 import omkl_core as ok
-from omkl_core import aggregation, bounds
+from omkl_core import aggregation, bounds, mkl
 from omkl_core.features import KernelDictionary, RandomFourierFeatures, exact_kernel
 from omkl_core.vaw import VAW, VAWExperts
 
@@ -550,10 +550,12 @@ class _Problem:
         F = np.asarray(kd.transform(self.X))                    # (T, N, m*R)
         return F.reshape(self.T, self.N, R, self.m).transpose(2, 1, 0, 3).copy()
 
-    def experts(self, F):
-        """z_{t,j} = <w_{t,j}, Phi_theta_j(x_t)> of the VAW experts, (R, T, N)."""
-        Z = VAWExperts(lam=self.lam).run(F, self.y)              # (R, N, T)
-        return Z.transpose(0, 2, 1).copy()
+    def experts(self, R):
+        """z_{t,j} = <w_{t,j}, Phi_theta_j(x_t)> of the VAW experts for R independent feature
+        draws, (R, T, N) -- the library's expert layer (``mkl.expert_predictions``, the path
+        that builds Table 2)."""
+        return mkl.expert_predictions(self.X, self.y, m=self.m, lam=self.lam, repetitions=R,
+                                      seed=self.theta_seed, dictionary=(self.kinds, self.sigmas))
 
 
 def _theorem_case(max_N=4, max_T=60, max_m=12):
@@ -595,8 +597,12 @@ def _per_kernel_bound(P, bound_fn):
 @given(case=_theorem_case())
 def test_paper000_theorem2_expected_loss_vaw2(case):
     P = _Problem(*case)
-    Z = P.experts(P.features(R_THEOREM))                             # (R, T, N)
+    Z = P.experts(R_THEOREM)                             # (R, T, N)
     pred = aggregation.VAWMeta(lam=P.lam).run(Z, P.y)             # VAW on (z_t, y_t)
+    # the public learner is this composition (repetition 0 = the learner's features)
+    vaw2 = mkl.VAW2(m=P.m, lam=P.lam, lam_meta=P.lam, seed=P.theta_seed,
+                    dictionary=(P.kinds, P.sigmas)).run(P.X, P.y)
+    np.testing.assert_allclose(vaw2, pred[0], rtol=1e-9, atol=1e-9)
     mean, se = _mean_se(_half_losses(pred, P.y))
     bound, comp = _per_kernel_bound(P, bounds.paper000_theorem2_bound)
     _record("theorem2_20", mean, bound)
@@ -608,9 +614,12 @@ def test_paper000_theorem2_expected_loss_vaw2(case):
 @given(case=_theorem_case())
 def test_paper000_theorem3_expected_loss_vaw_ewa(case):
     P = _Problem(*case)
-    Z = P.experts(P.features(R_THEOREM))
+    Z = P.experts(R_THEOREM)
     ewa = aggregation.EWA(eta=1.0 / (8.0 * P.Y**2), bounds=(-P.Y, P.Y))   # (29) on zbar (28)
     pred = ewa.run(Z, P.y)
+    vaw_ewa = mkl.VAWEWA(m=P.m, lam=P.lam, eta=1.0 / (8.0 * P.Y**2), bounds=(-P.Y, P.Y),
+                         seed=P.theta_seed, dictionary=(P.kinds, P.sigmas)).run(P.X, P.y)
+    np.testing.assert_allclose(vaw_ewa, pred[0], rtol=1e-9, atol=1e-9)
     mean, se = _mean_se(_half_losses(pred, P.y))
     bound, comp = _per_kernel_bound(P, bounds.paper000_theorem3_bound)
     _record("theorem3_31", mean, bound)
@@ -623,7 +632,7 @@ def test_paper000_theorem3_expected_loss_vaw_ewa(case):
 @given(case=_theorem_case(max_N=4, max_T=60, max_m=12))
 def test_paper000_expert_predictions_bound_24(case):
     P = _Problem(*case)
-    Z = P.experts(P.features(50))                                    # 50 draws, every t
+    Z = P.experts(50)                                    # 50 draws, every t
     lhs = float(np.max(np.sum(Z * Z, axis=2)))                       # max_{r,t} sum_j z_{t,j}^2
     bound = bounds.paper000_expert_prediction_bound(P.N, P.m, P.Y, P.T, P.lam)
     _record("expert_predictions_24", lhs, bound)
@@ -639,7 +648,7 @@ def _deltas(N):
 @given(case=_theorem_case(max_N=4, max_T=60, max_m=12))
 def test_paper000_meta_vaw_regret_bound_25(case):
     P = _Problem(*case)
-    Z = P.experts(P.features(50))                                    # (R, T, N)
+    Z = P.experts(50)                                    # (R, T, N)
     pred = aggregation.VAWMeta(lam=P.lam).run(Z, P.y)
     loss = _half_losses(pred, P.y)
     for delta in _deltas(P.N):
@@ -656,7 +665,7 @@ def test_paper000_truncated_meta_vaw_regret_bound_after_28(case):
     """Unnumbered, after (28): zbar = min(Y, max(z, -Y)) has (zbar - y)^2 <= (z - y)^2, and the
     VAW on (zbar_t, y_t) has Rbar_T(delta) <= lam/2 + N Y^2/2 ln(1 + Y^2 T/lam), delta in the simplex."""
     P = _Problem(*case)
-    Z = P.experts(P.features(50))
+    Z = P.experts(50)
     Zbar = np.clip(Z, -P.Y, P.Y)
     assert np.all((Zbar - P.y[None, :, None]) ** 2 <= (Z - P.y[None, :, None]) ** 2)
     pred = aggregation.VAWMeta(lam=P.lam, bounds=(-P.Y, P.Y)).run(Z, P.y)
