@@ -29,7 +29,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import scipy.integrate as si
-import scipy.linalg as sla
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
