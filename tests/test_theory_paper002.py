@@ -29,7 +29,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import scipy.integrate as si
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import omkl_core as ok
@@ -415,8 +415,11 @@ def test_paper002_lemma1_bayesian_algorithm_loss(seed, K_experts, n, T, sigma2):
     X = rng.standard_normal((T, n))
     y = rng.standard_normal(T) * 2
     ba = BayesianAlgorithm(thetas, sigma2=sigma2, prior=prior)
+    predicted_loss = 0.0
     for t in range(T):
+        predicted_loss -= ba.predict_logpdf(X[t], y[t])           # -ln g_t(y_t), eq. (9)
         ba.learn_one(X[t], y[t])
+    assert predicted_loss == pytest.approx(ba.log_loss_, rel=1e-12, abs=1e-12)
     # the experts' losses, computed directly: L_T(theta) = sum_t -ln N(y_t; theta'x_t, sigma^2)
     mu = X @ thetas.T                                             # (T, K)
     L = np.sum(0.5 * np.log(2 * np.pi * sigma2) + (y[:, None] - mu) ** 2 / (2 * sigma2), axis=0)
@@ -655,6 +658,24 @@ def test_paper002_theorem4_equality(family, data, log_sigma2):
     scale = (abs(0.5 * T * math.log(2 * math.pi * sigma2)) + B.paper002_theorem3_rhs(G, y, a) / (2 * sigma2)
              + 0.5 * B.paper002_kernel_logdet(G, a))
     assert _record(f"theorem4 {family}", _rel(model.log_loss_, rhs, scale)) <= EQ_RTOL
+
+
+@pytest.mark.parametrize("family", KERNEL_FAMILIES)
+@given(data=st.data())
+def test_paper002_kernel_bayesian_predictive_distribution(family, data):
+    """Section 6: kernelized Bayesian RR predicts N(gamma_T, sigma^2 + sigma^2 (K(x_T,x_T)
+    - k_T'(aI + K_{T-1})^{-1}k_T)/a); mean and variance against a direct numpy solve."""
+    X, y, a, kern = data.draw(kernel_streams(family, a_exp=(-2.0, 3.0)))
+    T = X.shape[0]
+    assume(T >= 2)
+    model = KernelBayesianRidge(a, 0.4, kern)
+    model.run(X[:-1], y[:-1])
+    mean, var = model.predict_dist(X[-1])
+    G = kern.matrix(X)
+    M = G[:-1, :-1] + a * np.eye(T - 1)
+    k = G[:-1, -1]
+    assert mean == pytest.approx(float(y[:-1] @ np.linalg.solve(M, k)), rel=1e-8, abs=1e-10 * np.max(np.abs(y)))
+    assert var == pytest.approx(0.4 + 0.4 * (G[-1, -1] - float(k @ np.linalg.solve(M, k))) / a, rel=1e-8)
 
 
 def _monomial_features(X, degree, c):
