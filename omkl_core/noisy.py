@@ -382,6 +382,16 @@ class EstimateStore:
     def d(self) -> int:
         return int(self.vectors.shape[2])
 
+    def sq_norms(self) -> np.ndarray:
+        """``||Psi~_i||^2 = Prod(Psi~_i, Psi~_i) = s_i^2 prod_j ||u_ij||^2`` for every row."""
+        L = self.vectors.shape[1]
+        out = self.scales ** 2
+        if L > 0:
+            nrm = np.einsum("ajd,ajd->aj", self.vectors, self.vectors)
+            active = np.arange(L)[None, :] < self.levels[:, None]
+            out = out * np.prod(np.where(active, nrm, 1.0), axis=1)
+        return out
+
     def row(self, i: int) -> "EstimateStore":
         return EstimateStore(self.levels[i:i + 1], self.scales[i:i + 1], self.vectors[i:i + 1],
                              self.copies[i:i + 1], self.meta[i:i + 1])
@@ -1085,14 +1095,59 @@ class NoisyKernelOGD:
     def reset(self) -> None:
         self.rng_ = host_rng(self.seed)
         self.noise_rng_ = host_rng(self.seed + 1_000_003 if self.noise_seed is None else self.noise_seed)
-        self.alpha_ = np.zeros(0)
-        self.store_ = None
-        self.gram_ = np.zeros((0, 0))
         self.queries_ = []
         self.grads_ = []
         self.norms_ = []
         self.t_ = 0
         self.d_ = None
+        # capacity buffers (doubling), so a round costs O(t) Prods and no O(t^2) copies
+        self._cap = 0
+        self._alpha = np.zeros(0)
+        self._G = np.zeros((0, 0))
+        self._lev = np.zeros(0, dtype=np.int64)
+        self._sc = np.zeros(0)
+        self._V = np.zeros((0, 0, 0))
+        self._copies: list = []
+        self._meta: list = []
+
+    # --- learned state (views of the buffers) ---------------------------------------------
+    @property
+    def alpha_(self) -> np.ndarray:
+        """``alpha_{t,1..t}``: ``w_{t+1} = sum_i alpha_i Psi~(x_i)``."""
+        return self._alpha[:self.t_]
+
+    @property
+    def gram_(self) -> np.ndarray:
+        """``G_ij = Prod(Psi~(x_i), Psi~(x_j))`` for the stored estimates."""
+        return self._G[:self.t_, :self.t_]
+
+    @property
+    def store_(self) -> EstimateStore | None:
+        """The stored ``Psi~(x_1..x_t)``."""
+        if self.d_ is None:
+            return None
+        t = self.t_
+        return EstimateStore(self._lev[:t], self._sc[:t], self._V[:t], self._copies, self._meta)
+
+    def _reserve(self, n_rows: int, L: int, d: int) -> None:
+        if n_rows > self._cap or L > self._V.shape[1]:
+            cap = max(self._cap, 16)
+            while cap < n_rows:
+                cap *= 2
+            Lnew = max(L, self._V.shape[1])
+            t = self.t_
+            G = np.zeros((cap, cap))
+            G[:t, :t] = self._G[:t, :t]
+            V = np.zeros((cap, Lnew, d))
+            if t:
+                V[:t, :self._V.shape[1]] = self._V[:t]
+            for name, size in (("_alpha", cap), ("_sc", cap)):
+                a = np.zeros(size)
+                a[:t] = getattr(self, name)[:t]
+                setattr(self, name, a)
+            lev = np.zeros(cap, dtype=np.int64)
+            lev[:t] = self._lev[:t]
+            self._G, self._V, self._lev, self._cap = G, V, lev, cap
 
     # --- helpers ---------------------------------------------------------------------------
     def _oracle(self, x) -> Oracle:
@@ -1100,16 +1155,14 @@ class NoisyKernelOGD:
             orc = x
         else:
             orc = self.noise.oracle(check_point(x, self.d_, "x"), self.noise_rng_, t=self.t_)
-        if self.d_ is None:
-            self.d_ = orc.d
-        elif orc.d != self.d_:
+        if self.d_ is not None and orc.d != self.d_:
             raise ValueError(f"x has dimension {orc.d}, expected d={self.d_}")
         return orc
 
     def score(self, X) -> np.ndarray:
         """``<w_t, Psi(x')>`` for each row of ``X``: ``sum_i alpha_i Prod(Psi~_i, x')``."""
         X = np.atleast_2d(np.asarray(X, float))
-        if self.store_ is None or len(self.store_) == 0:
+        if self.t_ == 0:
             return np.zeros(X.shape[0])
         return self.alpha_ @ prod_point_matrix(self.kernel, self.store_, X)
 
@@ -1119,7 +1172,7 @@ class NoisyKernelOGD:
 
     def norm2(self) -> float:
         """``||w_t||^2 = alpha^T G alpha`` with ``G_ij = Prod(Psi~_i, Psi~_j)``."""
-        return float(self.alpha_ @ self.gram_ @ self.alpha_) if self.alpha_.size else 0.0
+        return float(self.alpha_ @ self.gram_ @ self.alpha_) if self.t_ else 0.0
 
     # --- one round of Algorithm 1 ---------------------------------------------------------
     def learn_one(self, x, y) -> None:
@@ -1128,35 +1181,34 @@ class NoisyKernelOGD:
         y = check_scalar(y, "y")
         orc = self._oracle(x)
         q0 = orc.n_queries
-        p = self.p
+        p, t = self.p, self.t_
         psi_t = self.kernel.map_estimate(orc, p, self.rng_)                  # Map_Estimate
-        if self.store_ is None:
-            store = EstimateStore.empty(orc.d)
-            g = grad_length_estimate(self.kernel, self.loss, store, self.alpha_, orc, y, p, self.rng_)
-            self.store_ = psi_t
-        else:
-            g = grad_length_estimate(self.kernel, self.loss, self.store_, self.alpha_, orc, y, p,
-                                     self.rng_)                               # Grad_Length_Estimate
-            self.store_.extend(psi_t)
+        store = self.store_ if t else EstimateStore.empty(orc.d)
+        g = grad_length_estimate(self.kernel, self.loss, store, self.alpha_, orc, y, p,
+                                 self.rng_)                                   # Grad_Length_Estimate
+        self.d_ = orc.d
+        self._reserve(t + 1, psi_t.vectors.shape[1], orc.d)
+        n_new = int(psi_t.levels[0])
+        self._lev[t] = n_new
+        self._sc[t] = psi_t.scales[0]
+        self._V[t, :n_new] = psi_t.vectors[0, :n_new]
+        self._copies.extend(psi_t.copies)
+        self._meta.extend(psi_t.meta)
+        self.t_ = t + 1
         row = prod_matrix(self.store_, psi_t)[:, 0]                          # Prod(Psi~_i, Psi~_t)
-        t = self.alpha_.size
-        G = np.empty((t + 1, t + 1))
-        G[:t, :t] = self.gram_
-        G[:, t] = row
-        G[t, :] = row
-        self.gram_ = G
-        alpha = np.append(self.alpha_, -g * self.eta / math.sqrt(self.T))   # gradient step
-        n_t = float(alpha @ G @ alpha)                                       # squared norm n~_t
+        self._G[:t + 1, t] = row
+        self._G[t, :t + 1] = row
+        self._alpha[t] = -g * self.eta / math.sqrt(self.T)                   # gradient step
+        alpha = self._alpha[:t + 1]
+        n_t = float(alpha @ (self._G[:t + 1, :t + 1] @ alpha))               # squared norm n~_t
         if n_t > self.B_w:                                                   # projection
             if self.projection == "exact":
-                alpha = alpha * math.sqrt(self.B_w / n_t)
+                alpha *= math.sqrt(self.B_w / n_t)
             else:
-                alpha = alpha * math.sqrt(self.B_w) / n_t
-        self.alpha_ = alpha
+                alpha *= math.sqrt(self.B_w) / n_t
         self.queries_.append(orc.n_queries - q0)
         self.grads_.append(g)
         self.norms_.append(n_t)
-        self.t_ += 1
 
     def run_stream(self, X, y, oracles=None) -> dict:
         """Predict-then-learn over ``(X, y)``; returns the clean scores ``<w_t, Psi(x_t)>``,
