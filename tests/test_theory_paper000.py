@@ -829,3 +829,22 @@ def test_paper000_theorem1_to_3_rates_18_21_from_explicit_bounds(N):
     assert r1.max() < 10.0 and r2.max() < 10.0 * (1.0 + math.log(N + 1))
     assert r3.max() < 10.0 * (1.0 + math.log(N + 1))
     assert np.all(r3 <= r2)                 # (31) is below (20): "slightly better" (sec. 3)
+
+
+# =====================================================================================
+# the bound functions reject bad input with the argument's name
+# =====================================================================================
+@pytest.mark.parametrize("call, name", [
+    (lambda: bounds.vaw_regret_bound(0.0, 1.0, 3, 1.0, 10), "lam"),
+    (lambda: bounds.vaw_regret_bound(1.0, 1.0, 0, 1.0, 10), "m"),
+    (lambda: bounds.vaw_regret_bound(1.0, float("nan"), 3, 1.0, 10), "w_norm_sq"),
+    (lambda: bounds.vaw_regret_bound(1.0, 1.0, 3, -1.0, 10), "Y"),
+    (lambda: bounds.paper000_lemma1_variance_bound(-1.0, 4), "f_norm_sq"),
+    (lambda: bounds.paper000_lemma2_bound(1.0, 0, 4, 0.0, 0.0), "N"),
+    (lambda: bounds.paper000_theorem1_bound(1.0, 1.0, 2, 4, 1.0, 0, 1.0), "T"),
+    (lambda: bounds.paper000_theorem2_bound(float("inf"), 1.0, 2, 4, 1.0, 5, 1.0), "comparator_loss"),
+    (lambda: bounds.paper000_theorem3_bound(1.0, 1.0, 2, 4, 1.0, 5, -2.0), "lam"),
+])
+def test_paper000_bound_functions_reject_bad_input(call, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
