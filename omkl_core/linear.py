@@ -43,6 +43,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import blas as _blas
 from scipy.linalg import qr_insert, solve_triangular
 
 from ._validation import check_matrix, check_point, check_positive, check_scalar, check_vector
@@ -374,7 +375,7 @@ class KernelRidge(_RidgeBase):
             raise ValueError(f"solver must be one of {self._SOLVERS}, got {solver!r}")
         self.solver = solver
         self._Xbuf = None     # rows 0..t-1: the inputs seen
-        self._Fbuf = None     # [:t, :t]: M_t^{-1} ("inverse") or L_t ("cholesky")
+        self._Fbuf = None     # [:t, :t]: M_t^{-1} ("inverse"); packed rows of L_t ("cholesky")
         self._vbuf = None     # [:t]: alpha_t ("inverse") or z_t ("cholesky")
         self._reset_totals()
 
@@ -395,17 +396,19 @@ class KernelRidge(_RidgeBase):
         """Lower-triangular L_t with L_t L_t' = aI + K_t (``solver="cholesky"``)."""
         if self.solver != "cholesky" or self._Fbuf is None:
             raise AttributeError("L_ exists for solver='cholesky' after the first learn_one")
-        return self._Fbuf[:self.t_, :self.t_]
+        t = self.t_
+        L = np.zeros((t, t))
+        L[np.tril_indices(t)] = self._Fbuf[:t * (t + 1) // 2]   # row-major packed rows
+        return L
 
     @property
     def M_inv_(self) -> np.ndarray:
         """(aI + K_t)^{-1}."""
         if self._Fbuf is None:
             raise AttributeError("M_inv_ is defined after the first learn_one")
-        F = self._Fbuf[:self.t_, :self.t_]
         if self.solver == "inverse":
-            return F
-        Linv = solve_triangular(F, np.eye(self.t_), lower=True)
+            return self._Fbuf[:self.t_, :self.t_]
+        Linv = solve_triangular(self.L_, np.eye(self.t_), lower=True)
         return Linv.T @ Linv
 
     @property
@@ -416,7 +419,8 @@ class KernelRidge(_RidgeBase):
         v = self._vbuf[:self.t_]
         if self.solver == "inverse":
             return v
-        return solve_triangular(self.L_, v, lower=True, trans="T")
+        t = self.t_
+        return _blas.dtpsv(t, self._Fbuf[:t * (t + 1) // 2], v, lower=0, trans=0)   # L_t' alpha = z_t
 
     def _kvec(self, x):
         """k_t = [K(x_i, x)]_{i < t} and K(x, x)."""
@@ -435,26 +439,37 @@ class KernelRidge(_RidgeBase):
         t = self.t_
         if t == 0:                                    # k_1'(aI + K_0)^{-1} k_1 := 0
             return 0.0, kxx / self.a, None
-        F, w = self._Fbuf[:t, :t], self._vbuf[:t]
+        w = self._vbuf[:t]
         if self.solver == "inverse":
-            v = F @ k                                 # (aI + K_{t-1})^{-1} k_t
+            v = self._Fbuf[:t, :t] @ k                                 # (aI + K_{t-1})^{-1} k_t
             gamma = float(w @ k)                      # Y_{t-1}'(aI + K_{t-1})^{-1} k_t
             h = (kxx - float(k @ v)) / self.a         # (K(x_t,x_t) - k_t'(aI+K_{t-1})^{-1}k_t)/a
             return gamma, h, v
-        l = solve_triangular(F, k, lower=True, check_finite=False)   # L_{t-1}^{-1} k_t
+        # L_{t-1}^{-1} k_t: the packed rows of L are the packed columns of the upper-triangular
+        # U = L' (BLAS column-major packed storage), so L l = k is U' l = k (tpsv, trans=1).
+        l = _blas.dtpsv(t, self._Fbuf[:t * (t + 1) // 2], k, lower=0, trans=1)
         gamma = float(l @ w)                          # (L^{-1}k_t)'(L^{-1}Y_{t-1})
         h = (kxx - float(l @ l)) / self.a
         return gamma, h, l
+
+    def _new_factor(self, cap):
+        if self.solver == "inverse":
+            return np.zeros((cap, cap))
+        return np.zeros(cap * (cap + 1) // 2)         # L_t row by row (row i: L[i, 0..i])
 
     def _grow(self, d):
         t = self.t_
         if self._Xbuf is None:
             cap = 16
-            self._Xbuf, self._Fbuf, self._vbuf = np.empty((cap, d)), np.zeros((cap, cap)), np.empty(cap)
+            self._Xbuf, self._Fbuf, self._vbuf = np.empty((cap, d)), self._new_factor(cap), np.empty(cap)
         elif t == self._Xbuf.shape[0]:                # double the buffers (amortised O(t^2))
             cap = 2 * t
-            Xb, Fb, vb = np.empty((cap, d)), np.zeros((cap, cap)), np.empty(cap)
-            Xb[:t], Fb[:t, :t], vb[:t] = self._Xbuf, self._Fbuf[:t, :t], self._vbuf
+            Xb, Fb, vb = np.empty((cap, d)), self._new_factor(cap), np.empty(cap)
+            Xb[:t], vb[:t] = self._Xbuf, self._vbuf
+            if self.solver == "inverse":
+                Fb[:t, :t] = self._Fbuf[:t, :t]
+            else:
+                Fb[:t * (t + 1) // 2] = self._Fbuf[:t * (t + 1) // 2]
             self._Xbuf, self._Fbuf, self._vbuf = Xb, Fb, vb
 
     def _update(self, x, y, gamma, h, v):
@@ -475,9 +490,9 @@ class KernelRidge(_RidgeBase):
             w[t] = e / s
         else:
             r = math.sqrt(s)
-            if t:
-                F[t, :t] = v                          # new row l' of L_t
-            F[t, t] = r
+            off = t * (t + 1) // 2
+            F[off:off + t] = v                        # new row (l', sqrt(s_t)) of L_t
+            F[off + t] = r
             w[t] = e / r                              # z_t = [z_{t-1}; e_t/sqrt(s_t)]
 
     def decision_function(self, X) -> np.ndarray:
