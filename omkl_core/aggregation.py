@@ -69,6 +69,7 @@ __all__ = [
 ]
 
 _EXP700 = math.exp(700.0)  # opera's "infinite" initial learning rate (ref. A.4, A.5)
+_K_INF = 1 << 40            # "every exponent" (no member has left the uniform state yet)
 
 
 # ---------------------------------------------------------------------------------------
@@ -376,7 +377,11 @@ class EWA(_MetaLearner):
     (eta0, k, data) only, so members of a global exponent range are kept running and a
     member joins a repetition's grid with exactly the state a re-run from scratch gives;
     R repetitions share that range (each repetition has its own eta0 and its own active
-    [k_lo, k_hi]).  Quirk kept from opera: if mean |ln w0 + r_1| = 0 (only possible for
+    [k_lo, k_hi]).  When the plain average is the best forecaster, the smallest etas all
+    give weights exactly 1/N and tie exactly, opera's ``order()`` picks the smallest, and
+    the grid grows by 3 members at *every* step (opera then re-runs 3 members from scratch
+    per step, O(T^2)); such members are stored once, as the "uniform" member, which is
+    bit-for-bit their state, so a step costs the same however long the grid is.  Quirk kept from opera: if mean |ln w0 + r_1| = 0 (only possible for
     N = 1) opera divides by zero; here eta0 = 1 then.  ``eta`` must be None.
     Attributes: ``eta_`` (the eta the next prediction uses), ``grid_eta_`` (the grid).
     """
@@ -412,16 +417,30 @@ class EWA(_MetaLearner):
             self.cum_ = np.zeros((R, N))
             return
         self._w0 = np.full(N, 1.0 / N)
-        self._k_lo, self._k_hi = 0, 0                 # global exponent range of members
         self.eta0_ = np.ones(R)                       # grid = eta0 * 2^k ; {1} before t=1
-        self._Rg = np.zeros((R, 1, N))                # regret of each member (no ln w0)
-        self._CL = np.zeros((R, 1))                   # cumulative true square loss
+        # explicit members k_lo..k_hi (global over repetitions): regret (no ln w0 term) and
+        # cumulative true square loss
+        self._k_lo, self._k_hi = 0, 0
+        self._Rg = np.zeros((R, 1, N))
+        self._CL = np.zeros((R, 1))
+        # "uniform" member (weights exactly 1/N at every step) and, per repetition, the
+        # largest exponent whose member has had exactly uniform weights at every step so far
+        self._RU = np.zeros((R, N))
+        self._CLU = np.zeros(R)
+        self._sat = np.full(R, _K_INF, dtype=np.int64)
         self._lo = np.zeros(R, dtype=np.int64)        # active grid of each repetition
         self._hi = np.zeros(R, dtype=np.int64)
         self._best = np.zeros(R, dtype=np.int64)      # exponent k of the member in use
         self._hist_z, self._hist_y = [], []
 
     # ---- calibrated helpers -----------------------------------------------------------
+    # Members with k < k_lo are not stored: a repetition only ever holds such a member in its
+    # grid when k <= sat (its weights were exactly (1/N, ..., 1/N) at every past step), and
+    # then its state *is* the uniform member's state (RU, CLU) bit for bit, which is what a
+    # re-run from scratch gives.  When such a member stops being saturated it is made
+    # explicit by a re-run (rare: the spread of RU has to double).  This keeps the cost of
+    # opera's grid, which grows by 3 members at every step when the smallest etas tie
+    # exactly (all of them predicting the plain average), independent of the grid's length.
     def _member_etas(self, k_lo, k_hi):
         ks = np.arange(k_lo, k_hi + 1)
         return self.eta0_[:, None] * np.exp2(ks)[None, :]          # (R, G)
@@ -436,57 +455,100 @@ class EWA(_MetaLearner):
         Rg += 2.0 * err[:, :, None] * (pred[:, :, None] - zb[:, None, :])
         return pred
 
+    def _saturation_exponent(self):
+        """Per repetition, the largest k with exp(eta0 2^k RU_k - max) == 1 for every k."""
+        a = self.eta0_[:, None] * self._RU
+        xmin = np.min(a - np.max(a, axis=-1, keepdims=True), axis=-1)     # <= 0
+        out = np.full(xmin.shape, _K_INF, dtype=np.int64)
+        nz = xmin < 0
+        if np.any(nz):
+            xm = xmin[nz]
+            k = np.floor(np.log2(2.0 ** -54 / -xm)).astype(np.int64)
+            for _ in range(4):   # exact adjustment: exp(x 2^k) == 1 and exp(x 2^(k+1)) != 1
+                up = np.exp(np.ldexp(xm, k + 1)) == 1.0
+                k = np.where(up, k + 1, k)
+                down = np.exp(np.ldexp(xm, k)) != 1.0
+                k = np.where(down, k - 1, k)
+            out[nz] = k
+        return out
+
     def _extend_global(self, k_lo_new, k_hi_new):
-        """Add members (re-run from scratch on the stored history) to the global range."""
+        """Add explicit members, each re-run from scratch on the stored history."""
         R, N = self._R, self.n_experts_
-        parts_R, parts_C = [], []
-        for lo, hi in ((k_lo_new, self._k_lo - 1), (self._k_hi + 1, k_hi_new)):
+        blocks_R, blocks_C = [], []
+        for lo, hi, where in ((k_lo_new, self._k_lo - 1, 0), (self._k_hi + 1, k_hi_new, 1)):
             if hi < lo:
-                parts_R.append(None)
-                parts_C.append(None)
                 continue
             etas = self._member_etas(lo, hi)
             Rg = np.zeros((R, hi - lo + 1, N))
             CL = np.zeros((R, hi - lo + 1))
             for zs, ys in zip(self._hist_z, self._hist_y):
                 self._member_step(Rg, CL, etas, zs, ys)
-            parts_R.append(Rg)
-            parts_C.append(CL)
-        blocks_R = [b for b in (parts_R[0], self._Rg, parts_R[1]) if b is not None]
-        blocks_C = [b for b in (parts_C[0], self._CL, parts_C[1]) if b is not None]
-        self._Rg = np.concatenate(blocks_R, axis=1)
-        self._CL = np.concatenate(blocks_C, axis=1)
+            blocks_R.append((where, Rg))
+            blocks_C.append((where, CL))
+        lowR = [b for w, b in blocks_R if w == 0]
+        highR = [b for w, b in blocks_R if w == 1]
+        lowC = [b for w, b in blocks_C if w == 0]
+        highC = [b for w, b in blocks_C if w == 1]
+        self._Rg = np.concatenate(lowR + [self._Rg] + highR, axis=1)
+        self._CL = np.concatenate(lowC + [self._CL] + highC, axis=1)
         self._k_lo, self._k_hi = min(self._k_lo, k_lo_new), max(self._k_hi, k_hi_new)
 
-    def _calibrated_weights(self):
-        g = self._best - self._k_lo
+    def _state_of_best(self):
+        virtual = self._best < self._k_lo
+        g = np.clip(self._best - self._k_lo, 0, self._k_hi - self._k_lo)
         Rb = np.take_along_axis(self._Rg, g[:, None, None], axis=1)[:, 0, :]
+        return np.where(virtual[:, None], self._RU, Rb)
+
+    def _calibrated_weights(self):
         eta = self.eta0_ * np.exp2(self._best.astype(np.float64))
-        return _softmax(eta[:, None] * Rb)
+        return _softmax(eta[:, None] * self._state_of_best())
 
     def _calibrated_update(self, zb, y):
+        # (a) saturation of the stored-as-uniform members at this step (state before update)
+        self._sat = np.minimum(self._sat, self._saturation_exponent())
+        # (b) members of a grid below k_lo that stop being saturated become explicit
+        has_virtual = self._lo < self._k_lo
+        if np.any(has_virtual):
+            top_virtual = np.minimum(self._hi, self._k_lo - 1)
+            need = has_virtual & (top_virtual > self._sat)
+            if np.any(need):
+                k_new = int(np.min(np.maximum(self._lo, self._sat + 1)[need]))
+                self._extend_global(k_new, self._k_hi)
+        # (c) one step of every explicit member and of the uniform member
         self._hist_z.append(zb.copy())
         self._hist_y.append(y.copy())
         etas = self._member_etas(self._k_lo, self._k_hi)
         self._member_step(self._Rg, self._CL, etas, zb, y)
+        RU, CLU = self._RU[:, None, :], self._CLU[:, None]
+        self._member_step(RU, CLU, np.zeros((self._R, 1)), zb, y)
         if self.n_steps_ == 0:
             # t = 1: grid.eta <- 1 / mean|R.w0|, R.w0 = ln w0 + r_1 (ref. A.2 step 4);
             # only member k = 0 exists and its regret row is r_1.
             m = np.mean(np.abs(np.log(self._w0)[None, :] + self._Rg[:, 0, :]), axis=-1)
             safe = np.where(m > 0, m, 1.0)
             self.eta0_ = np.where(m > 0, 1.0 / safe, 1.0)
-        # best member among each repetition's active grid (ties -> smallest eta)
+        # (d) best member of each repetition's grid (ties -> smallest eta, as opera's order())
         ks = np.arange(self._k_lo, self._k_hi + 1)
         active = (ks[None, :] >= self._lo[:, None]) & (ks[None, :] <= self._hi[:, None])
         CLm = np.where(active, self._CL, np.inf)
-        self._best = ks[np.argmin(CLm, axis=1)]
+        g = np.argmin(CLm, axis=1)
+        best_explicit = ks[g]
+        min_explicit = CLm[np.arange(self._R), g]
+        has_virtual = self._lo < self._k_lo
+        self._best = np.where(has_virtual & (self._CLU <= min_explicit), self._lo, best_explicit)
+        # (e) grid extension at the extremities (opera: +3 members, factors gamma^1..3)
         up = self._best == self._hi
         down = self._best == self._lo
         new_hi = np.where(up, self._hi + 3, self._hi)
         new_lo = np.where(down, self._lo - 3, self._lo)
-        if new_hi.max() > self._k_hi or new_lo.min() < self._k_lo:
-            self._extend_global(min(int(new_lo.min()), self._k_lo),
-                                max(int(new_hi.max()), self._k_hi))
+        if new_hi.max() > self._k_hi:
+            self._extend_global(self._k_lo, int(new_hi.max()))
+        # new members below k_lo that were not saturated at every step need explicit states
+        need_lo = np.maximum(new_lo, self._sat + 1)
+        below = need_lo < self._k_lo
+        if np.any(below):
+            self._extend_global(int(np.min(need_lo[below])), self._k_hi)
         self._hi, self._lo = new_hi, new_lo
 
     # ---- rule -------------------------------------------------------------------------

@@ -707,3 +707,62 @@ def test_mlpoly_polynomial_potential_second_order_bound(seed, T, N, spread, trun
     np.testing.assert_allclose(1 / eta_next, math.exp(-700) + np.sum(rs**2, 0) + np.max(rs**2),
                                rtol=1e-9)
     assert np.all(R <= np.sqrt(rhs / eta_next) * (1 + 1e-9) + 1e-12)
+
+
+# =======================================================================================
+# calibrated EWA when the plain average is best: opera's grid grows at every step
+# =======================================================================================
+def _unrelated_stream(seed, R, T, N):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-0.2, 1.2, (R, T, N)), rng.uniform(0.0, 1.0, T)
+
+
+@settings(max_examples=5)
+@given(seed=SEEDS, T=st.integers(30, 60), N=st.integers(2, 5))
+def test_ewa_calibrated_growing_grid_equals_literal_opera(seed, T, N):
+    """Experts unrelated to y: the smallest etas tie exactly (all predict the plain average),
+    opera's order() picks the smallest and the grid is extended downwards again and again.
+    aggregation.EWA gives the same predictions as the literal list-based re-implementation.
+    (Which of the near-tied tiny etas is "best" is decided by last-bit rounding, which differs
+    between any two summation orders, so the eta in use is compared in the next test, against
+    the same arithmetic without the compact representation.)"""
+    Z, y = _unrelated_stream(seed, 1, T, N)
+    m = agg.EWA(calibrated=True, bounds=None)
+    pred = m.run(Z[0], y)
+    ref_pred, _ = _ref_ewa_calib(Z[0], y)
+    np.testing.assert_allclose(pred, ref_pred, rtol=1e-9, atol=1e-12)
+
+
+@settings(max_examples=5)
+@given(seed=SEEDS, R=st.integers(1, 3), T=st.integers(30, 120), N=st.integers(2, 6),
+       unrelated=st.booleans())
+def test_ewa_calibrated_compact_members_equal_explicit_reruns(seed, R, T, N, unrelated):
+    """Members stored as "uniform" (weights exactly 1/N at every past step) are bit-for-bit
+    the members opera re-runs from scratch: with that shortcut disabled (every new member
+    re-run on the whole history) predictions, weights, eta in use and grid are identical."""
+    Z, y = _unrelated_stream(seed, R, T, N) if unrelated else _stream(seed, R, T, N)
+    fast = agg.EWA(calibrated=True)
+    P = fast.run(Z, y)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(agg.EWA, "_saturation_exponent",
+                   lambda self: np.full(self._R, -(1 << 40), dtype=np.int64))
+        slow = agg.EWA(calibrated=True)
+        P_slow = slow.run(Z, y)
+    np.testing.assert_array_equal(P, P_slow)
+    np.testing.assert_array_equal(fast.weights_, slow.weights_)
+    np.testing.assert_array_equal(fast.eta_, slow.eta_)
+    for g_fast, g_slow in zip(fast.grid_eta_, slow.grid_eta_):
+        np.testing.assert_array_equal(g_fast, g_slow)
+
+
+@settings(max_examples=4)
+@given(seed=SEEDS, R=st.integers(2, 4), T=st.integers(30, 80), N=st.integers(2, 6))
+def test_ewa_calibrated_growing_grid_batched_equals_separate(seed, R, T, N):
+    Z, y = _unrelated_stream(seed, R, T, N)
+    batched = agg.EWA(calibrated=True)
+    P = batched.run(Z, y)
+    for r in range(R):
+        single = agg.EWA(calibrated=True)
+        np.testing.assert_array_equal(P[r], single.run(Z[r], y))
+        np.testing.assert_array_equal(batched.grid_eta_[r], single.grid_eta_)
+        np.testing.assert_array_equal(batched.weights_[r], single.weights_)
