@@ -993,7 +993,14 @@ def _check_loss(loss):
 # ----------------------------------------------------------------------------------------
 # Subroutine 1: Grad_Length_Estimate (Lemma 2)
 # ----------------------------------------------------------------------------------------
-def grad_length_estimate(kernel, loss, store: EstimateStore, alpha, oracle: Oracle, y, p, rng):
+def _prod_matrix_loop(kernel, A: EstimateStore, B: EstimateStore, p) -> np.ndarray:
+    """Reference: the literal Subroutine 3 / 6 called pair by pair in a Python loop."""
+    return np.array([[kernel.prod(A.row(i), B.row(j), p) for j in range(len(B))]
+                     for i in range(len(A))]).reshape(len(A), len(B))
+
+
+def grad_length_estimate(kernel, loss, store: EstimateStore, alpha, oracle: Oracle, y, p, rng,
+                         prod_mode: str = "vectorised"):
     """Subroutine 1 ``Grad_Length_Estimate(A_t, y_t, p)`` for ``w_t = sum_i alpha_i Psi~_i``.
 
     Draws ``n ~ (p-1)/p^(n+1)``, ``n`` fresh ``Psi~(x_t)_j = Map_Estimate(A_t)`` and returns
@@ -1004,6 +1011,7 @@ def grad_length_estimate(kernel, loss, store: EstimateStore, alpha, oracle: Orac
 
     Lemma 2: ``E_t[g~_t] = y_t l'(y_t <w_t, Psi(x_t)>)`` (classification) and
     ``E_t[g~_t^2] <= p/(p-1) l'_+(sqrt(p B_w B_Psi))^2``. Returns ``g~_t``.
+    ``prod_mode="loop"`` evaluates the Prods one pair at a time (the naive reference).
     """
     p = check_p(p)
     n = int(sample_geometric(p, rng))
@@ -1014,7 +1022,9 @@ def grad_length_estimate(kernel, loss, store: EstimateStore, alpha, oracle: Orac
         for e in ests[1:]:
             batch.extend(e)
         if len(store) > 0:
-            inner = np.asarray(alpha, float) @ prod_matrix(store, batch)   # <w_t, Psi~_j>
+            P = (prod_matrix(store, batch) if prod_mode == "vectorised"
+                 else _prod_matrix_loop(kernel, store, batch, p))
+            inner = np.asarray(alpha, float) @ P                            # <w_t, Psi~_j>
         else:
             inner = np.zeros(n)
         X = y * inner if loss.kind == "classification" else inner - y
@@ -1051,6 +1061,12 @@ class NoisyKernelOGD:
         builds the oracle ``A_t`` from it (noise drawn from ``noise_seed``). ``learn_one``
         also accepts an :class:`Oracle` directly.
     seed : the learner's own randomness (``N``, ``n``).
+    prod_mode : "vectorised" (one array expression over all stored estimates per round) or
+        "loop" (the literal Subroutines 3 / 6 pair by pair in Python; the naive reference,
+        same numbers up to round-off).
+    norm_update : "incremental" (``n~_t`` from ``||w_t||^2 + 2 alpha_t <w_t, Psi~_t> +
+        alpha_t^2 ||Psi~_t||^2``, O(t) per round) or "recompute" (the printed double sum
+        ``sum_ij alpha_i alpha_j Prod(Psi~_i, Psi~_j)``, O(t^2) per round); equal up to round-off.
 
     Learned state: ``alpha_`` (t,), ``store_`` (the ``Psi~(x_i)``), ``gram_`` (t, t) of
     ``Prod(Psi~_i, Psi~_j)``, ``queries_`` (oracle queries per round), ``grads_`` (``g~_t``),
@@ -1059,11 +1075,18 @@ class NoisyKernelOGD:
 
     def __init__(self, kernel, loss, T: int, eta="theorem", p: float = 2.0, B_w: float = 1.0,
                  B_x: float | None = None, y_max: float = 1.0, projection: str = "exact",
-                 noise=None, seed: int = 0, noise_seed: int | None = None):
+                 noise=None, seed: int = 0, noise_seed: int | None = None,
+                 prod_mode: str = "vectorised", norm_update: str = "incremental"):
         self.kernel = _check_kernel(kernel)
         self.loss = _check_loss(loss)
         self.T = check_int(T, "T", minimum=1)
         self.p = check_p(p)
+        if prod_mode not in ("vectorised", "loop"):
+            raise ValueError(f"prod_mode must be 'vectorised' or 'loop', got {prod_mode!r}")
+        self.prod_mode = prod_mode
+        if norm_update not in ("incremental", "recompute"):
+            raise ValueError(f"norm_update must be 'incremental' or 'recompute', got {norm_update!r}")
+        self.norm_update = norm_update
         self.B_w = check_positive(B_w, "B_w")
         self.y_max = check_scalar(y_max, "y_max")
         if projection not in ("exact", "printed"):
@@ -1109,6 +1132,7 @@ class NoisyKernelOGD:
         self._V = np.zeros((0, 0, 0))
         self._copies: list = []
         self._meta: list = []
+        self._norm2 = 0.0
 
     # --- learned state (views of the buffers) ---------------------------------------------
     @property
@@ -1185,7 +1209,7 @@ class NoisyKernelOGD:
         psi_t = self.kernel.map_estimate(orc, p, self.rng_)                  # Map_Estimate
         store = self.store_ if t else EstimateStore.empty(orc.d)
         g = grad_length_estimate(self.kernel, self.loss, store, self.alpha_, orc, y, p,
-                                 self.rng_)                                   # Grad_Length_Estimate
+                                 self.rng_, self.prod_mode)                   # Grad_Length_Estimate
         self.d_ = orc.d
         self._reserve(t + 1, psi_t.vectors.shape[1], orc.d)
         n_new = int(psi_t.levels[0])
@@ -1195,17 +1219,26 @@ class NoisyKernelOGD:
         self._copies.extend(psi_t.copies)
         self._meta.extend(psi_t.meta)
         self.t_ = t + 1
-        row = prod_matrix(self.store_, psi_t)[:, 0]                          # Prod(Psi~_i, Psi~_t)
+        if self.prod_mode == "vectorised":
+            row = prod_matrix(self.store_, psi_t)[:, 0]                      # Prod(Psi~_i, Psi~_t)
+        else:
+            row = _prod_matrix_loop(self.kernel, self.store_, psi_t, p)[:, 0]
         self._G[:t + 1, t] = row
         self._G[t, :t + 1] = row
-        self._alpha[t] = -g * self.eta / math.sqrt(self.T)                   # gradient step
+        a_t = -g * self.eta / math.sqrt(self.T)                              # gradient step
+        self._alpha[t] = a_t
         alpha = self._alpha[:t + 1]
-        n_t = float(alpha @ (self._G[:t + 1, :t + 1] @ alpha))               # squared norm n~_t
+        # squared norm n~_t = sum_ij alpha_i alpha_j Prod(Psi~_i, Psi~_j), updated in O(t):
+        # ||w_t + a_t Psi~_t||^2 = ||w_t||^2 + 2 a_t <w_t, Psi~_t> + a_t^2 ||Psi~_t||^2
+        n_t = self._norm2 + 2.0 * a_t * float(alpha[:t] @ row[:t]) + a_t * a_t * float(row[t])
+        if self.norm_update == "recompute":
+            n_t = float(alpha @ (self._G[:t + 1, :t + 1] @ alpha))           # the literal double sum
         if n_t > self.B_w:                                                   # projection
-            if self.projection == "exact":
-                alpha *= math.sqrt(self.B_w / n_t)
-            else:
-                alpha *= math.sqrt(self.B_w) / n_t
+            c = math.sqrt(self.B_w / n_t) if self.projection == "exact" else math.sqrt(self.B_w) / n_t
+            alpha *= c
+            self._norm2 = n_t * c * c
+        else:
+            self._norm2 = n_t
         self.queries_.append(orc.n_queries - q0)
         self.grads_.append(g)
         self.norms_.append(n_t)
@@ -1244,14 +1277,23 @@ class SingleCopyKernelOGD:
 
     def reset(self):
         self.rng_ = host_rng(self.seed)
-        self.alpha_ = np.zeros(0)
-        self.points_ = None
-        self.gram_ = np.zeros((0, 0))
         self.t_ = 0
+        self._cap = 0
+        self._alpha = np.zeros(0)
+        self._P = None
+        self._norm2 = 0.0
+
+    @property
+    def alpha_(self):
+        return self._alpha[:self.t_]
+
+    @property
+    def points_(self):
+        return None if self._P is None else self._P[:self.t_]
 
     def score(self, X):
         X = np.atleast_2d(np.asarray(X, float))
-        if self.points_ is None:
+        if self.t_ == 0:
             return np.zeros(X.shape[0])
         return self.alpha_ @ self.kernel.gram(self.points_, X)
 
@@ -1262,24 +1304,31 @@ class SingleCopyKernelOGD:
         y = check_scalar(y, "y")
         orc = x if isinstance(x, Oracle) else self.noise.oracle(check_point(x, name="x"), self.rng_, t=self.t_)
         xt = orc.query(1)[0]
-        a = float(self.score(xt[None, :])[0])
+        t = self.t_
+        if t + 1 > self._cap:
+            cap = max(16, 2 * self._cap)
+            P = np.zeros((cap, xt.shape[0]))
+            a = np.zeros(cap)
+            if t:
+                P[:t] = self._P[:t]
+                a[:t] = self._alpha[:t]
+            self._P, self._alpha, self._cap = P, a, cap
+        k_old = self.kernel.gram(self._P[:t], xt[None, :])[:, 0] if t else np.zeros(0)
+        a_score = float(self._alpha[:t] @ k_old)                       # <w_t, Psi(x~_t)>
         if self.loss.kind == "classification":
-            g = y * float(self.loss.derivative(y * a))
+            g = y * float(self.loss.derivative(y * a_score))
         else:
-            g = float(self.loss.derivative(a - y))
-        pts = xt[None, :] if self.points_ is None else np.vstack([self.points_, xt])
-        k_new = self.kernel.gram(pts, xt[None, :])[:, 0]
-        t = self.alpha_.size
-        G = np.empty((t + 1, t + 1))
-        G[:t, :t] = self.gram_
-        G[:, t] = k_new
-        G[t, :] = k_new
-        alpha = np.append(self.alpha_, -g * self.eta / math.sqrt(self.T))
-        n_t = float(alpha @ G @ alpha)
+            g = float(self.loss.derivative(a_score - y))
+        a_t = -g * self.eta / math.sqrt(self.T)
+        k_tt = float(self.kernel.gram(xt[None, :])[0, 0])
+        n_t = self._norm2 + 2.0 * a_t * a_score + a_t * a_t * k_tt
+        self._P[t] = xt
+        self._alpha[t] = a_t
+        self.t_ = t + 1
         if n_t > self.B_w:
-            alpha = alpha * math.sqrt(self.B_w / n_t)
-        self.alpha_, self.points_, self.gram_ = alpha, pts, G
-        self.t_ += 1
+            self._alpha[:t + 1] *= math.sqrt(self.B_w / n_t)
+            n_t = self.B_w
+        self._norm2 = n_t
 
 
 # ----------------------------------------------------------------------------------------
@@ -1290,15 +1339,23 @@ def best_in_ball(kernel, loss, X, y, B_w: float):
     eq. 1). By the representer argument the minimiser lies in ``span{Psi(x_t)}``; with
     ``K = V diag(lam) V^T`` and ``w = sum_t beta_t Psi(x_t)``, ``z = diag(sqrt(lam)) V^T beta``
     turns the problem into ``min_{||z||^2 <= B_w} sum_t l(margin((V sqrt(lam) z)_t))``, solved by
-    SLSQP. Returns ``(value, scores)`` with ``scores_t = <w*, Psi(x_t)>``.
+    SLSQP (for a polynomial kernel with a small explicit feature map, ``z = w`` in that map).
+    Returns ``(value, scores)`` with ``scores_t = <w*, Psi(x_t)>``.
     """
     X = check_matrix(X, "X")
     y = np.asarray(y, float)
     B_w = check_positive(B_w, "B_w")
-    K = kernel.gram(X)
-    lam, V = np.linalg.eigh((K + K.T) / 2)
-    keep = lam > 1e-12 * max(lam.max(), 1e-300)
-    M = V[:, keep] * np.sqrt(lam[keep])          # scores = M z
+    d = X.shape[1]
+    if (isinstance(kernel, DotProductKernel) and kernel.degree is not None
+            and sum(d ** n for n in range(kernel.degree + 1)) <= 400):
+        # finite explicit feature map Psi(x) = (sqrt(beta_n) x^(x)n)_n: w = z directly
+        M = np.concatenate([np.stack([kernel.feature_block(n, x) for x in X])
+                            for n in range(kernel.degree + 1)], axis=1)
+    else:
+        K = kernel.gram(X)
+        lam, V = np.linalg.eigh((K + K.T) / 2)
+        keep = lam > 1e-12 * max(lam.max(), 1e-300)
+        M = V[:, keep] * np.sqrt(lam[keep])      # scores = M z
     sgn = y if loss.kind == "classification" else np.ones_like(y)
 
     def f(z):
