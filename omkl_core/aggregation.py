@@ -150,7 +150,6 @@ class _MetaLearner:
         self.n_experts_ = None
         self.n_steps_ = 0
         self.expert_predictions_ = None
-        self._last = None       # (zb, p, yhat) of the last predict_one (reused by learn_one)
 
     # ---- state ------------------------------------------------------------------------
     def _ensure_state(self, R, N, batched):
@@ -206,7 +205,7 @@ class _MetaLearner:
         v = self._check_z_one(z)
         zb = truncate(v, self._bounds)[None, :]
         p, yhat = self._predict_step(zb)
-        self.expert_predictions_ = v
+        self.expert_predictions_ = v.copy()
         return float(yhat[0])
 
     def learn_one(self, z, y) -> None:
@@ -215,7 +214,7 @@ class _MetaLearner:
         yv = check_scalar(y, "y")
         zb = truncate(v, self._bounds)[None, :]
         self._step(zb, np.array([yv]))
-        self.expert_predictions_ = v
+        self.expert_predictions_ = v.copy()
 
     def run(self, Z, y):
         """Predict-then-learn over a whole stream.
@@ -810,7 +809,6 @@ class BOA(_MetaLearner):
             return _softmax(np.log(self.eta_) + self._log_w0 + self.eta_ * self.Rreg_)
         S = self.S_
         nz = S > 0
-        N = S.shape[-1]
         with np.errstate(divide="ignore", invalid="ignore"):
             aux = np.where(nz, -0.5 * np.log(S) + self._log_w0 + self.Rreg_ / np.sqrt(S),
                            -np.inf)
@@ -820,7 +818,6 @@ class BOA(_MetaLearner):
         se = np.sum(e, axis=-1, keepdims=True)
         mass = self._w0 * np.sum(nz, axis=-1, keepdims=True)             # sum of w0 over nz
         w = np.where(nz, mass * e / np.where(se > 0, se, 1.0), self._w0)
-        del N
         return w / np.sum(w, axis=-1, keepdims=True)
 
     def _update(self, zb, y, yhat, p):
