@@ -43,7 +43,9 @@ equals the ``predict_one``/``learn_one`` loop exactly (same floating-point opera
 ``weights_`` are the weights the *next* prediction uses (after a run over the whole stream
 this is opera's ``coefficients``, p_{T+1}); ``expert_predictions_`` is the last ``z`` seen
 (as given, before truncation).  N is taken from the first ``z`` unless ``n_experts`` is
-given.
+given.  The learned state arrays of each rule (``regret_``, ``eta_``, ``R_``, ``Sinv_``, ...)
+always carry the leading repetition axis (R = 1 for a single stream); ``weights_`` and
+``expert_predictions_`` drop it for a single stream.
 
 Notation: p_t = weights, yhat_t = aggregate forecast, r_{t,k} = 2 (yhat_t - y_t)(yhat_t - z_{t,k})
 is opera's instantaneous regret of expert k under the "gradient trick" (linearised square
