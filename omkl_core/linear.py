@@ -375,7 +375,7 @@ class KernelRidge(_RidgeBase):
             raise ValueError(f"solver must be one of {self._SOLVERS}, got {solver!r}")
         self.solver = solver
         self._Xbuf = None     # rows 0..t-1: the inputs seen
-        self._Fbuf = None     # [:t, :t]: M_t^{-1} ("inverse"); packed rows of L_t ("cholesky")
+        self._Fbuf = None     # packed: columns of M_t^{-1} ("inverse") / rows of L_t ("cholesky")
         self._vbuf = None     # [:t]: alpha_t ("inverse") or z_t ("cholesky")
         self._reset_totals()
 
@@ -406,9 +406,12 @@ class KernelRidge(_RidgeBase):
         """(aI + K_t)^{-1}."""
         if self._Fbuf is None:
             raise AttributeError("M_inv_ is defined after the first learn_one")
-        if self.solver == "inverse":
-            return self._Fbuf[:self.t_, :self.t_]
-        Linv = solve_triangular(self.L_, np.eye(self.t_), lower=True)
+        t = self.t_
+        if self.solver == "inverse":                  # unpack the upper triangle, symmetrise
+            U = np.zeros((t, t))
+            U.T[np.tril_indices(t)] = self._Fbuf[:t * (t + 1) // 2]
+            return U + np.triu(U, 1).T
+        Linv = solve_triangular(self.L_, np.eye(t), lower=True)
         return Linv.T @ Linv
 
     @property
@@ -441,7 +444,7 @@ class KernelRidge(_RidgeBase):
             return 0.0, kxx / self.a, None
         w = self._vbuf[:t]
         if self.solver == "inverse":
-            v = self._Fbuf[:t, :t] @ k                                 # (aI + K_{t-1})^{-1} k_t
+            v = _blas.dspmv(t, 1.0, self._Fbuf[:t * (t + 1) // 2], k)   # (aI + K_{t-1})^{-1} k_t
             gamma = float(w @ k)                      # Y_{t-1}'(aI + K_{t-1})^{-1} k_t
             h = (kxx - float(k @ v)) / self.a         # (K(x_t,x_t) - k_t'(aI+K_{t-1})^{-1}k_t)/a
             return gamma, h, v
@@ -453,9 +456,10 @@ class KernelRidge(_RidgeBase):
         return gamma, h, l
 
     def _new_factor(self, cap):
-        if self.solver == "inverse":
-            return np.zeros((cap, cap))
-        return np.zeros(cap * (cap + 1) // 2)         # L_t row by row (row i: L[i, 0..i])
+        # BLAS packed storage, so that growing by one row/column appends at the end:
+        # "inverse": upper triangle of the symmetric M_t^{-1} column by column (column j:
+        # M[0..j, j]); "cholesky": L_t row by row (row i: L[i, 0..i]).
+        return np.zeros(cap * (cap + 1) // 2)
 
     def _grow(self, d):
         t = self.t_
@@ -466,10 +470,7 @@ class KernelRidge(_RidgeBase):
             cap = 2 * t
             Xb, Fb, vb = np.empty((cap, d)), self._new_factor(cap), np.empty(cap)
             Xb[:t], vb[:t] = self._Xbuf, self._vbuf
-            if self.solver == "inverse":
-                Fb[:t, :t] = self._Fbuf[:t, :t]
-            else:
-                Fb[:t * (t + 1) // 2] = self._Fbuf[:t * (t + 1) // 2]
+            Fb[:t * (t + 1) // 2] = self._Fbuf[:t * (t + 1) // 2]
             self._Xbuf, self._Fbuf, self._vbuf = Xb, Fb, vb
 
     def _update(self, x, y, gamma, h, v):
@@ -479,18 +480,17 @@ class KernelRidge(_RidgeBase):
         e = y - gamma                                 # y_t - gamma_t
         self._Xbuf[t] = x
         F, w = self._Fbuf, self._vbuf
+        off = t * (t + 1) // 2
         if self.solver == "inverse":
             if t:
                 u = v / s
-                F[:t, :t] += np.multiply.outer(v, u)  # M_{t-1}^{-1} + v v'/s   (in place)
-                F[:t, t] = -u
-                F[t, :t] = -u
+                _blas.dspr(t, 1.0 / s, v, F[:off], overwrite_ap=1)   # M_{t-1}^{-1} + v v'/s, in place
+                F[off:off + t] = -u                   # new column (-v/s; 1/s)
                 w[:t] -= u * e                        # alpha_{t-1} - v e_t / s
-            F[t, t] = 1.0 / s
+            F[off + t] = 1.0 / s
             w[t] = e / s
         else:
             r = math.sqrt(s)
-            off = t * (t + 1) // 2
             F[off:off + t] = v                        # new row (l', sqrt(s_t)) of L_t
             F[off + t] = r
             w[t] = e / r                              # z_t = [z_{t-1}; e_t/sqrt(s_t)]
