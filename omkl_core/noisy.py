@@ -813,7 +813,7 @@ class _AnalyticLoss:
         return np.array([self.taylor(n) for n in range(n_max + 1)])
 
     def derivative_plus(self, a):
-        """``l'_+(a) = sum_n |gamma_n| a^n`` (Thm. 1), summed to convergence."""
+        """``l'_+(a) = sum_n |gamma_n| a^n`` (Thm. 1) for ``a >= 0``, summed to convergence."""
         a = np.asarray(a, float)
         total = np.zeros_like(a)
         n = 0
@@ -821,11 +821,19 @@ class _AnalyticLoss:
             return self._sum_plus(a, total, n)
 
     def _sum_plus(self, a, total, n):
-        while n < 400:
+        a = np.abs(a)
+        loga = np.log(np.where(a > 0, a, 1.0))
+        total = total + abs(self.taylor(0))
+        n = 1
+        while n < 2000:
             g = abs(self.taylor(n))
-            term = g * a ** n
-            total = total + term
-            if n > 5 and np.all(term <= 1e-17 * np.maximum(total, 1e-300)) and g < 1e300:
+            if g > 0:
+                # |gamma_n| a^n in log space: a^n alone may overflow while the term does not
+                term = np.where(a > 0, np.exp(math.log(g) + n * loga), 0.0)
+                total = total + term
+            else:
+                term = np.zeros_like(a)
+            if n > 5 and np.all((term <= 1e-17 * total) | ~np.isfinite(total)):
                 break
             n += 1
         return total
@@ -951,17 +959,26 @@ class SmoothedHingeLoss(_AnalyticLoss):
         return (special.erf(self.s * (np.asarray(a, float) - 1.0)) - 1.0) / 2.0
 
     def taylor(self, n):
+        """``gamma_n``; ``H_(n-1)(s)`` via the normalised recurrence
+        ``h_(k+1) = s sqrt(2/(k+1)) h_k - sqrt(k/(k+1)) h_(k-1)`` for ``h_k = H_k(s)/sqrt(2^k k!)``
+        and logarithms, so no factorial or Hermite value overflows."""
+        n = int(n)
+        if n == 0:
+            return (math.erf(-self.s) - 1.0) / 2.0
         if n not in self._cache:
             s = self.s
-            if n == 0:
-                g = (math.erf(-s) - 1.0) / 2.0
+            h = getattr(self, "_h", [1.0, s * math.sqrt(2.0)])   # h_0, h_1
+            while len(h) < n:
+                k = len(h) - 1
+                h.append(s * math.sqrt(2.0 / (k + 1)) * h[k] - math.sqrt(k / (k + 1)) * h[k - 1])
+            self._h = h
+            hk = h[n - 1]
+            if hk == 0.0:
+                g = 0.0
             else:
-                # log-scale to avoid overflow of n! and H_(n-1)
-                h = float(special.eval_hermite(n - 1, s))
-                g = (math.copysign(1.0, h) * math.exp(n * math.log(s) + math.log(abs(h) + 1e-300)
-                                                     - s * s - math.lgamma(n + 1)) / math.sqrt(math.pi))
-                if h == 0.0:
-                    g = 0.0
+                logg = (n * math.log(s) + math.log(abs(hk)) + 0.5 * ((n - 1) * math.log(2.0) + math.lgamma(n))
+                        - s * s - 0.5 * math.log(math.pi) - math.lgamma(n + 1))
+                g = math.copysign(math.exp(logg), hk)
             self._cache[n] = g
         return self._cache[n]
 
