@@ -228,7 +228,11 @@ class KernelDictionary:
         ``validate=False`` skips the finiteness/shape checks (for callers that already
         validated the whole stream, e.g. block-wise feature generation).
         """
-        A = _as_input(X, self.d, self._xp) if validate else X
+        xp = self._xp
+        if validate:
+            A = _as_input(X, self.d, xp)
+        else:
+            A = X if (xp is np or not isinstance(X, np.ndarray)) else _backend.asarray(X, xp)
         proj = A @ self._W                                   # (..., N*m)
         proj = proj.reshape(proj.shape[:-1] + (self.N, self.m))
         return _apply_map(self._xp, proj, self.b_, self.map, self.m)
