@@ -49,6 +49,13 @@ Deviations from the printed text (each one checked by a test, see THEORY.md)
 4. Regression losses (``l(<w, Psi(x)> - y)``) are supported as the paper says they can be
    "with slight modifications": the estimated quantity is ``l'(<w_t, Psi(x_t)> - y_t)`` and
    Lemma 2's bound then uses ``E[X^2] <= (sqrt(B_w B_Psi) + |y|)^2``.
+5. Lemma 5's printed bound ``(p/(p-1))^2 exp((sqrt(p) B + 2p sqrt(B))/sigma^2)`` is violated
+   (the proof drops a square); :meth:`GaussianKernel.feature_norm_bound` returns the bound the
+   proof gives, ``(p/(p-1))^2 exp(2 (sqrt(p) + p) B / sigma^2)`` (printed one:
+   :meth:`GaussianKernel.feature_norm_bound_printed`), and ``eta="theorem"`` uses it.
+6. Examples 3-4: App. C's ``sigma`` is ``s``; the printed bounds on ``l'_+`` of Example 3
+   (main text) and Example 4 (both forms) fail; the smoothed hinge's ``l'`` is expanded about
+   ``a = 0`` (the expansion Lemma 1 needs), see :class:`SmoothedHingeLoss`.
 """
 from __future__ import annotations
 
@@ -1085,7 +1092,8 @@ class NoisyKernelOGD:
         alpha_t^2 ||Psi~_t||^2``, O(t) per round) or "recompute" (the printed double sum
         ``sum_ij alpha_i alpha_j Prod(Psi~_i, Psi~_j)``, O(t^2) per round); equal up to round-off.
 
-    Learned state: ``alpha_`` (t,), ``store_`` (the ``Psi~(x_i)``), ``gram_`` (t, t) of
+    Learned state: ``eta_`` (the step-size constant in use), ``alpha_`` (t,), ``store_``
+    (the ``Psi~(x_i)``), ``gram_`` (t, t) of
     ``Prod(Psi~_i, Psi~_j)``, ``queries_`` (oracle queries per round), ``grads_`` (``g~_t``),
     ``norms_`` (``n~_t`` before projection), ``t_``.
     """
@@ -1125,9 +1133,10 @@ class NoisyKernelOGD:
                 raise ValueError("eta='theorem' is not representable: the Lemma 2/3/5 bounds "
                                  f"overflow float64 (B_Psi={B_psi:.3g}, B_g={B_g:.3g}); "
                                  "pass an explicit eta or smaller B_w / B_x")
-            self.eta = bounds.paper001_theorem4_eta(self.B_w, B_g, B_psi)
+            self.eta_ = bounds.paper001_theorem4_eta(self.B_w, B_g, B_psi)
         else:
-            self.eta = check_positive(eta, "eta")
+            self.eta_ = check_positive(eta, "eta")
+        self.eta = eta
         self.seed = seed
         self.noise_seed = noise_seed
         self.reset()
@@ -1242,7 +1251,7 @@ class NoisyKernelOGD:
             row = _prod_matrix_loop(self.kernel, self.store_, psi_t, p)[:, 0]
         self._G[:t + 1, t] = row
         self._G[t, :t + 1] = row
-        a_t = -g * self.eta / math.sqrt(self.T)                              # gradient step
+        a_t = -g * self.eta_ / math.sqrt(self.T)                             # gradient step
         self._alpha[t] = a_t
         alpha = self._alpha[:t + 1]
         # squared norm n~_t = sum_ij alpha_i alpha_j Prod(Psi~_i, Psi~_j), updated in O(t):
