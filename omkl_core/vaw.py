@@ -68,7 +68,8 @@ class VAWExperts:
     backend : "numpy" | "cupy" | "auto".
     method : "block" (default, Woodbury over ``block_size`` steps) or "sm" (per-step
         Sherman-Morrison). Same predictions up to rounding.
-    block_size : steps per block for ``method="block"``.
+    block_size : steps per block for ``method="block"``; None (default) picks 16 for up to 128
+        experts and 8 above (measured fastest with NumPy on a 2-core machine, m = 50).
 
     Attributes (after the first step)
     ----------
@@ -82,7 +83,7 @@ class VAWExperts:
     """
 
     def __init__(self, lam: float = 1.0, ridge: bool = False, backend: str = "numpy",
-                 method: str = "block", block_size: int = 32):
+                 method: str = "block", block_size: int | None = None):
         self.lam = check_positive(lam, "lam")
         if not isinstance(ridge, (bool, np.bool_)):
             raise TypeError(f"ridge must be a bool, got {type(ridge).__name__}")
@@ -90,7 +91,7 @@ class VAWExperts:
         if method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {method!r}")
         self.method = method
-        self.block_size = check_int(block_size, "block_size")
+        self.block_size = None if block_size is None else check_int(block_size, "block_size")
         self.backend = backend
         self._xp = _backend.get_namespace(backend)
         self.reset()
@@ -241,7 +242,7 @@ class VAWExperts:
         """Woodbury form of K consecutive Sherman-Morrison steps (see module docstring)."""
         xp = self._xp
         B, Tb, m = F.shape
-        K = self.block_size
+        K = self.block_size or (16 if B <= 128 else 8)
         Z = xp.empty((B, Tb), dtype=xp.float64)
         P, w = self._P, self._w
         for start in range(0, Tb, K):
@@ -306,7 +307,7 @@ class VAW(VAWExperts):
     """
 
     def __init__(self, lam: float = 1.0, ridge: bool = False, method: str = "sm",
-                 block_size: int = 32, backend: str = "numpy"):
+                 block_size: int | None = None, backend: str = "numpy"):
         super().__init__(lam=lam, ridge=ridge, backend=backend, method=method,
                          block_size=block_size)
 
