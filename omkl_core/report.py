@@ -121,7 +121,7 @@ def add_scorecard_rows(section: str, rows: pd.DataFrame) -> Path:
 def scorecard(verbose: bool = False) -> pd.DataFrame:
     """Merge every notebook's rows into ``results/scorecard.{csv,md}`` and return them."""
     parts = sorted(results_dir("scorecard").glob("*.csv"))
-    frames = [pd.read_csv(p) for p in parts]
+    frames = [pd.read_csv(p, dtype={"paper": str}) for p in parts]   # keep "000", not 0
     frames = [f for f in frames if not f.empty]
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORECARD_COLUMNS)
     root = results_dir()

@@ -351,3 +351,17 @@ def test_scorecard_tolerance_rule_is_25_percent_or_2_sd(pub, rel_err, sd):
     assert set(row) == set(ok.report.SCORECARD_COLUMNS)
     claim = ok.report.claim_row("000", "Table 2", "some claim", False)
     assert set(claim) == set(ok.report.SCORECARD_COLUMNS) and claim["within_tolerance"] is False
+
+
+def test_scorecard_merge_keeps_paper_ids_and_states_the_rule(tmp_path, monkeypatch):
+    import pandas as pd
+
+    monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+    rows = pd.DataFrame([ok.report.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0, 23.5]),
+                         ok.report.claim_row("000", "Table 2", "VAW2 lowest MSE", True)])
+    ok.report.add_scorecard_rows("paper000_table2", rows)
+    df = ok.report.scorecard()
+    assert list(df["paper"]) == ["000", "000"]
+    text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
+    assert "25% relative error or within 2 standard deviations" in text
+    assert "| 000 | Table 2 | VAW2 | Airfoil |" in text
