@@ -476,23 +476,19 @@ class EWA(_MetaLearner):
     def _extend_global(self, k_lo_new, k_hi_new):
         """Add explicit members, each re-run from scratch on the stored history."""
         R, N = self._R, self.n_experts_
-        blocks_R, blocks_C = [], []
-        for lo, hi, where in ((k_lo_new, self._k_lo - 1, 0), (self._k_hi + 1, k_hi_new, 1)):
-            if hi < lo:
-                continue
-            etas = self._member_etas(lo, hi)
-            Rg = np.zeros((R, hi - lo + 1, N))
-            CL = np.zeros((R, hi - lo + 1))
-            for zs, ys in zip(self._hist_z, self._hist_y):
-                self._member_step(Rg, CL, etas, zs, ys)
-            blocks_R.append((where, Rg))
-            blocks_C.append((where, CL))
-        lowR = [b for w, b in blocks_R if w == 0]
-        highR = [b for w, b in blocks_R if w == 1]
-        lowC = [b for w, b in blocks_C if w == 0]
-        highC = [b for w, b in blocks_C if w == 1]
-        self._Rg = np.concatenate(lowR + [self._Rg] + highR, axis=1)
-        self._CL = np.concatenate(lowC + [self._CL] + highC, axis=1)
+
+        def rerun(lo, hi):
+            """States (Rg, CL) of members k = lo..hi replayed on the stored history."""
+            Rg, CL = np.zeros((R, max(hi - lo + 1, 0), N)), np.zeros((R, max(hi - lo + 1, 0)))
+            if hi >= lo:
+                etas = self._member_etas(lo, hi)
+                for zs, ys in zip(self._hist_z, self._hist_y):
+                    self._member_step(Rg, CL, etas, zs, ys)
+            return Rg, CL
+
+        (R_lo, C_lo), (R_hi, C_hi) = rerun(k_lo_new, self._k_lo - 1), rerun(self._k_hi + 1, k_hi_new)
+        self._Rg = np.concatenate([R_lo, self._Rg, R_hi], axis=1)
+        self._CL = np.concatenate([C_lo, self._CL, C_hi], axis=1)
         self._k_lo, self._k_hi = min(self._k_lo, k_lo_new), max(self._k_hi, k_hi_new)
 
     def _state_of_best(self):

@@ -431,6 +431,12 @@ def paper002_ridge_minimiser(X, y, a) -> _np.ndarray:
     return _np.linalg.lstsq(Z, _np.concatenate([y, _np.zeros(n)]), rcond=None)[0]
 
 
+def _p002_log_loss_min(T: int, sigma2: float, square_min: float) -> float:
+    """min over experts of L_T + a/(2 sigma^2)||.||^2 for the Gaussian log loss (11), given the
+    square-loss minimum ``square_min`` of (1)/(17): (T/2) ln(2 pi sigma^2) + square_min/(2 sigma^2)."""
+    return 0.5 * T * math.log(2.0 * math.pi * sigma2) + square_min / (2.0 * sigma2)
+
+
 def paper002_theorem1_rhs(X, y, a) -> float:
     """Right-hand side of (1): min_theta (sum_t (y_t - theta'x_t)^2 + a||theta||^2)."""
     theta = paper002_ridge_minimiser(X, y, a)
@@ -453,8 +459,7 @@ def paper002_theorem2_rhs(X, y, a, sigma2) -> float:
     sigma2 = check_positive(sigma2, "sigma2")
     X, a = _p002_X(X, a)
     T = X.shape[0]
-    return (0.5 * T * math.log(2.0 * math.pi * sigma2) + paper002_theorem1_rhs(X, y, a) / (2.0 * sigma2)
-            + 0.5 * paper002_logdet(X, a))
+    return _p002_log_loss_min(T, sigma2, paper002_theorem1_rhs(X, y, a)) + 0.5 * paper002_logdet(X, a)
 
 
 def paper002_eq3_bound(T, n, a, X_inf) -> float:
@@ -492,7 +497,7 @@ def paper002_eq15_bound(X, y, a, sigma2, X_inf=None) -> float:
     T, n = X.shape
     X_inf = float(_np.abs(X).max()) if X_inf is None else X_inf
     sigma2 = check_positive(sigma2, "sigma2")
-    reg_min = 0.5 * T * math.log(2.0 * math.pi * sigma2) + paper002_theorem1_rhs(X, y, a) / (2.0 * sigma2)
+    reg_min = _p002_log_loss_min(T, sigma2, paper002_theorem1_rhs(X, y, a))
     return reg_min + 0.5 * paper002_eq3_bound(T, n, a, X_inf)
 
 
@@ -524,8 +529,7 @@ def paper002_theorem4_rhs(K, y, a, sigma2) -> float:
     sigma2 = check_positive(sigma2, "sigma2")
     K, a = _p002_K(K, a)
     T = K.shape[0]
-    return (0.5 * T * math.log(2.0 * math.pi * sigma2) + paper002_theorem3_rhs(K, y, a) / (2.0 * sigma2)
-            + 0.5 * paper002_kernel_logdet(K, a))
+    return _p002_log_loss_min(T, sigma2, paper002_theorem3_rhs(K, y, a)) + 0.5 * paper002_kernel_logdet(K, a)
 
 
 def paper002_corollary4_bound(K, y, a, Y) -> float:

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import backend as _backend
+from . import kernels as _kernels
 from ._validation import check_int, check_matrix, check_positive, check_vector
 
 __all__ = ["RandomFourierFeatures", "KernelDictionary", "paper000_dictionary",
@@ -57,16 +58,10 @@ def _check_map(map_) -> str:
 
 
 def exact_kernel(kind: str, sigma: float, x, y) -> np.ndarray:
-    """Exact kernel value(s), broadcasting over leading dimensions of ``x`` and ``y``.
-
-    gaussian: exp(-|x - y|_2^2 / (2 sigma^2)) (eq. 3); laplacian: exp(-|x - y|_1 / sigma) (eq. 4).
-    """
+    """Exact kernel value(s), broadcasting over leading dimensions of ``x`` and ``y``:
+    :func:`omkl_core.kernels.gaussian` (eq. 3) or :func:`omkl_core.kernels.laplacian` (eq. 4)."""
     kind = _check_kind(kind)
-    sigma = check_positive(sigma, "sigma")
-    diff = np.asarray(x, dtype=np.float64) - np.asarray(y, dtype=np.float64)
-    if kind == "gaussian":
-        return np.exp(-np.sum(diff * diff, axis=-1) / (2.0 * sigma * sigma))
-    return np.exp(-np.sum(np.abs(diff), axis=-1) / sigma)
+    return (_kernels.gaussian if kind == "gaussian" else _kernels.laplacian)(x, y, sigma)
 
 
 def _draw(rng: np.random.Generator, kind: str, sigma: float, d: int, m: int, map_: str):
@@ -129,24 +124,18 @@ class RandomFourierFeatures:
 
     def __init__(self, kind: str = "gaussian", sigma: float = 1.0, d: int = 1, m: int = 50,
                  seed=None, map: str = "cos", backend: str = "numpy"):  # noqa: A002
-        self.kind = _check_kind(kind)
-        self.sigma = check_positive(sigma, "sigma")
-        self.d = check_int(d, "d")
-        self.m = check_int(m, "m")
-        self.map = _check_map(map)
-        self.seed = seed
-        self.backend = backend
-        self._xp = _backend.get_namespace(backend)
-        rng = _backend.host_rng(seed)
-        omega, b = _draw(rng, self.kind, self.sigma, self.d, self.m, self.map)
-        self.omega_ = _backend.asarray(omega, self._xp)
-        self.b_ = _backend.asarray(b, self._xp)
-        self.n_features = self.m if self.map == "cos" else 2 * self.m
+        # a one-kernel dictionary: same validation, same draw order, same transform
+        self._dict = KernelDictionary([_check_kind(kind)], [check_positive(sigma, "sigma")], d=d,
+                                      m=m, seed=seed, map=map, backend=backend)
+        self.kind, self.sigma, self.d, self.m = kind, float(sigma), self._dict.d, self._dict.m
+        self.map, self.seed, self.backend = self._dict.map, seed, backend
+        self.omega_ = self._dict.omega_[0]
+        self.b_ = self._dict.b_[0]
+        self.n_features = self._dict.n_features
 
     def transform(self, X):
         """Features of one point x (d,) -> (n_features,) or of rows X (T, d) -> (T, n_features)."""
-        A = _as_input(X, self.d, self._xp)
-        return _apply_map(self._xp, A @ self.omega_, self.b_, self.map, self.m)
+        return self._dict.transform(X)[..., 0, :]
 
     def kernel(self, x, y) -> np.ndarray:
         """Exact kernel value k(x, y) (broadcasting over leading dimensions)."""

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, special
 
+from . import kernels as _kernels
 from ._validation import check_int, check_matrix, check_point, check_positive, check_scalar
 from .backend import host_rng
 
@@ -648,9 +649,8 @@ class GaussianKernel:
         x = np.asarray(x, float)
         xp = np.asarray(xp, float)
         s2 = self.sigma ** 2
-        if self.variant == "corrected":
-            r = x - xp
-            return np.exp(-np.einsum("...i,...i->...", r, r) / s2)
+        if self.variant == "corrected":   # exp(-|r|^2/s^2) = the library's Gaussian at s/sqrt(2)
+            return _kernels.gaussian(x, xp, self.sigma / math.sqrt(2.0))
         z = np.einsum("...i,...i->...", x, xp)
         a = 4.0 / s2 ** 2
         pre = np.exp(-(np.einsum("...i,...i->...", x, x) + np.einsum("...i,...i->...", xp, xp)) / s2)
