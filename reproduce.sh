@@ -4,7 +4,7 @@
 #   ./reproduce.sh                 set-up (first run) + execute every notebook in notebooks/
 #   ./reproduce.sh test [ARGS]     set-up + the whole test suite (pytest ARGS passed through)
 #   ./reproduce.sh --quick         notebooks with quick=True (small horizons, for CI)
-#   ./reproduce.sh --only NAME     one notebook (NAME with or without .ipynb), e.g. 01_vaw2
+#   ./reproduce.sh --only NAME     one notebook: a name, a path or a unique prefix (e.g. p000_vaw2)
 #   ./reproduce.sh setup           set-up only
 #   ./reproduce.sh --help
 #
@@ -57,9 +57,20 @@ run_notebooks() {
     mkdir -p "$RESULTS/notebooks" "$RESULTS/tables" "$RESULTS/figures"
     local nbs=()
     if [[ -n "$only" ]]; then
-        local name="${only%.ipynb}"
-        [[ -f "notebooks/$name.ipynb" ]] || { echo "error: no notebook notebooks/$name.ipynb" >&2; ls notebooks >&2; exit 2; }
-        nbs=("notebooks/$name.ipynb")
+        # a name (p000_vaw2), a path (notebooks/p000_vaw2.ipynb) or a unique prefix (p000_v)
+        local name matches=()
+        name="$(basename "${only%.ipynb}")"
+        if [[ -f "notebooks/$name.ipynb" ]]; then
+            matches=("notebooks/$name.ipynb")
+        else
+            while IFS= read -r f; do matches+=("$f"); done < <(ls notebooks/"$name"*.ipynb 2>/dev/null | sort)
+        fi
+        if ((${#matches[@]} == 0)); then
+            echo "error: --only $only: no notebook matches; choose from: $(cd notebooks && ls *.ipynb | sed 's/\.ipynb$//' | tr '\n' ' ')" >&2; exit 2
+        elif ((${#matches[@]} > 1)); then
+            echo "error: --only $only: ambiguous prefix, matches: $(for m in "${matches[@]}"; do basename "$m" .ipynb; done | tr '\n' ' ')" >&2; exit 2
+        fi
+        nbs=("${matches[0]}")
     else
         while IFS= read -r f; do nbs+=("$f"); done < <(ls notebooks/*.ipynb | sort)
     fi

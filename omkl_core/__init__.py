@@ -11,12 +11,31 @@ Public API (DESIGN.md): ``ok.datasets.load``, ``ok.datasets.ar4``, ``ok.run_onli
 * seed 002 (Gaussian linear experts): ``OnlineRidge``, ``BayesianRidge``, ``KernelRidge``,
   ``KernelBayesianRidge``, ``BayesianAlgorithm``.
 """
-from . import (aggregation, backend, bounds, datasets, features, kernels, linear, mkl, noisy,
-               paper_values, protocol, report, vaw)
+from . import (
+               aggregation,
+               backend,
+               bounds,
+               datasets,
+               features,
+               kernels,
+               linear,
+               mkl,
+               noisy,
+               paper_values,
+               protocol,
+               report,
+               vaw,
+)
 from .aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd, VAWMeta
 from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary
-from .linear import BayesianAlgorithm, BayesianRidge, KernelBayesianRidge, KernelRidge, OnlineRidge
-from .mkl import VAW2, VAWEWA, VAWAggr, VAWBOA, VAWMLPoly, VAWMLProd, expert_predictions
+from .linear import (
+               BayesianAlgorithm,
+               BayesianRidge,
+               KernelBayesianRidge,
+               KernelRidge,
+               OnlineRidge,
+)
+from .mkl import VAW2, VAWBOA, VAWEWA, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions
 from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic
 from .protocol import Trace, run_online
 from .vaw import VAW, VAWExperts

@@ -70,3 +70,72 @@ def check_int(value, name: str, minimum: int = 1) -> int:
     if v < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value!r}")
     return v
+
+
+def check_nonneg(value, name: str) -> float:
+    """A finite real scalar ``>= 0``."""
+    v = check_scalar(value, name)
+    if v < 0:
+        raise ValueError(f"{name} must be >= 0, got {value!r}")
+    return v
+
+
+def check_interval(value, name: str, low=None, high=None, *, closed: str = "both") -> float:
+    """A finite real scalar in the interval from ``low`` to ``high`` (``None``: unbounded).
+
+    ``closed`` is ``"both"``, ``"left"``, ``"right"`` or ``"neither"`` and says which ends
+    belong to the interval, e.g. ``check_interval(xi, "xi", 0, 1, closed="right")`` is
+    ``0 < xi <= 1``.
+    """
+    v = check_scalar(value, name)
+    lo_ok = low is None or (v >= low if closed in ("both", "left") else v > low)
+    hi_ok = high is None or (v <= high if closed in ("both", "right") else v < high)
+    if not (lo_ok and hi_ok):
+        lb = "(-inf" if low is None else ("[" if closed in ("both", "left") else "(") + f"{low:g}"
+        hb = "inf)" if high is None else f"{high:g}" + ("]" if closed in ("both", "right") else ")")
+        raise ValueError(f"{name} must be in {lb}, {hb}, got {value!r}")
+    return v
+
+
+def check_p(p, name: str = "p") -> float:
+    """The sample parameter ``p > 1`` of paper 001 (Lemma 1, Algorithm 1)."""
+    p = check_scalar(p, name)
+    if p <= 1.0:
+        raise ValueError(f"{name} must be > 1 (P(N = n) = (p-1)/p^(n+1)), got {p!r}")
+    return p
+
+
+def check_bool(value, name: str) -> bool:
+    """A Python or NumPy bool (not an int that happens to be 0 or 1)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_option(value, name: str, options) -> str:
+    """One of a fixed set of string options."""
+    options = tuple(options)
+    if value not in options:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}")
+    return value
+
+
+def check_seed(seed, name: str = "seed"):
+    """``None``, a non-negative int or a ``numpy.random.Generator``."""
+    if seed is None or isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise TypeError(f"{name} must be None, a non-negative int or a numpy Generator, got {seed!r}")
+    return int(seed)
+
+
+def check_params(obj, constraints: dict) -> None:
+    """Check every constructor argument of ``obj`` against its declared constraint.
+
+    ``constraints`` maps an attribute name to a callable ``check(value, name)`` that returns
+    normally or raises naming the argument (scikit-learn's ``_parameter_constraints`` idea:
+    one table per class, checked in one place). A learner calls ``check_params(self,
+    self._parameter_constraints)`` at the end of ``__init__``.
+    """
+    for name, check in constraints.items():
+        check(getattr(obj, name), name)

@@ -46,7 +46,13 @@ import numpy as np
 from scipy.linalg import blas as _blas
 from scipy.linalg import qr_insert, solve_triangular
 
-from ._validation import check_matrix, check_point, check_positive, check_scalar, check_vector
+from ._validation import (
+    check_matrix,
+    check_point,
+    check_positive,
+    check_scalar,
+    check_vector,
+)
 from .kernels import make_kernel
 
 __all__ = ["OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge",

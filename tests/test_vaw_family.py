@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import omkl_core as ok
 from omkl_core import mkl
-from omkl_core.bench import naive_expert_layer
+from omkl_core.vaw import naive_expert_layer
 from omkl_core.vaw import VAW, VAWExperts
 
 seeds = st.integers(0, 2**32 - 1)

@@ -1,11 +1,11 @@
-"""Benchmark of the batched VAW expert layer: ``python -m omkl_core.bench``.
+"""Benchmark of the batched VAW expert layer: ``python benchmarks/bench_expert_layer.py``.
 
 Prints steps/second of the expert layer of paper 000 (N = 76 kernels, m = 50 random
 features, lambda = 1) for R = 1 and R = 5 repetitions run together, for both batched
 drivers of :class:`omkl_core.vaw.VAWExperts` ("block" = Woodbury over blocks of steps,
 "sm" = per-step Sherman-Morrison), and the speed-up over :func:`naive_expert_layer`, the
 plain per-expert Python loop kept here as the reference implementation (the tests check
-that the batched layer reproduces it). ``--table2`` also times the whole VAW family of
+that the batched layer reproduces it)). ``--table2`` also times the whole VAW family of
 Table 2 (5 datasets x 5 repetitions: the expert layer once per dataset + 7 meta-learners).
 
 Timings are wall-clock on whatever machine runs it; nothing here is asserted by a test.
@@ -17,38 +17,11 @@ import time
 
 import numpy as np
 
-from . import backend as _backend
-from .features import paper000_dictionary
-from .vaw import VAWExperts
+from omkl_core import backend as _backend
+from omkl_core.features import paper000_dictionary
+from omkl_core.vaw import VAWExperts, naive_expert_layer
 
-__all__ = ["naive_expert_layer", "bench_expert_layer", "bench_table2", "main"]
-
-
-def naive_expert_layer(Phi, y, lam: float = 1.0, ridge: bool = False) -> np.ndarray:
-    """Reference: one VAW per expert, looped in Python over experts and time.
-
-    Phi (..., T, m), y (T,) -> Z (..., T). Each expert keeps its own S^{-1} (m x m) and
-    b = sum_{i<t} y_i Phi_i and applies paper 000 eqs. (9)-(10) literally:
-    S_t^{-1} by Sherman-Morrison, prediction <S_t^{-1} b_{t-1}, Phi_t> (ridge: S_{t-1}^{-1}).
-    """
-    Phi = np.asarray(Phi, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    batch, (T, m) = Phi.shape[:-2], Phi.shape[-2:]
-    flat = Phi.reshape(-1, T, m)
-    Z = np.empty((flat.shape[0], T))
-    for e in range(flat.shape[0]):                      # loop over experts (the naive part)
-        Sinv = np.eye(m) / lam
-        b = np.zeros(m)
-        for t in range(T):
-            phi = flat[e, t]
-            if ridge:
-                Z[e, t] = phi @ (Sinv @ b)
-            u = Sinv @ phi
-            Sinv = Sinv - np.outer(u, u) / (1.0 + phi @ u)     # eq. (10)
-            if not ridge:
-                Z[e, t] = phi @ (Sinv @ b)                    # eq. (9): S_t includes Phi_t
-            b = b + y[t] * phi
-    return Z.reshape(batch + (T,))
+__all__ = ["bench_expert_layer", "bench_table2", "main"]
 
 
 def _features(R: int, T: int, d: int, m: int, seed: int):
@@ -113,7 +86,7 @@ def bench_table2(repetitions: int = 5, backend: str = "numpy", quick: bool = Fal
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m omkl_core.bench", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="benchmarks/bench_expert_layer.py", description=__doc__.split("\n")[0])
     ap.add_argument("--T", type=int, default=1500, help="time steps for the batched layer")
     ap.add_argument("--naive-T", type=int, default=100, help="time steps for the naive loop")
     ap.add_argument("--backend", default="numpy", choices=["numpy", "cupy", "auto"])

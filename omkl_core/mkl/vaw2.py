@@ -29,7 +29,7 @@ before Theorem 2) and section 4:
 
 :func:`expert_predictions` computes the expert layer once per (dataset, repetition) and
 returns Z of shape (R, T, N); every meta-learner's ``run(Z, y)`` then reuses it (this is how
-notebook 01_vaw2 builds Table 2). The learner classes wrap the same two layers behind the
+notebook p000_vaw2 builds Table 2). The learner classes wrap the same two layers behind the
 River-style ``predict_one(x)`` / ``learn_one(x, y)`` and a vectorised ``run(X, y)``; a learner
 with ``seed=s`` draws exactly the features of repetition 0 of ``expert_predictions(seed=s)``.
 """
@@ -39,11 +39,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import aggregation as _agg
-from . import backend as _backend
-from ._validation import check_int, check_matrix, check_point, check_positive, check_scalar, check_vector
-from .features import MAPS, KernelDictionary, paper000_sigmas
-from .vaw import VAWExperts
+from .. import aggregation as _agg
+from .. import backend as _backend
+from .._validation import (
+    check_int,
+    check_matrix,
+    check_point,
+    check_positive,
+    check_scalar,
+    check_vector,
+)
+from ..features import MAPS, KernelDictionary, paper000_sigmas
+from ..vaw import VAWExperts
 
 __all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS",
            "VAW2", "VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA"]
