@@ -31,5 +31,5 @@ def test_notebook_has_parameters_cell_with_quick(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_name_pattern(path):
-    stem = path.stem
-    assert stem[:2].isdigit() and stem[2] == "_", f"{path.name}: use NN_topic.ipynb"
+    import re
+    assert re.fullmatch(r"p(\d{3}|_all)_[a-z0-9_]+", path.stem), f"{path.name}: use pNNN_topic.ipynb"
