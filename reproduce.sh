@@ -117,6 +117,8 @@ case "$cmd" in
     test)
         export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
         export MPLBACKEND=Agg
+        echo "[lint] ruff check omkl_core tests benchmarks"
+        "$VENV/bin/ruff" check --quiet omkl_core tests benchmarks || { echo "error: ruff found problems (above)" >&2; exit 1; }
         "$PY" -m pytest tests ${args[@]+"${args[@]}"}
         ;;
     run) MPLBACKEND=Agg run_notebooks "$quick" "$only" ;;

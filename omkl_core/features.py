@@ -177,7 +177,7 @@ class KernelDictionary:
                  seed=None, map: str = "cos", backend: str = "numpy"):  # noqa: A002
         if isinstance(kinds, str):
             raise TypeError("kinds must be a sequence of kernel names, not a single string")
-        kinds = [_check_kind(k, "kinds[%d]" % i) for i, k in enumerate(kinds)]
+        kinds = [_check_kind(k, f"kinds[{i}]") for i, k in enumerate(kinds)]
         sig = np.asarray(sigmas, dtype=np.float64) if not isinstance(sigmas, str) else None
         if sig is None or sig.ndim != 1:
             raise ValueError("sigmas must be a 1-D sequence of positive numbers")

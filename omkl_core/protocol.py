@@ -43,7 +43,7 @@ class Trace:
     seconds: float
 
     @classmethod
-    def from_predictions(cls, predictions, y, seconds: float = 0.0) -> "Trace":
+    def from_predictions(cls, predictions, y, seconds: float = 0.0) -> Trace:
         p = np.asarray(to_numpy(predictions), dtype=np.float64).reshape(-1)
         y = np.asarray(y, dtype=np.float64)
         if p.shape != y.shape:

@@ -97,7 +97,7 @@ class VAWExperts:
         self.reset()
 
     # ------------------------------------------------------------------ state
-    def reset(self) -> "VAWExperts":
+    def reset(self) -> VAWExperts:
         """Forget everything (S^{-1} = I/lambda, w = 0 at the next first step)."""
         self.P_ = None
         self.w_ = None

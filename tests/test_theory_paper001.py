@@ -808,7 +808,7 @@ def test_paper001_theorem5_single_copy_cannot_tell_the_twins_apart():
         rng = np.random.default_rng(77)
         m = nz.SingleCopyKernelOGD(nz.linear_kernel(), loss, T=T, eta=0.5, B_w=25.0)
         ws = []
-        for t in range(T):
+        for _t in range(T):
             ws.append(m.predict_one(np.array([1.0])))
             if strategy == 1:
                 xt = law.points[rng.choice(2, p=law.probs)]
@@ -909,7 +909,7 @@ def test_paper001_best_in_ball_matches_primal():
     for B_w in (0.5, 100.0):
         val, _ = nz.best_in_ball(nz.linear_kernel(), nz.SquaredLoss(), X, y, B_w)
         res = minimize(lambda w: float(np.sum((X @ w - y) ** 2)), np.zeros(3), method="SLSQP",
-                       constraints=[{"type": "ineq", "fun": lambda w: B_w - w @ w}],
+                       constraints=[{"type": "ineq", "fun": lambda w, B_w=B_w: B_w - w @ w}],
                        options={"ftol": 1e-14})
         assert val == pytest.approx(res.fun, rel=1e-6)
 

@@ -9,8 +9,7 @@ from hypothesis import strategies as st
 
 import omkl_core as ok
 from omkl_core import mkl
-from omkl_core.vaw import naive_expert_layer
-from omkl_core.vaw import VAW, VAWExperts
+from omkl_core.vaw import VAW, VAWExperts, naive_expert_layer
 
 seeds = st.integers(0, 2**32 - 1)
 lams = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)

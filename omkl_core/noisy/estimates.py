@@ -30,7 +30,7 @@ class EstimateStore:
     meta: list = field(default_factory=list)
 
     @classmethod
-    def empty(cls, d: int) -> "EstimateStore":
+    def empty(cls, d: int) -> EstimateStore:
         return cls(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros((0, 0, d)), [], [])
 
     def __len__(self) -> int:
@@ -50,11 +50,11 @@ class EstimateStore:
             out = out * np.prod(np.where(active, nrm, 1.0), axis=1)
         return out
 
-    def row(self, i: int) -> "EstimateStore":
+    def row(self, i: int) -> EstimateStore:
         return EstimateStore(self.levels[i:i + 1], self.scales[i:i + 1], self.vectors[i:i + 1],
                              self.copies[i:i + 1], self.meta[i:i + 1])
 
-    def extend(self, other: "EstimateStore") -> None:
+    def extend(self, other: EstimateStore) -> None:
         L = max(self.vectors.shape[1], other.vectors.shape[1])
         A = _pad(self.vectors, L)
         B = _pad(other.vectors, L)

@@ -21,7 +21,7 @@ class Oracle:
     copies returned so far (the quantity of Thms. 1-2's first bullet).
     """
 
-    def __init__(self, x, law: "NoiseLaw", rng, scale: float = 1.0):
+    def __init__(self, x, law: NoiseLaw, rng, scale: float = 1.0):
         self.x = check_point(x, name="x")
         self.law = law
         self.rng = rng
