@@ -208,6 +208,16 @@ class KernelDictionary:
                                    self._xp)
         self.n_features = self.m if self.map == "cos" else 2 * self.m
 
+    def __getstate__(self):
+        # the array namespace is a module (not picklable): store the backend name only
+        state = self.__dict__.copy()
+        state.pop("_xp", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._xp = _backend.get_namespace(self.backend)
+
     def __len__(self) -> int:
         return self.N
 

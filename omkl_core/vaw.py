@@ -96,6 +96,16 @@ class VAWExperts:
         self._xp = _backend.get_namespace(backend)
         self.reset()
 
+    def __getstate__(self):
+        # the array namespace is a module (not picklable): store the backend name only
+        state = self.__dict__.copy()
+        state.pop("_xp", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._xp = _backend.get_namespace(self.backend)
+
     # ------------------------------------------------------------------ state
     def reset(self) -> VAWExperts:
         """Forget everything (S^{-1} = I/lambda, w = 0 at the next first step)."""
