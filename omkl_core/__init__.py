@@ -1,10 +1,11 @@
 """omkl_core -- online (multi-)kernel regression with numerically verified theory.
 
 Public API (DESIGN.md): ``ok.datasets.load``, ``ok.datasets.ar4``, ``ok.run_online``,
-``ok.backend``, and one class per algorithm, named as in the papers:
+``ok.backend``, ``ok.interop.to_river`` / ``ok.interop.to_sklearn`` (River and scikit-learn are
+imported only when these are called), and one class per algorithm, named as in the papers:
 
 * seed 000 (VAW2): ``RandomFourierFeatures``, ``KernelDictionary``, ``VAW``, ``VAWExperts``,
-  the meta-learners ``VAWMeta``, ``EWA``, ``AggregatingAlgorithm``, ``MLProd``, ``MLPoly``,
+  the meta-learners ``VAWMeta``, ``EWA``, ``CalibratedEWA``, ``AggregatingAlgorithm``, ``MLProd``, ``MLPoly``,
   ``BOA``, and the multi-kernel learners ``VAW2``, ``VAWEWA``, ``VAWAggr``, ``VAWMLProd``,
   ``VAWMLPoly``, ``VAWBOA`` (with ``expert_predictions`` shared by all of them);
 * seed 001 (noisy inputs): ``NoisyKernelOGD``, ``SingleCopyKernelOGD``, ``estimate_analytic``;
@@ -17,6 +18,7 @@ from . import (
                bounds,
                datasets,
                features,
+               interop,
                kernels,
                linear,
                mkl,
@@ -26,7 +28,7 @@ from . import (
                report,
                vaw,
 )
-from .aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd, VAWMeta
+from .aggregation import BOA, EWA, AggregatingAlgorithm, CalibratedEWA, MLPoly, MLProd, VAWMeta
 from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary
 from .linear import (
                BayesianAlgorithm,
@@ -44,13 +46,13 @@ __version__ = "0.1.0"
 
 __all__ = [
     # modules
-    "aggregation", "backend", "bounds", "datasets", "features", "kernels", "linear", "mkl",
+    "aggregation", "backend", "bounds", "datasets", "features", "interop", "kernels", "linear", "mkl",
     "noisy", "paper_values", "protocol", "report", "vaw",
     # protocol
     "Trace", "run_online",
     # seed 000
     "RandomFourierFeatures", "KernelDictionary", "paper000_dictionary", "VAW", "VAWExperts",
-    "VAWMeta", "EWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA",
+    "VAWMeta", "EWA", "CalibratedEWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA",
     "VAW2", "VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA", "expert_predictions",
     # seed 001
     "NoisyKernelOGD", "SingleCopyKernelOGD", "estimate_analytic",
