@@ -362,7 +362,7 @@ class VAWMeta(_MetaLearner):
 # ---------------------------------------------------------------------------------------
 # EWA: paper eq. (29) and opera's ewa
 # ---------------------------------------------------------------------------------------
-_TIME_BLOCK = 2048   # steps per block of the vectorised fixed-eta EWA (bounds its memory)
+_TIME_BLOCK = 512    # steps per block of the vectorised fixed-eta EWA (bounds its memory)
 
 
 class EWA(_MetaLearner):
@@ -481,6 +481,8 @@ class EWA(_MetaLearner):
             self.n_steps_ += T
             return out
         # gradient trick: fused loop, the operations of _weights/_aggregate/_update inlined
+        if R == 1:
+            return self._run_gradient_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
         eta, cum = self._eta, self.cum_
         amax, add_red, exp = np.maximum.reduce, np.add.reduce, np.exp
         for t in range(T):
@@ -491,6 +493,22 @@ class EWA(_MetaLearner):
             yhat = add_red(p * zb, axis=-1)
             out[t] = yhat
             cum += 2.0 * (yhat - y)[:, None] * (yhat[:, None] - zb)          # r_t (ref. A.1)
+        self.n_steps_ += T
+        return out
+
+    def _run_gradient_single(self, Z, ys):
+        """One stream, 1-D state: the loop of ``_run_stream`` with scalars for yhat_t (same numbers)."""
+        T = len(ys)
+        out = np.empty(T)
+        eta, cum = self._eta, self.cum_[0]                 # a view: updated in place
+        amax, add_red, exp = np.maximum.reduce, np.add.reduce, np.exp
+        for t in range(T):
+            z = Z[t]
+            a = eta * cum
+            e = exp(a - amax(a))
+            yhat = add_red(e / add_red(e) * z)
+            out[t] = yhat
+            cum += 2.0 * (yhat - ys[t]) * (yhat - z)        # r_t (ref. A.1)
         self.n_steps_ += T
         return out
 
@@ -581,6 +599,7 @@ class CalibratedEWA(_MetaLearner):
     def __init__(self, n_experts=None, *, bounds=(0, 1)):
         super().__init__(n_experts, bounds=bounds)
         self.state_ = None
+        self._grid_cache = None     # (k_lo, k_hi, eta0, ks, etas): derived from state_, not state
 
     @property
     def calibrated(self):
@@ -598,6 +617,7 @@ class CalibratedEWA(_MetaLearner):
     def reset(self):
         super().reset()
         self.state_ = None
+        self._grid_cache = None
         return self
 
     @property
@@ -616,6 +636,15 @@ class CalibratedEWA(_MetaLearner):
         ks = np.arange(k_lo, k_hi + 1)
         return self.state_.eta0[:, None] * np.exp2(ks)[None, :]      # (R, G)
 
+    def _grid_arrays(self):
+        """(ks, etas) of the stored members k_lo..k_hi, recomputed only when they change."""
+        st = self.state_
+        c = self._grid_cache
+        if c is None or c[0] != st.k_lo or c[1] != st.k_hi or c[2] is not st.eta0:
+            c = (st.k_lo, st.k_hi, st.eta0, np.arange(st.k_lo, st.k_hi + 1), self._member_etas(st.k_lo, st.k_hi))
+            self._grid_cache = c
+        return c[3], c[4]
+
     @staticmethod
     def _member_step(Rg, CL, etas, zb, y):
         """One step of fixed-eta gradient-trick EWA for every member (R, G, N)."""
@@ -629,15 +658,23 @@ class CalibratedEWA(_MetaLearner):
         return pred
 
     def _saturation_exponent(self):
-        """Per repetition, the largest k with exp(eta0 2^k RU_k - max) == 1 for every k."""
+        """Per repetition, the largest k with exp(eta0 2^k RU_k - max) == 1 for every k.
+
+        Only ``min(sat, .)`` of the result is used: where the first estimate k shows that the
+        exact value (within k - 4 .. k + 4 of it) cannot go below the current ``sat``, k - 4 is
+        returned instead (>= sat, so the same minimum) and the exact adjustment is skipped.
+        """
         st = self.state_
         a = st.eta0[:, None] * st.RU
-        xmin = np.min(a - np.max(a, axis=-1, keepdims=True), axis=-1)     # <= 0
+        xmin = (a - a.max(axis=-1, keepdims=True)).min(axis=-1)              # <= 0
         out = np.full(xmin.shape, _K_INF, dtype=np.int64)
         nz = xmin < 0
-        if np.any(nz):
+        if nz.any():
             xm = xmin[nz]
             k = np.floor(np.log2(2.0 ** -54 / -xm)).astype(np.int64)
+            if (k - 4 >= st.sat[nz]).all():
+                out[nz] = k - 4
+                return out
             for _ in range(4):   # exact adjustment: exp(x 2^k) == 1 and exp(x 2^(k+1)) != 1
                 up = np.exp(np.ldexp(xm, k + 1)) == 1.0
                 k_up = np.where(up, k + 1, k)
@@ -671,7 +708,7 @@ class CalibratedEWA(_MetaLearner):
     def _state_of_best(self):
         st = self.state_
         virtual = st.best < st.k_lo
-        g = np.clip(st.best - st.k_lo, 0, st.k_hi - st.k_lo)
+        g = np.minimum(np.maximum(st.best - st.k_lo, 0), st.k_hi - st.k_lo)
         Rb = st.Rg[np.arange(self._R), g]                               # (R, N)
         return np.where(virtual[:, None], st.RU, Rb)
 
@@ -681,7 +718,19 @@ class CalibratedEWA(_MetaLearner):
         eta = st.eta0 * np.exp2(st.best.astype(np.float64))
         return _softmax(eta[:, None] * self._state_of_best())
 
+    def _run_stream(self, Zt, Y):
+        # The forecast of step t is the forecast of member `best` (state before the update), which
+        # step (c) of the update computes anyway with the same operations: take it from there
+        # instead of recomputing the weights (same numbers; ``predict_one`` still uses _weights).
+        T, R = Y.shape
+        out = np.empty((T, R))
+        for t in range(T):
+            out[t] = self._update(Zt[t], Y[t], None, None)
+            self.n_steps_ += 1
+        return out
+
     def _update(self, zb, y, yhat, p):
+        """Steps (a)-(e) of one update; returns the forecast of the member in use before it."""
         st = self.state_
         # (a) saturation of the stored-as-uniform members at this step (state before update)
         st.sat = np.minimum(st.sat, self._saturation_exponent())
@@ -696,10 +745,14 @@ class CalibratedEWA(_MetaLearner):
         # (c) one step of every explicit member and of the uniform member
         st.hist_z.append(zb.copy())
         st.hist_y.append(y.copy())
-        etas = self._member_etas(st.k_lo, st.k_hi)
-        self._member_step(st.Rg, st.CL, etas, zb, y)
+        ks, etas = self._grid_arrays()
+        pred = self._member_step(st.Rg, st.CL, etas, zb, y)                    # (R, G)
         RU, CLU = st.RU[:, None, :], st.CLU[:, None]
-        self._member_step(RU, CLU, np.zeros((self._R, 1)), zb, y)
+        pred_u = self._member_step(RU, CLU, np.zeros((self._R, 1)), zb, y)     # (R, 1)
+        # forecast of the member in use (a member below k_lo in use is stored as the uniform one)
+        virtual = st.best < st.k_lo
+        g = np.minimum(np.maximum(st.best - st.k_lo, 0), st.k_hi - st.k_lo)
+        yhat_used = np.where(virtual, pred_u[:, 0], pred[np.arange(self._R), g])
         if self.n_steps_ == 0:
             # t = 1: grid.eta <- 1 / mean|R.w0|, R.w0 = ln w0 + r_1 (ref. A.2 step 4);
             # only member k = 0 exists and its regret row is r_1.
@@ -707,7 +760,6 @@ class CalibratedEWA(_MetaLearner):
             safe = np.where(m > 0, m, 1.0)
             st.eta0 = np.where(m > 0, 1.0 / safe, 1.0)
         # (d) best member of each repetition's grid (ties -> smallest eta, as opera's order())
-        ks = np.arange(st.k_lo, st.k_hi + 1)
         active = (ks[None, :] >= st.lo[:, None]) & (ks[None, :] <= st.hi[:, None])
         CLm = np.where(active, st.CL, np.inf)
         g = np.argmin(CLm, axis=1)
@@ -728,6 +780,7 @@ class CalibratedEWA(_MetaLearner):
         if below.any():
             self._extend_global(int(np.min(need_lo[below])), st.k_hi)
         st.hi, st.lo = new_hi, new_lo
+        return yhat_used
 
     @property
     def eta_(self):
@@ -891,6 +944,8 @@ class MLPoly(_MetaLearner):
         T, R = Y.shape
         N = self.n_experts_
         out = np.empty((T, R))
+        if R == 1:
+            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
         Rg, eta, B = self.regret_, self.eta_, self.B_
         add_red, max_red, maximum, where = np.add.reduce, np.maximum.reduce, np.maximum, np.where
         single = R == 1
@@ -914,6 +969,34 @@ class MLPoly(_MetaLearner):
             eta = 1.0 / (1.0 / eta + r2 + newB[:, None] - B[:, None])
             B = newB
         self.eta_, self.B_ = eta, B
+        self.n_steps_ += T
+        return out
+
+    def _run_single(self, Z, ys):
+        """One stream, 1-D state, scalar yhat_t and B_t (the same operations, the same numbers)."""
+        T, N = len(ys), self.n_experts_
+        out = np.empty(T)
+        Rg, eta, B = self.regret_[0], self.eta_[0], float(self.B_[0])   # Rg: a view, updated in place
+        add_red, max_red, maximum = np.add.reduce, np.maximum.reduce, np.maximum
+        uniform = np.full(N, 1.0 / N)
+        for t in range(T):
+            z = Z[t]
+            if max_red(Rg) > 0:
+                num = eta * maximum(Rg, 0.0)
+                p = num / add_red(num)
+            else:
+                p = uniform
+            yhat = add_red(p * z)
+            out[t] = yhat
+            g = 2.0 * (yhat - ys[t])
+            r = g * yhat - g * z
+            Rg += r
+            r2 = r * r
+            m = max_red(r2)
+            newB = m if m > B else B
+            eta = 1.0 / (1.0 / eta + r2 + newB - B)
+            B = newB
+        self.eta_, self.B_ = eta[None, :], np.array([B])
         self.n_steps_ += T
         return out
 
@@ -994,6 +1077,8 @@ class MLProd(_MetaLearner):
         # fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
         T, R = Y.shape
         out = np.empty((T, R))
+        if R == 1:
+            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
         Rr, L, maxloss, eta, logN = self.R_, self.L_, self.maxloss_, self.eta_, self._logN
         add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
         with np.errstate(divide="ignore"):
@@ -1011,6 +1096,30 @@ class MLProd(_MetaLearner):
                 Rr = neweta / eta * Rr + log(1.0 + neweta * r)
                 eta = neweta
         self.R_, self.maxloss_, self.eta_ = Rr, maxloss, eta
+        self.n_steps_ += T
+        return out
+
+    def _run_single(self, Z, ys):
+        """One stream, 1-D state, scalar yhat_t (the same operations, the same numbers)."""
+        T = len(ys)
+        out = np.empty(T)
+        Rr, L, maxloss, eta, logN = self.R_[0], self.L_[0], self.maxloss_[0], self.eta_[0], self._logN
+        add_red, max_red, exp, log, sqrt = np.add.reduce, np.maximum.reduce, np.exp, np.log, np.sqrt
+        maximum, minimum, absolute = np.maximum, np.minimum, np.abs
+        with np.errstate(divide="ignore"):
+            for t in range(T):
+                z = Z[t]
+                ew = eta * exp(Rr - max_red(Rr))
+                yhat = add_red(ew / add_red(ew) * z)
+                out[t] = yhat
+                g = 2.0 * (yhat - ys[t])
+                r = g * yhat - g * z
+                L += r * r                                   # L_: a view, updated in place
+                maxloss = maximum(maxloss, absolute(r))
+                neweta = minimum(1.0 / (2.0 * maxloss), sqrt(logN / L))
+                Rr = neweta / eta * Rr + log(1.0 + neweta * r)
+                eta = neweta
+        self.R_, self.maxloss_, self.eta_ = Rr[None, :], maxloss[None, :], eta[None, :]
         self.n_steps_ += T
         return out
 
@@ -1090,6 +1199,8 @@ class BOA(_MetaLearner):
         # v120 fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
         T, R = Y.shape
         out = np.empty((T, R))
+        if R == 1:
+            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
         Rreg, eta, V, Bmax = self.Rreg_, self.eta_, self.V_, self.Bmax_
         log_w0, log_inv_w0 = self._log_w0, self._log_inv_w0
         add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
@@ -1110,6 +1221,33 @@ class BOA(_MetaLearner):
                 eta = np.minimum(1.0 / B2, np.sqrt(log_inv_w0 / V))
                 Rreg += 0.5 * (r - eta * r2 + B2 * (eta * r > 0.5))
         self.eta_, self.Bmax_ = eta, Bmax
+        self.n_steps_ += T
+        return out
+
+    def _run_single(self, Z, ys):
+        """v120, one stream, 1-D state, scalar yhat_t (the same operations, the same numbers)."""
+        T = len(ys)
+        out = np.empty(T)
+        Rreg, eta, V, Bmax = self.Rreg_[0], self.eta_[0], self.V_[0], self.Bmax_[0]   # Rreg, V: views
+        log_w0, log_inv_w0 = self._log_w0, self._log_inv_w0
+        add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
+        maximum, minimum, absolute, exp2, ceil, log2, sqrt = np.maximum, np.minimum, np.abs, np.exp2, np.ceil, np.log2, np.sqrt
+        with np.errstate(divide="ignore"):
+            for t in range(T):
+                z = Z[t]
+                a = log(eta) + log_w0 + eta * Rreg
+                e = exp(a - max_red(a))
+                yhat = add_red(e / add_red(e) * z)
+                out[t] = yhat
+                g = 2.0 * (yhat - ys[t])
+                r = g * yhat - g * z
+                r2 = r * r
+                Bmax = maximum(Bmax, absolute(r))
+                B2 = exp2(ceil(log2(Bmax)))
+                V += r2
+                eta = minimum(1.0 / B2, sqrt(log_inv_w0 / V))
+                Rreg += 0.5 * (r - eta * r2 + B2 * (eta * r > 0.5))
+        self.eta_, self.Bmax_ = eta[None, :], Bmax[None, :]
         self.n_steps_ += T
         return out
 
