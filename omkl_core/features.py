@@ -122,7 +122,7 @@ class RandomFourierFeatures:
     n_features : m ("cos") or 2m ("sincos").
     """
 
-    def __init__(self, kind: str = "gaussian", sigma: float = 1.0, d: int = 1, m: int = 50,
+    def __init__(self, kind: str = "gaussian", sigma: float = 1.0, *, d: int = 1, m: int = 50,
                  seed=None, map: str = "cos", backend: str = "numpy"):  # noqa: A002
         # a one-kernel dictionary: same validation, same draw order, same transform
         self._dict = KernelDictionary([_check_kind(kind)], [check_positive(sigma, "sigma")], d=d,
@@ -173,7 +173,7 @@ class KernelDictionary:
     N : number of kernels; omega_ : (N, d, m); b_ : (N, m); n_features : m or 2m per kernel.
     """
 
-    def __init__(self, kinds: Sequence[str], sigmas: Sequence[float], d: int, m: int = 50,
+    def __init__(self, kinds: Sequence[str], sigmas: Sequence[float], *, d: int, m: int = 50,
                  seed=None, map: str = "cos", backend: str = "numpy"):  # noqa: A002
         if isinstance(kinds, str):
             raise TypeError("kinds must be a sequence of kernel names, not a single string")

@@ -82,7 +82,7 @@ class VAWExperts:
     ``run`` continues from the current state, so it can be mixed with ``predict_one``/``learn_one``.
     """
 
-    def __init__(self, lam: float = 1.0, ridge: bool = False, backend: str = "numpy",
+    def __init__(self, lam: float = 1.0, *, ridge: bool = False, backend: str = "numpy",
                  method: str = "block", block_size: int | None = None):
         self.lam = check_positive(lam, "lam")
         if not isinstance(ridge, (bool, np.bool_)):
@@ -306,7 +306,7 @@ class VAW(VAWExperts):
     P_ : (m, m) S_t^{-1};  t_ : steps learned.
     """
 
-    def __init__(self, lam: float = 1.0, ridge: bool = False, method: str = "sm",
+    def __init__(self, lam: float = 1.0, *, ridge: bool = False, method: str = "sm",
                  block_size: int | None = None, backend: str = "numpy"):
         super().__init__(lam=lam, ridge=ridge, backend=backend, method=method,
                          block_size=block_size)

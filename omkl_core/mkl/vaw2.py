@@ -205,7 +205,7 @@ class _VAWFamily:
 
     _table2_name = ""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, seed=0, dictionary=None,
+    def __init__(self, *, m: int = 50, lam: float = 1.0, seed=0, dictionary=None,
                  map: str = "cos", ridge: bool = False, backend: str = "numpy",  # noqa: A002
                  bounds=(0, 1)):
         self.m = check_int(m, "m")
@@ -304,7 +304,7 @@ class VAW2(_VAWFamily):
     meta VAW (signed; Figure 2). ``meta_ridge=True``: online ridge at the meta level too.
     """
 
-    def __init__(self, m: int = 50, lam: float = 1.0, lam_meta: float = 1.0,
+    def __init__(self, *, m: int = 50, lam: float = 1.0, lam_meta: float = 1.0,
                  truncate: bool = False, seed=0, dictionary=None, map: str = "cos",  # noqa: A002
                  ridge: bool = False, meta_ridge: bool = False, backend: str = "numpy",
                  bounds=(0, 1)):
@@ -325,7 +325,7 @@ class VAWEWA(_VAWFamily):
     eta = 1/(2(B-A)^2) by default; ``calibrated=True`` = opera's default EWA (reference A.2),
     ``gradient=True`` = opera's fixed-eta gradient-trick EWA."""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, eta=None, calibrated: bool = False,
+    def __init__(self, *, m: int = 50, lam: float = 1.0, eta=None, calibrated: bool = False,
                  gradient: bool = False, seed=0, dictionary=None, map: str = "cos",  # noqa: A002
                  ridge: bool = False, backend: str = "numpy", bounds=(0, 1)):
         self.eta, self.calibrated, self.gradient = eta, calibrated, gradient
@@ -340,7 +340,7 @@ class VAWAggr(_VAWFamily):
     """VAW-Aggr, paper 000 section 4: Vovk's Aggregating Algorithm (square loss, eta = 2 on
     [0, 1], substitution function of reference B) on truncated expert predictions."""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, eta=None, seed=0, dictionary=None,
+    def __init__(self, *, m: int = 50, lam: float = 1.0, eta=None, seed=0, dictionary=None,
                  map: str = "cos", ridge: bool = False, backend: str = "numpy",  # noqa: A002
                  bounds=(0, 1)):
         self.eta = eta
@@ -369,7 +369,7 @@ class VAWBOA(_VAWFamily):
     """VAW-BOA, paper 000 section 4: opera's BOA (reference A.6; ``version="v120"`` = the
     CRAN-era code, default; ``"v122"`` = GitHub HEAD) on truncated z_t."""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, version: str = "v120", seed=0,
+    def __init__(self, *, m: int = 50, lam: float = 1.0, version: str = "v120", seed=0,
                  dictionary=None, map: str = "cos", ridge: bool = False,  # noqa: A002
                  backend: str = "numpy", bounds=(0, 1)):
         self.version = version

@@ -97,7 +97,7 @@ class DotProductKernel(NoisyKernel):
     copies, ``Psi~(x) = sqrt(beta_N) p^(N+1)/(p-1) sum_k x~^(1)_k1 ... x~^(N)_kN e_(N,k)``.
     """
 
-    def __init__(self, beta, Q=None, name: str = "dot-product"):
+    def __init__(self, beta, *, Q=None, name: str = "dot-product"):
         if callable(beta):
             self._beta = beta
             self.degree = None
@@ -256,7 +256,7 @@ class GaussianKernel(NoisyKernel):
     (printed: ``c_N2 = 2^N2/(N2! s^(2 N2))``, as in eq. (6)).
     """
 
-    def __init__(self, sigma: float, variant: str = "corrected"):
+    def __init__(self, sigma: float, *, variant: str = "corrected"):
         self.sigma = check_positive(sigma, "sigma")
         if variant not in ("corrected", "printed"):
             raise ValueError(f"variant must be 'corrected' or 'printed', got {variant!r}")

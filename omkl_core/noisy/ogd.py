@@ -102,7 +102,7 @@ class NoisyKernelOGD:
     ``norms_`` (``n~_t`` before projection), ``t_``.
     """
 
-    def __init__(self, kernel, loss, T: int, eta="theorem", p: float = 2.0, B_w: float = 1.0,
+    def __init__(self, kernel, loss, *, T: int, eta="theorem", p: float = 2.0, B_w: float = 1.0,
                  B_x: float | None = None, y_max: float = 1.0, projection: str = "exact",
                  noise=None, seed: int = 0, noise_seed: int | None = None,
                  prod_mode: str = "vectorised", norm_update: str = "incremental"):
@@ -294,7 +294,7 @@ class SingleCopyKernelOGD:
     the exact kernel of ``kernel``. Its gradient is biased for non-linear losses/kernels.
     """
 
-    def __init__(self, kernel, loss, T: int, eta: float, B_w: float = 1.0, noise=None,
+    def __init__(self, kernel, loss, *, T: int, eta: float, B_w: float = 1.0, noise=None,
                  seed: int = 0):
         self.kernel = _check_kernel(kernel)
         self.loss = _check_loss(loss)
