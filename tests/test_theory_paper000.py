@@ -3,7 +3,7 @@
 Notation of the paper. theta = (omega, b) ~ p(theta) = q(omega) r(b), r = U(0, 2 pi);
 phi(x; theta) = sqrt(2) cos(<omega, x> + b) in [-sqrt(2), sqrt(2)];
 Phi_theta(x) = (phi(x; theta_k))_{k=1..m} -- *no* 1/sqrt(m) factor, which is also the
-normalisation of ``ok.features`` (map="cos"), so no rescaling is needed in this file;
+normalisation of ``ok.features`` (feature_map="cos"), so no rescaling is needed in this file;
 H = {f = int gamma(theta) phi(.; theta) dtheta}, ||f||_H^2 = int gamma^2 / p dtheta, kernel (2)
 k(x, y) = int p phi(x; .) phi(y; .) = kappa(x - y) (Gaussian (3), Laplacian (4)).
 All losses are the paper's halved square losses.
@@ -188,14 +188,14 @@ def test_paper000_rff_represent_kernel_eq2_4(kind, sigma, d, seed, data):
 @given(kind=KINDS, sigma=SIGMAS, d=st.integers(1, 5), seed=SEEDS, data=st.data())
 def test_paper000_rff_sincos_represent_kernel_eq5(kind, sigma, d, seed, data):
     """(5): phi(x; omega) = (cos<omega, x>, sin<omega, x>) represents the same kernel:
-    E_q[cos<w,x> cos<w,y> + sin<w,x> sin<w,y>] = k(x, y) (features of map="sincos", which
+    E_q[cos<w,x> cos<w,y> + sin<w,x> sin<w,y>] = k(x, y) (features of feature_map="sincos", which
     are m^-1/2 [sin, cos]; the m^-1/2 is undone here). Each term cos<omega_k, x - y> lies in [-1, 1]
     and, unlike the cos(<omega, x> + b) features, has no random phase: for Cauchy omega and
     x ~ y the gap 1 - k(x, y) comes from rare large omega, so the margin is the empirical-Bernstein
     radius (:func:`_bernstein_margin`, delta = 1e-6) instead of 5 SE."""
     x, y = _vec(data, d), _vec(data, d)
     m = R_KERNEL
-    rff = RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed, map="sincos")
+    rff = RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed, feature_map="sincos")
     F = np.asarray(rff.transform(np.stack([x, y]))) * math.sqrt(m)       # (2, 2m): [sin | cos]
     terms = F[0, :m] * F[1, :m] + F[0, m:] * F[1, m:]
     mean = float(terms.mean())
