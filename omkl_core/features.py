@@ -239,6 +239,16 @@ class KernelDictionary:
         """Deprecated alias of :attr:`feature_map`."""
         return self.feature_map
 
+    def __getstate__(self):
+        # the array namespace is a module (not picklable): re-resolved from ``backend`` on load
+        state = self.__dict__.copy()
+        state.pop("_xp", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._xp = _backend.get_namespace(self.backend)
+
     def __len__(self) -> int:
         return self.N
 

@@ -97,6 +97,16 @@ class VAWExperts:
         self.reset()
 
     # ------------------------------------------------------------------ state
+    def __getstate__(self):
+        # the array namespace is a module (not picklable): re-resolved from ``backend`` on load
+        state = self.__dict__.copy()
+        state.pop("_xp", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._xp = _backend.get_namespace(self.backend)
+
     def reset(self) -> VAWExperts:
         """Forget everything (S^{-1} = I/lambda, w = 0 at the next first step)."""
         self.P_ = None

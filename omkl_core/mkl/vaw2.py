@@ -43,6 +43,7 @@ import numpy as np
 from .. import aggregation as _agg
 from .. import backend as _backend
 from .._validation import (
+    check_bool,
     check_int,
     check_matrix,
     check_point,
@@ -213,9 +214,7 @@ class _VAWFamily:
         self.dictionary = dictionary
         _dictionary_spec(dictionary)
         self.feature_map = resolve_feature_map(feature_map, map, f"{type(self).__name__}: ")
-        if not isinstance(ridge, (bool, np.bool_)):
-            raise TypeError(f"ridge must be a bool, got {type(ridge).__name__}")
-        self.ridge = bool(ridge)
+        self.ridge = check_bool(ridge, "ridge")
         self.backend = backend
         _backend.get_namespace(backend)
         self.bounds = bounds
@@ -310,10 +309,8 @@ class VAW2(_VAWFamily):
                  ridge: bool = False, meta_ridge: bool = False, backend: str = "numpy",
                  bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.lam_meta = check_positive(lam_meta, "lam_meta")
-        if not isinstance(truncate, (bool, np.bool_)):
-            raise TypeError(f"truncate must be a bool, got {type(truncate).__name__}")
-        self.truncate = bool(truncate)
-        self.meta_ridge = meta_ridge
+        self.truncate = check_bool(truncate, "truncate")
+        self.meta_ridge = check_bool(meta_ridge, "meta_ridge")
         super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
