@@ -48,6 +48,7 @@ from scipy.linalg import qr_insert, solve_triangular
 
 from ._validation import (
     check_matrix,
+    check_option,
     check_point,
     check_positive,
     check_scalar,
@@ -92,9 +93,7 @@ class RidgeTrajectory:
 
 
 def _check_clip(clip):
-    if clip is None:
-        return None
-    return check_positive(clip, "clip")
+    return None if clip is None else check_positive(clip, "clip")
 
 
 def _gaussian_log_loss(y: float, mean: float, var: float) -> float:
@@ -238,9 +237,7 @@ class OnlineRidge(_RidgeBase):
     def __init__(self, a: float = 1.0, *, clip: float | None = None, solver: str = "cholesky"):
         self.a = check_positive(a, "a")
         self.clip = _check_clip(clip)
-        if solver not in self._SOLVERS:
-            raise ValueError(f"solver must be one of {self._SOLVERS}, got {solver!r}")
-        self.solver = solver
+        self.solver = check_option(solver, "solver", self._SOLVERS)
         self.b_ = None
         self._reset_totals()
 
@@ -429,9 +426,7 @@ class KernelRidge(_RidgeBase):
         self.kernel = kernel
         self._kern = make_kernel(kernel)
         self.clip = _check_clip(clip)
-        if solver not in self._SOLVERS:
-            raise ValueError(f"solver must be one of {self._SOLVERS}, got {solver!r}")
-        self.solver = solver
+        self.solver = check_option(solver, "solver", self._SOLVERS)
         self._Xbuf = None     # rows 0..t-1: the inputs seen
         self._Fbuf = None     # packed: columns of M_t^{-1} ("inverse") / rows of L_t ("cholesky")
         self._vbuf = None     # [:t]: alpha_t ("inverse") or z_t ("cholesky")

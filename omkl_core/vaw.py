@@ -42,7 +42,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from . import backend as _backend
-from ._validation import check_int, check_positive, check_scalar
+from ._validation import check_bool, check_int, check_option, check_positive, check_scalar
 
 __all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer"]
 
@@ -85,12 +85,8 @@ class VAWExperts:
     def __init__(self, lam: float = 1.0, *, ridge: bool = False, backend: str = "numpy",
                  method: str = "block", block_size: int | None = None):
         self.lam = check_positive(lam, "lam")
-        if not isinstance(ridge, (bool, np.bool_)):
-            raise TypeError(f"ridge must be a bool, got {type(ridge).__name__}")
-        self.ridge = bool(ridge)
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        self.method = method
+        self.ridge = check_bool(ridge, "ridge")
+        self.method = check_option(method, "method", METHODS)
         self.block_size = None if block_size is None else check_int(block_size, "block_size")
         self.backend = backend
         self._xp = _backend.get_namespace(backend)

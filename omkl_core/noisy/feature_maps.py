@@ -12,6 +12,7 @@ from scipy import special
 from .. import kernels as _kernels
 from .._validation import (
     check_int,
+    check_option,
     check_point,
     check_positive,
     check_scalar,
@@ -282,9 +283,7 @@ class GaussianKernel(NoisyKernel):
 
     def __init__(self, sigma: float, *, variant: str = "corrected"):
         self.sigma = check_positive(sigma, "sigma")
-        if variant not in ("corrected", "printed"):
-            raise ValueError(f"variant must be 'corrected' or 'printed', got {variant!r}")
-        self.variant = variant
+        self.variant = check_option(variant, "variant", ("corrected", "printed"))
         self.name = f"gaussian(sigma={self.sigma:g}, {variant})"
 
     def c_n(self, n: int) -> float:

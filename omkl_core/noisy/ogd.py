@@ -9,6 +9,7 @@ import numpy as np
 from .._validation import (
     check_int,
     check_matrix,
+    check_option,
     check_point,
     check_positive,
     check_scalar,
@@ -127,17 +128,11 @@ class NoisyKernelOGD:
         self.loss = _check_loss(loss)
         self.T = check_int(T, "T", minimum=1)
         self.p = check_p(p)
-        if prod_mode not in ("vectorised", "loop"):
-            raise ValueError(f"prod_mode must be 'vectorised' or 'loop', got {prod_mode!r}")
-        self.prod_mode = prod_mode
-        if norm_update not in ("incremental", "recompute"):
-            raise ValueError(f"norm_update must be 'incremental' or 'recompute', got {norm_update!r}")
-        self.norm_update = norm_update
+        self.prod_mode = check_option(prod_mode, "prod_mode", ("vectorised", "loop"))
+        self.norm_update = check_option(norm_update, "norm_update", ("incremental", "recompute"))
         self.B_w = check_positive(B_w, "B_w")
         self.y_max = check_scalar(y_max, "y_max")
-        if projection not in ("exact", "printed"):
-            raise ValueError(f"projection must be 'exact' or 'printed', got {projection!r}")
-        self.projection = projection
+        self.projection = check_option(projection, "projection", ("exact", "printed"))
         self.noise = _as_law(noise)
         self.B_x = None if B_x is None else check_positive(B_x, "B_x")
         if isinstance(eta, str):
