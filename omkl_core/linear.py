@@ -1,4 +1,4 @@
-"""The ridge family of seed 002: F. Zhdanov, V. Vovk, *Competing with Gaussian linear
+"""The ridge family of paper 002: F. Zhdanov, V. Vovk, *Competing with Gaussian linear
 experts* (2009).
 
 * :class:`OnlineRidge`          -- Algorithm 1 (online Ridge Regression); Theorem 1, eq. (1);

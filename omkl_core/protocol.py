@@ -20,7 +20,7 @@ __all__ = ["Trace", "run_online", "mse_curve"]
 
 
 def mse_curve(losses) -> np.ndarray:
-    """Running mean e_t = (1/t) sum_{tau <= t} loss_tau (the curve of Figure 1, seed 000)."""
+    """Running mean e_t = (1/t) sum_{tau <= t} loss_tau (the curve of Figure 1, paper 000)."""
     losses = np.asarray(losses, dtype=np.float64)
     return np.cumsum(losses) / np.arange(1, losses.shape[0] + 1)
 

@@ -1,4 +1,4 @@
-"""Seed 002 -- Zhdanov & Vovk, "Competing with Gaussian linear experts" (2009).
+"""Paper 002 -- Zhdanov & Vovk, "Competing with Gaussian linear experts" (2009).
 
 The paper's main results are equalities; each is checked with both sides computed
 independently: the left-hand sides by the online learners of ``omkl_core.linear``

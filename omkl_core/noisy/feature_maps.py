@@ -269,7 +269,7 @@ def exponential_kernel(scale: float = 1.0) -> DotProductKernel:
 
 
 class GaussianKernel(NoisyKernel):
-    """``k(x, x') = exp(-||x - x'||^2 / sigma^2)`` (paper 001, Sec. 2 and Appendix B).
+    """``k(x, x') = exp(-||x - x'||^2 / sigma^2)`` (paper 001, Sec. 2, App. B): NB no factor 2, so GaussianKernel(s) = kernels.Gaussian(s / sqrt(2)).
 
     ``k = e^{-|x|^2/s^2} e^{-|x'|^2/s^2} sum_n (2/s^2)^n/n! <x, x'>^n`` gives the feature
     map ``Psi(x)_(n,k) = e^{-|x|^2/s^2} c_n x_k1...x_kn`` with ``c_n = sqrt((2/s^2)^n / n!)``
