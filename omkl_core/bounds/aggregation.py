@@ -1,4 +1,4 @@
-"""Aggregation (meta-learner) bounds -- seed paper 000 sec. 3, eq. (30); CBL Props. 3.1, 3.2
+"""Aggregation (meta-learner) bounds -- paper 000 sec. 3, eq. (30); CBL Props. 3.1, 3.2
 (owner: omkl_core/aggregation.py)
 """
 from __future__ import annotations
