@@ -12,6 +12,9 @@ fresh learners.
 
 Beside each figure: opera's figures copied from the fixtures README (opera 1.2.2, pure R; opera
 1.2.0 with ``use_cpp = TRUE``), and the ratio ours / opera 1.2.0 C++ (< 1: we are faster).
+The README also gives omkl's own figures for the code before this issue (``README_OMKL_US``);
+``est.aft`` scales them by the after/before ratio measured here, because the shared machines
+running this are often several times slower than the one that timed opera.
 With ``--before REV`` (default: the commit before issue 16 restructured the rules) the same
 rules of ``omkl_core/aggregation.py`` at that git revision run in the same process, on the
 same inputs, so the before/after ratio is measured in one run; the script also prints the
@@ -51,6 +54,20 @@ OPERA_US = {
     ("bias", "ML-Poly"): (48.3, 2.3),
     ("bias", "ML-Prod"): (56.9, 2.7),
     ("bias", "BOA (1.2.0)"): (47.1, 4.9),
+}
+
+# omkl's own figures in the same README table (commit 13ca7f0, the "before" code): (1 stream, per stream of 5 batched)
+README_OMKL_US = {
+    ("airfoil", "EWA eta=0.5"): (9.5, 2.4),
+    ("airfoil", "EWA calibrated"): (108.0, 32.7),
+    ("airfoil", "ML-Poly"): (17.7, 4.4),
+    ("airfoil", "ML-Prod"): (16.6, 4.2),
+    ("airfoil", "BOA (1.2.0)"): (19.4, 4.9),
+    ("bias", "EWA eta=0.5"): (9.8, np.nan),
+    ("bias", "EWA calibrated"): (112.0, np.nan),
+    ("bias", "ML-Poly"): (18.0, np.nan),
+    ("bias", "ML-Prod"): (16.8, np.nan),
+    ("bias", "BOA (1.2.0)"): (19.8, np.nan),
 }
 
 
@@ -116,8 +133,8 @@ def main(argv=None) -> int:
         except (subprocess.CalledProcessError, FileNotFoundError) as exc:
             print(f"(no before column: cannot read omkl_core/aggregation.py at {args.before!r}: {exc})")
     now = _rules(after)
-    hdr = (f"{'stream':8s} {'rule':15s} {'streams':>7s} {'before':>8s} {'after':>8s} {'bef/aft':>7s} "
-           f"{'opera R':>8s} {'opera C++':>9s} {'aft/C++':>7s} {'max|diff|':>9s}")
+    hdr = (f"{'stream':8s} {'rule':15s} {'streams':>9s} {'before':>8s} {'after':>8s} {'bef/aft':>7s} "
+           f"{'opera R':>8s} {'opera C++':>9s} {'aft/C++':>7s} {'est.aft':>7s} {'est/C++':>7s} {'max|diff|':>9s}")
     print("microseconds per step (per stream for the batched rows)")
     print(hdr)
     print("-" * len(hdr))
@@ -136,10 +153,16 @@ def main(argv=None) -> int:
                     us_before = t_before / T / div * 1e6
                     diff = max(float(np.max(np.abs(P_a - P_b))), float(np.max(np.abs(W_a - W_b))))
                 o_r, o_c = (opera_r, opera_cpp) if div == 1 else (np.nan, np.nan)
-                print(f"{name:8s} {rule:15s} {label:>7s} {us_before:8.2f} {us_after:8.2f} {us_before / us_after:7.2f} "
-                      f"{o_r:8.1f} {o_c:9.1f} {us_after / opera_cpp:7.2f} {diff:9.1e}", flush=True)
-    print("aft/C++ < 1: faster per stream than opera 1.2.0's compiled path (its figure from the fixtures README, "
-          "measured on another run of the same machine kind; the batched rows are compared with the same 1-stream figure).")
+                # the README's figure for the before code, divided by the before/after ratio measured here
+                readme = README_OMKL_US.get((name, rule), (np.nan, np.nan))[0 if div == 1 else 1]
+                est = readme * us_after / us_before
+                print(f"{name:8s} {rule:15s} {label:>9s} {us_before:8.2f} {us_after:8.2f} {us_before / us_after:7.2f} "
+                      f"{o_r:8.1f} {o_c:9.1f} {us_after / opera_cpp:7.2f} {est:7.2f} {est / opera_cpp:7.2f} {diff:9.1e}",
+                      flush=True)
+    print("aft/C++ < 1: faster per stream than opera 1.2.0's compiled path (its figure from the fixtures README, measured "
+          "on another run of the same machine kind; the batched rows are compared with the same 1-stream figure).\n"
+          "est.aft: the README's omkl figure for the before code (same table, same machine kind) times after/before measured "
+          "here -- an estimate of 'after' on an unloaded machine; est/C++ compares it with opera's C++ figure.")
     return 0
 
 

@@ -48,16 +48,19 @@ LEARNERS = {
     "VAWMLProd": lambda: ok.VAWMLProd(m=6, seed=3),
     "VAWMLPoly": lambda: ok.VAWMLPoly(m=6, seed=3),
     "VAWBOA": lambda: ok.VAWBOA(m=6, seed=3),
-    "NoisyKernelOGD": lambda: ok.NoisyKernelOGD(nz.GaussianKernel(sigma=1.0), nz.SquaredLoss(), T=2000, eta=0.01, seed=0),
+    "NoisyKernelOGD": lambda: ok.NoisyKernelOGD(nz.GaussianKernel(1.0), nz.SquaredLoss(), T=2000, eta=0.01, seed=0),
+    "SingleCopyKernelOGD": lambda: ok.SingleCopyKernelOGD(nz.polynomial_kernel(2, 1.0), nz.SquaredLoss(), T=2000,
+                                                          eta=0.05, seed=0),
     # meta-learners: their input x is the vector of expert forecasts z_t
     "VAWMeta": lambda: ok.VAWMeta(lam=1.0),
     "EWA": lambda: ok.EWA(eta=0.5),
+    "CalibratedEWA": lambda: ok.CalibratedEWA(),
     "AggregatingAlgorithm": lambda: ok.AggregatingAlgorithm(),
     "MLProd": lambda: ok.MLProd(),
     "MLPoly": lambda: ok.MLPoly(),
     "BOA": lambda: ok.BOA(),
 }
-META = {"VAWMeta", "EWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA"}
+META = {"VAWMeta", "EWA", "CalibratedEWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA"}
 
 # (learner, River check) pairs not run, with the reason.
 RIVER_EXCLUDED: dict[tuple[str, str], str] = {}
@@ -70,22 +73,24 @@ RIVER_FEATURES = {"BayesianAlgorithm": TRUMP_FEATURES}
 SKLEARN_EXCLUDED = {
     "BayesianAlgorithm": "its experts are a fixed finite set of parameter vectors theta_k of one dimension "
                          "(paper 002 Algorithm 2); scikit-learn's checks fit inputs of 1 to 10 columns",
-    "NoisyKernelOGD": "its horizon T is a constructor argument (the step size of paper 001 Theorem 1 depends on it); "
-                      "its River checks cover the adapter",
 }
 # expected failures (check name -> reason) per learner
 # Not batch-assumption failures: these are limits of the model class, stated by the papers.
 _META_REASON = ("the meta-learners predict a weighted average of the (truncated to [0, 1]) input columns -- "
                 "they aggregate expert forecasts, they are not regressors of arbitrary features -- so R^2 > 0.5 "
                 "on the check's unrelated regression data is out of reach by design")
+_NOISY_REASON = ("paper 001's Algorithm 1 learns from unbiased but heavy-variance gradient estimates (Lemma 1) and "
+                 "keeps ||w|| <= B_w; one pass over the check's 200 rows never reached R^2 > 0.5 for any setting "
+                 "tried (eta 0.01, 0.05, 0.2, 0.5; B_w 1, 10; Gaussian, polynomial, linear kernels)")
 _TRUNC_REASON = ("this learner truncates the expert forecasts to [A, B] = [0, 1] (paper 000 eq. 28; labels normalised "
                  "to [0, 1] by eq. 33), and the check's labels are standardised, mostly outside [0, 1]; VAW2 without "
                  "truncation passes the same check")
 _N2_REASON = ("ML-Prod and BOA (opera 1.2.0 rule) need N >= 2 experts: ln N = 0 makes opera's learning rate 0 "
               "and its weights NaN, so one input column is refused with a ValueError naming n_experts")
 SKLEARN_XFAIL = {
-    **{n: {"check_regressors_train": _META_REASON} for n in ("EWA", "AggregatingAlgorithm", "MLPoly")},
+    **{n: {"check_regressors_train": _META_REASON} for n in ("EWA", "CalibratedEWA", "AggregatingAlgorithm", "MLPoly")},
     **{n: {"check_regressors_train": _META_REASON, "check_fit2d_1feature": _N2_REASON} for n in ("MLProd", "BOA")},
+    "NoisyKernelOGD": {"check_regressors_train": _NOISY_REASON},
     **{n: {"check_regressors_train": _TRUNC_REASON} for n in ("VAW2(trunc)", "VAWEWA", "VAWAggr", "VAWMLProd",
                                                               "VAWMLPoly", "VAWBOA")},
 }
