@@ -657,6 +657,16 @@ class CalibratedEWA(_MetaLearner):
         Rg += 2.0 * err[:, :, None] * (pred[:, :, None] - zb[:, None, :])
         return pred
 
+    @staticmethod
+    def _uniform_member_step(RU, CLU, zb, y):
+        """``_member_step`` of the eta = 0 member, whose weights are exactly 1/N (exp(0) / N): the
+        same numbers with fewer operations.  RU (R, N), CLU (R,) are updated in place."""
+        pred = np.add.reduce((1.0 / zb.shape[-1]) * zb, axis=-1)     # (R,)
+        err = pred - y
+        CLU += err * err
+        RU += 2.0 * err[:, None] * (pred[:, None] - zb)
+        return pred
+
     def _saturation_exponent(self):
         """Per repetition, the largest k with exp(eta0 2^k RU_k - max) == 1 for every k.
 
@@ -747,8 +757,7 @@ class CalibratedEWA(_MetaLearner):
         st.hist_y.append(y.copy())
         ks, etas = self._grid_arrays()
         pred = self._member_step(st.Rg, st.CL, etas, zb, y)                    # (R, G)
-        RU, CLU = st.RU[:, None, :], st.CLU[:, None]
-        pred_u = self._member_step(RU, CLU, np.zeros((self._R, 1)), zb, y)     # (R, 1)
+        pred_u = self._uniform_member_step(st.RU, st.CLU, zb, y)[:, None]      # (R, 1)
         # forecast of the member in use (a member below k_lo in use is stored as the uniform one)
         virtual = st.best < st.k_lo
         g = np.minimum(np.maximum(st.best - st.k_lo, 0), st.k_hi - st.k_lo)
