@@ -200,7 +200,7 @@ class RandomFourierFeatures:
                 f"m={self.m}, feature_map={self.feature_map!r})")
 
 
-class KernelDictionary:
+class KernelDictionary(_backend.NamespaceHolder):
     """The random features of N kernels held as one batched array (paper 000 eq. (16)).
 
     ``transform`` computes the features of all N kernels for a block of time steps with a
@@ -258,16 +258,6 @@ class KernelDictionary:
     def map(self) -> str:
         """Deprecated alias of :attr:`feature_map`."""
         return self.feature_map
-
-    def __getstate__(self):
-        # the array namespace is a module (not picklable): re-resolved from ``backend`` on load
-        state = self.__dict__.copy()
-        state.pop("_xp", None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._xp = _backend.get_namespace(self.backend)
 
     def __len__(self) -> int:
         return self.N

@@ -212,8 +212,8 @@ class OnlineRidge(_RidgeBase):
         Steps learned.
     coef_ : ndarray of shape (n,)
         A_t^{-1} b_t, the minimiser theta_T on the right-hand side of (1).
-    R_, c_ : ndarray
-        The Cholesky factor and c_t (``solver="cholesky"``); ``A_inv_`` is A_t^{-1}
+    chol_, c_ : ndarray
+        The Cholesky factor R_t (old name ``R_``) and c_t (``solver="cholesky"``); ``A_inv_`` is A_t^{-1}
         (stored for sherman-morrison, computed for cholesky).
     weighted_loss_ : float
         The left-hand side of (1) so far (with the other running totals of the module docstring).
@@ -289,11 +289,16 @@ class OnlineRidge(_RidgeBase):
         self._A_inv -= np.outer(Ainv_x, Ainv_x / (1.0 + h))
 
     @property
-    def R_(self) -> np.ndarray:
-        """Upper-triangular R_t with R_t'R_t = A_t (``solver="cholesky"``)."""
+    def chol_(self) -> np.ndarray:
+        """Upper-triangular factor R_t with R_t'R_t = A_t (``solver="cholesky"``)."""
         if self.solver != "cholesky" or self.b_ is None:
-            raise AttributeError("R_ exists for solver='cholesky' after the first input")
+            raise AttributeError("chol_ exists for solver='cholesky' after the first input")
         return self._Rc[:, :-1]
+
+    @property
+    def R_(self) -> np.ndarray:
+        """Old name of :attr:`chol_` (``R`` is the repetition axis elsewhere in the library)."""
+        return self.chol_
 
     @property
     def A_inv_(self) -> np.ndarray:
@@ -301,7 +306,7 @@ class OnlineRidge(_RidgeBase):
         if self.b_ is None:
             raise AttributeError("A_inv_ is defined after the first input")
         if self.solver == "cholesky":
-            Rinv = solve_triangular(self.R_, np.eye(self.b_.shape[0]), lower=False)
+            Rinv = solve_triangular(self.chol_, np.eye(self.b_.shape[0]), lower=False)
             return Rinv @ Rinv.T
         return self._A_inv
 
@@ -311,7 +316,7 @@ class OnlineRidge(_RidgeBase):
         if self.b_ is None:
             raise AttributeError("coef_ is defined after the first input")
         if self.solver == "cholesky":
-            return solve_triangular(self.R_, self._Rc[:, -1], lower=False)
+            return solve_triangular(self.chol_, self._Rc[:, -1], lower=False)
         return self._A_inv @ self.b_
 
 

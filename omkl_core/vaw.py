@@ -54,7 +54,7 @@ def _finite_or_raise(xp, a, name: str) -> None:
         raise ValueError(f"{name} contains NaN or inf")
 
 
-class VAWExperts:
+class VAWExperts(_backend.NamespaceHolder):
     """VAW forecasters (paper 000 eqs. 9-10) batched over any leading dimensions.
 
     One expert = one VAW run on its own feature sequence; all experts (e.g. N kernels x R
@@ -93,16 +93,6 @@ class VAWExperts:
         self.reset()
 
     # ------------------------------------------------------------------ state
-    def __getstate__(self):
-        # the array namespace is a module (not picklable): re-resolved from ``backend`` on load
-        state = self.__dict__.copy()
-        state.pop("_xp", None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._xp = _backend.get_namespace(self.backend)
-
     def reset(self) -> VAWExperts:
         """Forget everything (S^{-1} = I/lambda, w = 0 at the next first step)."""
         self.P_ = None

@@ -22,6 +22,16 @@ from .estimator import check_p, sample_geometric
 from .oracles import Oracle, _as_law
 
 
+def _store_arrays(counts_list, copies_list, level: int):
+    """Empty :class:`EstimateStore` arrays for estimates whose feature level is ``counts[level]``:
+    ``levels`` (m,), ``V`` (m, max level, d) of zeros, ``scales`` (m,) uninitialised."""
+    m = len(counts_list)
+    d = copies_list[0].shape[1]
+    levels = np.array([c[level] for c in counts_list], dtype=np.int64)
+    L = int(levels.max()) if m else 0
+    return levels, np.zeros((m, L, d)), np.empty(m)
+
+
 class NoisyKernel(abc.ABC):
     """The protocol every noisy kernel of paper 001 follows (Secs. 4.1, 5.2, Appendix B).
 
@@ -161,12 +171,7 @@ class DotProductKernel(NoisyKernel):
 
     def assemble(self, counts_list, copies_list, p) -> EstimateStore:
         """Build :class:`EstimateStore` rows from sampled ``N`` and the oracle copies (eq. 2)."""
-        m = len(counts_list)
-        d = copies_list[0].shape[1]
-        levels = np.array([c[0] for c in counts_list], dtype=np.int64)
-        L = int(levels.max()) if m else 0
-        V = np.zeros((m, L, d))
-        scales = np.empty(m)
+        levels, V, scales = _store_arrays(counts_list, copies_list, level=0)
         for i, (n,) in enumerate(counts_list):
             V[i, :n] = copies_list[i]
             scales[i] = math.sqrt(self.beta_n(n)) * p ** (n + 1) / (p - 1.0)   # eq. (2)
@@ -325,12 +330,7 @@ class GaussianKernel(NoisyKernel):
                 / (math.factorial(n1) * self.sigma ** (2 * n1) * (p - 1.0) ** 2) * self.c_n(n2))
 
     def assemble(self, counts_list, copies_list, p) -> EstimateStore:
-        m = len(counts_list)
-        d = copies_list[0].shape[1]
-        levels = np.array([c[1] for c in counts_list], dtype=np.int64)
-        L = int(levels.max()) if m else 0
-        V = np.zeros((m, L, d))
-        scales = np.empty(m)
+        levels, V, scales = _store_arrays(counts_list, copies_list, level=1)
         for i, (n1, n2) in enumerate(counts_list):
             C = copies_list[i]
             pairs = np.einsum("jd,jd->j", C[0:2 * n1:2], C[1:2 * n1:2])   # <x~(2j-1), x~(2j)>
