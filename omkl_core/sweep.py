@@ -24,8 +24,9 @@ Cells
 
 Rows (columns)
     ``dataset, learner, label, params`` (canonical JSON), ``seed, T, mse, mean_loss`` (= mse for
-    the square loss), ``final_loss`` (the squared loss of the last step), ``seconds`` (wall-clock
-    of the online pass; from the cache: of the run that filled it), ``curve_t, curve`` (the
+    the square loss), ``final_loss`` (the squared loss of the last step), ``seconds`` and ``cpu_seconds``
+    (wall-clock and CPU time of the online pass; from the cache: of the run that filled it;
+    on a shared machine the CPU time is the stable one), ``curve_t, curve`` (the
     running MSE e_t at ``curve_points`` steps, evenly spaced from 1 to T), ``error`` (``""`` or
     ``"ExceptionType: message"`` -- a failing cell is recorded, the sweep goes on), ``cached``
     and ``key`` (the cache key).
@@ -86,9 +87,9 @@ __all__ = ["run", "load_spec", "cells", "learners", "code_version", "data_hash",
 EXECUTORS = ("serial", "processes", "dask")
 #: Columns of the rows :func:`run` returns, in order.
 ROW_COLUMNS = ["dataset", "learner", "label", "params", "seed", "T", "mse", "mean_loss",
-               "final_loss", "seconds", "curve_t", "curve", "error", "cached", "key"]
+               "final_loss", "seconds", "cpu_seconds", "curve_t", "curve", "error", "cached", "key"]
 #: Columns that may differ between two runs of the same cell (everything else is bit-identical).
-VOLATILE_COLUMNS = ("seconds", "cached")
+VOLATILE_COLUMNS = ("seconds", "cpu_seconds", "cached")
 _SPEC_KEYS = ("datasets", "learners", "seeds", "max_steps", "curve_points")
 
 
@@ -272,18 +273,18 @@ def _one_blas_thread():
 def _run_cell(cell: dict, X, y) -> dict:
     """Compute one cell (in whichever process runs it); never raises."""
     row = {"version": code_version(), "mse": math.nan, "mean_loss": math.nan, "final_loss": math.nan,
-           "seconds": math.nan, "curve_t": [], "curve": [], "error": "", "T": int(len(y))}
+           "seconds": math.nan, "cpu_seconds": math.nan, "curve_t": [], "curve": [], "error": "", "T": int(len(y))}
     try:
         cls = learners()[cell["learner"]]
         model = _make_learner(cls, json.loads(cell["params"]), cell["seed"])
         with _one_blas_thread():
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.thread_time()
             trace = run_online(model, X, y)
-            seconds = time.perf_counter() - t0
+            seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
         T = len(trace.losses)
         idx = np.unique(np.linspace(0, T - 1, min(cell["curve_points"], T)).round().astype(np.int64))
         row.update(mse=float(trace.mse), mean_loss=float(np.mean(trace.losses)),
-                   final_loss=float(trace.losses[-1]), seconds=float(seconds),
+                   final_loss=float(trace.losses[-1]), seconds=float(seconds), cpu_seconds=float(cpu_seconds),
                    curve_t=[int(i) + 1 for i in idx], curve=[float(v) for v in trace.mse_curve[idx]])
     except Exception as exc:  # noqa: BLE001 - a failing cell is recorded, the sweep goes on
         row["error"] = f"{type(exc).__name__}: {exc}"
@@ -372,7 +373,7 @@ def _result_or_error(get) -> dict:
         return get()
     except Exception as exc:  # noqa: BLE001 - e.g. a worker process that died
         return {"mse": math.nan, "mean_loss": math.nan, "final_loss": math.nan, "seconds": math.nan,
-                "curve_t": [], "curve": [], "T": 0, "error": f"{type(exc).__name__}: {exc}"}
+                "cpu_seconds": math.nan, "curve_t": [], "curve": [], "T": 0, "error": f"{type(exc).__name__}: {exc}"}
 
 
 def _run_dask(todo, missing, data, client, done) -> None:
@@ -424,11 +425,12 @@ class _NoBar(nullcontext):
 
 # ------------------------------------------------------------------------ reporting
 def summarise(rows: pd.DataFrame) -> pd.DataFrame:
-    """MSE mean and sd over seeds and seconds per 1,000 steps, per (dataset, label, params)."""
-    ok = rows[rows["error"] == ""].assign(sec_per_1000=lambda r: 1e3 * r["seconds"] / r["T"])
+    """MSE mean and sd over seeds, wall-clock and CPU seconds per 1,000 steps, per (dataset, label, params)."""
+    ok = rows[rows["error"] == ""].assign(sec_per_1000=lambda r: 1e3 * r["seconds"] / r["T"],
+                                          cpu_per_1000=lambda r: 1e3 * r["cpu_seconds"] / r["T"])
     g = ok.groupby(["dataset", "label", "params"], sort=False)
     out = g.agg(mse_mean=("mse", "mean"), mse_sd=("mse", "std"), n_seeds=("seed", "size"),
-                sec_per_1000=("sec_per_1000", "mean")).reset_index()
+                sec_per_1000=("sec_per_1000", "mean"), cpu_per_1000=("cpu_per_1000", "mean")).reset_index()
     failed = int((rows["error"] != "").sum())
     out.attrs["failed_cells"] = failed
     return out
