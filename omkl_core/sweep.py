@@ -81,7 +81,7 @@ from . import report as _report
 from ._validation import check_bool, check_int, check_option
 from .protocol import run_online
 
-__all__ = ["run", "load_spec", "cells", "learners", "code_version", "data_hash", "summarise",
+__all__ = ["run", "load_spec", "cells", "learners", "code_version", "data_hash", "summarise", "mean_ranks",
            "main_sweep", "EXECUTORS", "ROW_COLUMNS"]
 
 EXECUTORS = ("serial", "processes", "dask")
@@ -434,6 +434,15 @@ def summarise(rows: pd.DataFrame) -> pd.DataFrame:
     failed = int((rows["error"] != "").sum())
     out.attrs["failed_cells"] = failed
     return out
+
+
+def mean_ranks(rows: pd.DataFrame) -> pd.Series:
+    """Mean rank of each learner label over datasets (rank 1 = lowest seed-mean MSE on a dataset;
+    ties share the mean rank), sorted best first -- the leaderboard's summary."""
+    ok = rows[rows["error"] == ""]
+    per = ok.groupby(["dataset", "label"], sort=False)["mse"].mean()
+    ranks = per.groupby(level="dataset", sort=False).rank(method="average")
+    return ranks.groupby(level="label", sort=False).mean().sort_values().rename("mean_rank")
 
 
 def main_sweep(args) -> int:

@@ -185,3 +185,16 @@ def test_cli_sweep_bad_spec_is_one_line(tmp_path, capsys):
     assert main(["sweep", str(spec), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "Nope" in err and err.count("\n") == 1
+
+
+def test_summary_and_mean_ranks_from_rows(serial_rows):
+    summ = sweep.summarise(serial_rows)
+    assert len(summ) == 4 and (summ["n_seeds"] == 2).all()
+    sel = serial_rows[(serial_rows["dataset"] == "concrete") & (serial_rows["label"] == "VAW2")]["mse"]
+    row = summ[(summ["dataset"] == "concrete") & (summ["label"] == "VAW2")].iloc[0]
+    assert row["mse_mean"] == sel.mean() and row["mse_sd"] == sel.std()
+    ranks = sweep.mean_ranks(serial_rows)
+    per = serial_rows.groupby(["dataset", "label"])["mse"].mean().unstack()
+    expected = per.rank(axis=1).mean()
+    assert ranks.to_dict() == pytest.approx(expected.to_dict())
+    assert ranks.is_monotonic_increasing and set(ranks.index) == {"VAW2", "OnlineRidge"}
