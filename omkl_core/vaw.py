@@ -116,11 +116,16 @@ class VAWExperts:
         self.batch_shape_ = tuple(batch_shape)
         self.m_ = int(m)
         B = int(np.prod(batch_shape)) if batch_shape else 1
-        # one (B, m, m + 1) array [S^{-1} | w]: the block driver reads F S^{-1} and F w with one
-        # matrix product and updates both with one more; _P (B, m, m) and _w (B, m) are views
-        self._Pw = xp.zeros((B, m, m + 1), dtype=xp.float64)
-        self._P = self._Pw[:, :, :m]
-        self._w = self._Pw[:, :, m]
+        if self.method == "block":
+            # one (B, m, m + 1) array [S^{-1} | w]: the block driver reads F S^{-1} and F w with
+            # one matrix product and updates both with one more; _P and _w are views of it
+            self._Pw = xp.zeros((B, m, m + 1), dtype=xp.float64)
+            self._P = self._Pw[:, :, :m]
+            self._w = self._Pw[:, :, m]
+        else:                                         # per-step updates run faster on contiguous P
+            self._Pw = None
+            self._P = xp.zeros((B, m, m), dtype=xp.float64)
+            self._w = xp.zeros((B, m), dtype=xp.float64)
         idx = xp.arange(m)
         self._P[:, idx, idx] = 1.0 / self.lam
         self._expose()
