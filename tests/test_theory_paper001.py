@@ -545,7 +545,7 @@ def test_paper001_algorithm1_counts_queries():
     X = rng.uniform(-0.5, 0.5, size=(T, 2))
     m = ok.NoisyKernelOGD(nz.linear_kernel(), nz.SquaredLoss(), T=T, eta=0.2, p=p, B_w=1.0,
                           noise=nz.GaussianNoise(0.1), seed=4)
-    out = m.run_stream(X, X[:, 0])
+    out = m.trajectory(X, X[:, 0])
     q = out["queries"]
     assert q.shape == (T,)
     mq, se = _mc_mean(q)
@@ -871,7 +871,7 @@ def test_paper001_algorithm1_same_seed_same_numbers():
         m = ok.NoisyKernelOGD(nz.GaussianKernel(1.0), nz.SmoothedHingeLoss(1.0), T=40, eta=0.5,
                               noise=nz.AdversarialScaleNoise(nz.GaussianNoise(0.1), [0.5, 1.0, 2.0], 2.0),
                               seed=3)
-        outs.append(m.run_stream(X, np.sign(X[:, 0] + 1e-12)))
+        outs.append(m.trajectory(X, np.sign(X[:, 0] + 1e-12)))
     np.testing.assert_array_equal(outs[0]["scores"], outs[1]["scores"])
     np.testing.assert_array_equal(outs[0]["queries"], outs[1]["queries"])
 
@@ -984,7 +984,7 @@ def test_paper001_algorithm1_reference_modes_agree():
         m = ok.NoisyKernelOGD(nz.GaussianKernel(1.0), nz.SmoothedHingeLoss(1.0), T=30, eta=2.0,
                               B_w=0.5, noise=nz.UniformNoise(0.2), seed=5, prod_mode=mode,
                               norm_update=upd)
-        m.run_stream(X, y)
+        m.trajectory(X, y)
         out.append((m.alpha_.copy(), m.gram_.copy(), m.predict_one(np.full(3, 0.1))))
     for a, G, pr in out[1:]:
         np.testing.assert_allclose(a, out[0][0], rtol=1e-9, atol=1e-14)
