@@ -130,6 +130,23 @@ class VAWExperts(_backend.NamespaceHolder):
         self.P_ = self._P.reshape(self.batch_shape_ + (self.m_, self.m_))
         self.w_ = self._w.reshape(self.batch_shape_ + (self.m_,))
 
+    def __getstate__(self):
+        # P_ and w_ (and, for the block driver, _P and _w) are views: pickle the arrays they
+        # view once and rebuild the views on load, so the state stays one piece of memory
+        state = super().__getstate__()
+        for name in ("P_", "w_") + (("_P", "_w") if getattr(self, "_Pw", None) is not None else ()):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self.P_ = self.w_ = None
+        if getattr(self, "_Pw", None) is not None:
+            self._P = self._Pw[:, :, :self.m_]
+            self._w = self._Pw[:, :, self.m_]
+        if self.batch_shape_ is not None:
+            self._expose()
+
     def _check_phi(self, phi, name: str = "phi", has_time: bool = False):
         """Return phi as a backend float64 array, its batch shape, validated."""
         xp = self._xp

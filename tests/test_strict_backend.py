@@ -128,3 +128,20 @@ def test_learner_on_device_equals_numpy(xp, cls):
     th = ok.run_online(h2, X[:12], y[:12], use_run=False)
     td = ok.run_online(d2, X[:12], y[:12], use_run=False)
     np.testing.assert_allclose(td.predictions, th.predictions, rtol=0, atol=1e-12)
+
+
+def test_expert_state_survives_pickling_as_one_piece():
+    """The block driver keeps [S^{-1} | w] in one array with views into it; a pickled and
+    restored layer must go on updating the same memory that P_ and w_ show."""
+    import pickle
+
+    rng = np.random.default_rng(5)
+    Phi, y = rng.standard_normal((3, 40, 4)), rng.uniform(size=40)
+    for method in ("block", "sm"):
+        a = VAWExperts(lam=1.0, method=method, block_size=8)
+        a.run(Phi[:, :20], y[:20])
+        b = pickle.loads(pickle.dumps(a))
+        np.testing.assert_array_equal(a.run(Phi[:, 20:], y[20:]), b.run(Phi[:, 20:], y[20:]))
+        np.testing.assert_array_equal(b.P_, a.P_)
+        np.testing.assert_array_equal(b.w_, a.w_)
+        assert b.t_ == 40
