@@ -143,7 +143,8 @@ class AdaBoost:
     1. Stop rule r_t <= 0: when no weak learner has a positive edge (then r_t = 0 since Psi is
        closed under negation) the round would have w_t = 0 and change nothing; AdaBoost stops
        and ``n_rounds_`` = t - 1.
-    2. Stop rule r_t = 1: a weak learner classifies every training point correctly; line 7
+    2. Stop rule r_t = 1: a weak learner classifies every training point correctly (tested
+       exactly, psi_t(X_i) Y_i = 1 for all i, so that round-off in sum_i rho_i cannot hide it); line 7
        gives w_t = +inf (the limit). It is kept with ``w_ = inf`` and AdaBoost stops; the
        decision function is then +-inf and ``predict`` is that learner's sign. Theorem 26's
        (1/n) sum exp(-f Y) = prod sqrt(1 - r_t^2) = 0 still holds.
@@ -199,9 +200,10 @@ class AdaBoost:
             if r <= 0.0:                                            # stop rule 1
                 break
             rhos.append(rho)
-            rs.append(r)
+            perfect = bool(np.all(psi * y > 0))
+            rs.append(1.0 if perfect else r)
             thetas.append(theta)
-            if r >= 1.0:                                            # stop rule 2: w_t = +inf
+            if perfect or r >= 1.0:                                 # stop rule 2: r_t = 1, w_t = +inf
                 ws.append(math.inf)
                 break
             w = 0.5 * math.log((1.0 + r) / (1.0 - r))               # line 7
