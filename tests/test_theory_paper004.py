@@ -690,14 +690,14 @@ def test_paper004_theorem26_greedy(data, T):
             break
         assert np.isfinite(model.w_[t])
         for psi in Psi:
-            r = so.minimize_scalar(lambda w, psi=psi: float(np.sum(np.exp(-(prev + w * psi) * y))), bracket=(-1, 1), tol=1e-12)
+            r = so.minimize_scalar(lambda w, psi=psi, prev=prev: float(np.sum(np.exp(-(prev + w * psi) * y))), bracket=(-1, 1), tol=1e-12)
             if r.fun < best[0]:
                 best = (r.fun, r.x)
         ada = float(np.sum(np.exp(-F[t] * y)))
         assert ada == pytest.approx(best[0], rel=1e-9)
         # w_t is the argmin over w for AdaBoost's theta_t (ties between stumps make theta non-unique)
         psi_t = model.weak_outputs(X)[t]
-        r = so.minimize_scalar(lambda w: float(np.sum(np.exp(-(prev + w * psi_t) * y))), bracket=(-1, 1), tol=1e-12)
+        r = so.minimize_scalar(lambda w, psi_t=psi_t, prev=prev: float(np.sum(np.exp(-(prev + w * psi_t) * y))), bracket=(-1, 1), tol=1e-12)
         assert model.w_[t] == pytest.approx(r.x, rel=1e-5, abs=1e-5)
         # rho used in round t is prop. to exp(-f^(t-1) Y) (lines 8-9 unrolled)
         rho = np.exp(-prev * y)
