@@ -392,3 +392,14 @@ def test_models_pickle_and_errors():
         AdaBoost(weak_learner="columns").fit(X, y)
     with pytest.raises(ValueError, match="features"):
         m.predict(X[:, :2])
+
+
+def test_adaboost_stump_convention_at_threshold():
+    """psi(theta, x) = s sgn(x_k - tau) with sgn(0) = -1: a point exactly at the threshold gets -s."""
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    m = AdaBoost(n_rounds=3).fit(X, y)
+    k, tau, s = m.theta_[0]
+    assert tau == 1.5 and s == 1.0
+    assert m.weak_outputs(np.array([[1.5]]))[0, 0] == -1.0
+    assert m.predict(np.array([[1.5], [1.5000001]])).tolist() == [-1.0, 1.0]
