@@ -15,8 +15,9 @@ Only this test module imports scikit-learn; the library never does. Tolerances a
   function is 2 f^(T) / sum_t w_t.
 * GradientBoosting vs ``GradientBoostingRegressor(max_depth=1, learning_rate=1, init="zero")``:
   same split rule (midpoints, exhaustive, Friedman MSE = the SSE reduction for two leaves); X is
-  rounded to float32 first because scikit-learn's trees split in float32 -> staged predictions
-  to 1e-10 (sums of leaf means, round-off only).
+  rounded to float32 first because scikit-learn's trees split in float32, and of order 1
+  because scikit-learn skips splits between values closer than 1e-7 (FEATURE_THRESHOLD; our
+  exact stump does not) -> staged predictions to 1e-10 (sums of leaf means, round-off only).
 * scikit-learn's own stump (``DecisionTreeClassifier(max_depth=1)``, Gini criterion) is not the
   exact edge maximiser of line 5, so it cannot agree round by round; it is compared
   qualitatively (training errors after 40 rounds within 0.05).
