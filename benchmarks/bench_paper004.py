@@ -1,6 +1,9 @@
 """Benchmark: paper 004's batch models against scikit-learn on the same data.
 
-    .venv/bin/python benchmarks/bench_paper004.py
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_paper004.py
+
+(on a loaded shared machine, multi-threaded BLAS oversubscribes the cores: X'X for a 500 x 200
+X took 40 ms with the default threads vs 3 ms with one thread at load average 13 on 2 cores.)
 
 One line per model: our wall-clock seconds, scikit-learn's, their ratio (measured in one run
 on the same machine; absolute times on the shared machines are noisy) and an agreement or
