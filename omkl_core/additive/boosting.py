@@ -328,9 +328,10 @@ class GradientBoosting:
     --------
     >>> import numpy as np
     >>> from omkl_core.additive import GradientBoosting
-    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0.0, 0.0, 1.0, 1.0])
-    >>> GradientBoosting(n_rounds=3).fit(X, y).predict(X).tolist()
-    [0.0, 0.0, 1.0, 1.0]
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([1.0, 1.0, 3.0, 3.0])
+    >>> model = GradientBoosting(n_rounds=3).fit(X, y)   # the first full step fits the residual exactly
+    >>> model.predict(X).tolist(), model.n_rounds_
+    ([1.0, 1.0, 3.0, 3.0], 1)
     """
 
     _parameter_constraints = {
