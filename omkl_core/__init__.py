@@ -3,12 +3,12 @@
 Public API (DESIGN.md): ``ok.datasets.load``, ``ok.datasets.ar4``, ``ok.run_online``,
 ``ok.backend``, and one class per algorithm, named as in the papers:
 
-* seed 000 (VAW2): ``RandomFourierFeatures``, ``KernelDictionary``, ``VAW``, ``VAWExperts``,
+* paper 000 (VAW2): ``RandomFourierFeatures``, ``KernelDictionary``, ``VAW``, ``VAWExperts``,
   the meta-learners ``VAWMeta``, ``EWA``, ``AggregatingAlgorithm``, ``MLProd``, ``MLPoly``,
   ``BOA``, and the multi-kernel learners ``VAW2``, ``VAWEWA``, ``VAWAggr``, ``VAWMLProd``,
   ``VAWMLPoly``, ``VAWBOA`` (with ``expert_predictions`` shared by all of them);
-* seed 001 (noisy inputs): ``NoisyKernelOGD``, ``SingleCopyKernelOGD``, ``estimate_analytic``;
-* seed 002 (Gaussian linear experts): ``OnlineRidge``, ``BayesianRidge``, ``KernelRidge``,
+* paper 001 (noisy inputs): ``NoisyKernelOGD``, ``SingleCopyKernelOGD``, ``estimate_analytic``;
+* paper 002 (Gaussian linear experts): ``OnlineRidge``, ``BayesianRidge``, ``KernelRidge``,
   ``KernelBayesianRidge``, ``BayesianAlgorithm``;
 * paper 004 (additive and sparse models, batch ``fit``/``predict``): ``AdaBoost``,
   ``GradientBoosting``, ``Lasso``, ``ConstrainedLasso``, ``BestSubset``, ``gibbs_posterior``,
@@ -57,13 +57,13 @@ __all__ = [
     "noisy", "paper_values", "protocol", "report", "vaw",
     # protocol
     "Trace", "run_online",
-    # seed 000
+    # paper 000
     "RandomFourierFeatures", "KernelDictionary", "paper000_dictionary", "VAW", "VAWExperts",
     "VAWMeta", "EWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA",
     "VAW2", "VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA", "expert_predictions",
-    # seed 001
+    # paper 001
     "NoisyKernelOGD", "SingleCopyKernelOGD", "estimate_analytic",
-    # seed 002
+    # paper 002
     "OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge", "BayesianAlgorithm",
     # paper 004
     "additive", "AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso", "BestSubset",

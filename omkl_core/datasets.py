@@ -1,7 +1,7 @@
 """The five UCI regression streams of the papers and the AR(4) generator.
 
 Every stream is returned in file order (online time step t = row t) and, by default,
-normalised exactly as in seed 000 (Rokhlin & Gurtovaya 2025), eqs. (33)-(34), which copy
+normalised exactly as in paper 000 (Rokhlin & Gurtovaya 2025), eqs. (33)-(34), which copy
 the code of Ghari & Shen (2023):
 
 * (33)  y_i := (y_i - min_j y_j) / (max_j y_j - min_j y_j)        -> y in [0, 1];
@@ -27,7 +27,7 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 @dataclass(frozen=True)
 class DatasetInfo:
-    """Static description of one dataset (Table 1 of seed 000, plus provenance)."""
+    """Static description of one dataset (Table 1 of paper 000, plus provenance)."""
 
     name: str
     file: str
@@ -148,7 +148,7 @@ def _numeric_columns(path: Path, header, values, raw, cols: list[int]) -> None:
 
 
 def normalise_stream(X, y) -> tuple[np.ndarray, np.ndarray]:
-    """Seed 000 eqs. (33)-(34): y min-max scaled to [0, 1]; X divided by its largest row norm."""
+    """Paper 000 eqs. (33)-(34): y min-max scaled to [0, 1]; X divided by its largest row norm."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     lo, hi = y.min(), y.max()
@@ -168,7 +168,7 @@ def load(name: str, normalise: bool = True, variant: str | None = None,
     Parameters
     ----------
     name : one of :func:`names` -- ``airfoil``, ``concrete``, ``naval``, ``wine_white``, ``bias``.
-    normalise : apply seed 000 eqs. (33)-(34) (default). ``False`` returns raw values.
+    normalise : apply paper 000 eqs. (33)-(34) (default). ``False`` returns raw values.
     variant : ``naval``: ``None`` (15 features) or ``"17"``; ``bias``: ``None`` (mean fill)
         or ``"dropna"``. Other datasets have no variants.
     data_dir : folder holding the CSVs (default: the repository's ``data/``).
@@ -212,12 +212,12 @@ def load(name: str, normalise: bool = True, variant: str | None = None,
     return np.ascontiguousarray(X), np.ascontiguousarray(y)
 
 
-#: AR(4) coefficients of seed 000 eq. (32): x_t = nu0 x_{t-4} + nu1 x_{t-3} + nu2 x_{t-2} + nu3 x_{t-1} + eps_t
+#: AR(4) coefficients of paper 000 eq. (32): x_t = nu0 x_{t-4} + nu1 x_{t-3} + nu2 x_{t-2} + nu3 x_{t-1} + eps_t
 AR4_COEFFS = (0.5, -0.3, 0.2, 0.1)
 
 
 def ar4(T: int = 5000, seed: int = 0, normalise: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """The synthetic stream of seed 000 eq. (32).
+    """The synthetic stream of paper 000 eq. (32).
 
     x_t = 0.5 x_{t-4} - 0.3 x_{t-3} + 0.2 x_{t-2} + 0.1 x_{t-1} + eps_t, eps_t ~ N(0, 1),
     x_k = 0 for k = -3..0; the feature at step t is the scalar x_t and the label is

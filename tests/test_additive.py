@@ -405,12 +405,3 @@ def test_adaboost_stump_convention_at_threshold():
     assert m.weak_outputs(np.array([[1.5]]))[0, 0] == -1.0
     assert m.predict(np.array([[1.5], [1.5000001]])).tolist() == [-1.0, 1.0]
 
-
-@pytest.mark.parametrize("module", ["boosting", "lasso", "dictionary"])
-def test_docstring_examples_run(module):
-    """The Examples blocks of the headline classes are runnable and give the printed output."""
-    import doctest
-    import importlib
-    mod = importlib.import_module(f"omkl_core.additive.{module}")
-    res = doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert res.attempted > 0 and res.failed == 0
