@@ -851,3 +851,29 @@ def test_paper004_theorem31_lambda_event_probability():
     E = sigma * rng.standard_normal((400, n)) / np.sqrt(n)
     freq = float(np.mean(lam >= 2 * np.abs(E @ X).max(axis=1)))
     assert freq >= 1 - delta - 3 * math.sqrt(delta * (1 - delta) / 400)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(2, 30), st.integers(1, 6), st.integers(1, 20))
+def test_paper004_theorem26_columns_dictionary(seed, n, N, T):
+    """Theorem 26 with a finite +-1 dictionary (weak_learner="columns", Psi_pm = +-columns): the greedy
+    round minimises sum_i exp(-(f + w psi) Y) over all 2N signed columns (closed form sqrt(1 - r^2) per
+    column, computed here), and (1/n) sum exp(-f^(T) Y) = prod sqrt(1 - r_t^2)."""
+    rng = np.random.default_rng(seed)
+    X = rng.choice([-1.0, 1.0], size=(n, N))
+    y = rng.choice([-1.0, 1.0], size=n)
+    m = AdaBoost(n_rounds=T, weak_learner="columns").fit(X, y)
+    if m.n_rounds_ == 0:
+        return
+    F = m.staged_decision_function(X)
+    prev = np.zeros(n)
+    for t in range(m.n_rounds_):
+        rho = np.exp(-prev * y)
+        edges = np.abs(X.T @ (rho * y)) / rho.sum()
+        assert m.r_[t] == pytest.approx(edges.max(), rel=1e-12)
+        if not np.isfinite(m.w_[t]):
+            break
+        best = rho.sum() * float(np.sqrt(1 - edges.max() ** 2))          # min over w and signed columns
+        assert float(np.sum(np.exp(-F[t] * y))) == pytest.approx(best, rel=1e-9, abs=1e-300)
+        prev = F[t]
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(np.mean(np.exp(-F * y), axis=1), B.paper004_theorem26_bound(m.r_), rtol=1e-9, atol=1e-300)
