@@ -280,7 +280,7 @@ class ConstrainedLasso:
         self.w_ = w
         self.lam_ = lam
         r = X @ w - y
-        self.objective_ = float(0.5 * (r @ r) / X.shape[0])
+        self.objective_ = float(0.5 * (r @ r) / X.shape[0])   # eq. (4), squared loss
         self.n_features_in_ = X.shape[1]
         return self
 
