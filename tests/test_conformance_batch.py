@@ -103,6 +103,7 @@ def test_batch_keyword_only_constructor_stores_arguments(case):
     cls = getattr(ok, case.split("(")[0])
     params = inspect.signature(cls.__init__).parameters
     assert all(p.kind == p.KEYWORD_ONLY for n, p in params.items() if n != "self")
+    assert set(params) - {"self"} == set(cls._parameter_constraints), "every argument has a declared check"
     m = cls(**kwargs)
     for k, v in kwargs.items():
         assert getattr(m, k) is v
@@ -129,3 +130,12 @@ def test_batch_errors_name_the_argument(case):
         m.predict(X[:, :-1])
     with pytest.raises(ValueError, match="X"):
         m.predict(Xn)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_batch_bad_hyperparameter_named(case):
+    """A NaN for any declared hyper-parameter is refused at construction, naming it."""
+    cls = getattr(ok, case.split("(")[0])
+    for name in cls._parameter_constraints:
+        with pytest.raises((ValueError, TypeError), match=name):
+            cls(**{name: float("nan")})
