@@ -405,3 +405,16 @@ def test_adaboost_stump_convention_at_threshold():
     assert m.weak_outputs(np.array([[1.5]]))[0, 0] == -1.0
     assert m.predict(np.array([[1.5], [1.5000001]])).tolist() == [-1.0, 1.0]
 
+
+
+def test_adaboost_stop_rules():
+    """Deviation 1: no weak learner with a positive edge (r_t = 0) -> stop before the round, f = 0.
+    Deviation 2: a perfect weak learner (r_t = 1) -> w_t = inf, stop; Theorem 26's both sides are 0."""
+    m = AdaBoost(n_rounds=5).fit(np.array([[0.0], [1.0]]), np.array([1.0, 1.0]))
+    assert m.n_rounds_ == 0 and m.w_.shape == (0,) and m.rho_.shape == (0, 2)
+    assert m.decision_function(np.array([[0.3]])).tolist() == [0.0] and m.predict(np.array([[0.3]])).tolist() == [1.0]
+    X = np.array([[0.0], [1.0], [2.0]])
+    y = np.array([-1.0, 1.0, 1.0])
+    p = AdaBoost(n_rounds=5).fit(X, y)
+    assert p.n_rounds_ == 1 and p.w_[0] == math.inf and p.r_[0] == 1.0
+    assert np.mean(np.exp(-p.decision_function(X) * y)) == 0.0 == ok.bounds.paper004_theorem26_bound(p.r_)[-1]
