@@ -10,9 +10,13 @@ imported only when these are called), and one class per algorithm, named as in t
   ``VAWMLPoly``, ``VAWBOA`` (with ``expert_predictions`` shared by all of them);
 * paper 001 (noisy inputs): ``NoisyKernelOGD``, ``SingleCopyKernelOGD``, ``estimate_analytic``;
 * paper 002 (Gaussian linear experts): ``OnlineRidge``, ``BayesianRidge``, ``KernelRidge``,
-  ``KernelBayesianRidge``, ``BayesianAlgorithm``.
+  ``KernelBayesianRidge``, ``BayesianAlgorithm``;
+* paper 004 (additive and sparse models, batch ``fit``/``predict``): ``AdaBoost``,
+  ``GradientBoosting``, ``Lasso``, ``ConstrainedLasso``, ``BestSubset``, ``gibbs_posterior``,
+  ``RBFDictionary`` (``PAPER004_EXPORTS``; bounds in ``bounds.paper004``).
 """
 from . import (
+               additive,
                aggregation,
                backend,
                bounds,
@@ -28,6 +32,7 @@ from . import (
                report,
                vaw,
 )
+from .additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
 from .aggregation import BOA, EWA, AggregatingAlgorithm, CalibratedEWA, MLPoly, MLProd, VAWMeta
 from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary
 from .linear import (
@@ -44,6 +49,10 @@ from .vaw import VAW, VAWExperts
 
 __version__ = "0.1.0"
 
+#: paper 004's public names (the batch conformance suite discovers its fit/predict models here)
+PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso", "BestSubset",
+                    "gibbs_posterior", "RBFDictionary")
+
 __all__ = [
     # modules
     "aggregation", "backend", "bounds", "datasets", "features", "interop", "kernels", "linear", "mkl",
@@ -58,5 +67,8 @@ __all__ = [
     "NoisyKernelOGD", "SingleCopyKernelOGD", "estimate_analytic",
     # paper 002
     "OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge", "BayesianAlgorithm",
+    # paper 004
+    "additive", "AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso", "BestSubset",
+    "gibbs_posterior", "RBFDictionary", "PAPER004_EXPORTS",
     "__version__",
 ]

@@ -237,3 +237,47 @@ def ar4(T: int = 5000, seed: int = 0, normalise: bool = True) -> tuple[np.ndarra
     if normalise:
         X, y = normalise_stream(X, y)
     return np.ascontiguousarray(X), y
+
+
+def sparse_regression(n: int, p: int, s: int, *, sigma: float = 1.0, seed=0, design: str = "gaussian",
+                      rho: float = 0.5, amplitude: float = 1.0):
+    """The sparse linear model (11) of paper 004: Y = X w_bar + eps, ||w_bar||_0 = s.
+
+    Scaling as on the slide "Sparse Recovery": the entries of sqrt(n) X are standard normal (so
+    the columns have 2-norm about 1) and sqrt(n) eps_i ~ N(0, sigma^2) (sigma sub-Gaussian).
+    w_bar has support {0, ..., s-1} and entries amplitude * (random sign).
+
+    design : ``"gaussian"`` (iid columns), ``"toeplitz"`` (rows N(0, Sigma/n), Sigma_jk = rho^|j-k|)
+        or ``"irrepresentable_violating"``: iid columns except column s (the first outside the
+        support), set to rho * X_F sign(w_bar_F)/sqrt(s) + sqrt(1 - rho^2) z, so that Assumption 28's
+        mu is about rho sqrt(s) (> 1 when rho > 1/sqrt(s)).
+
+    Returns (X, y, w_bar, eps) with shapes (n, p), (n,), (p,), (n,).
+    """
+    from ._validation import check_interval, check_nonneg, check_option, check_seed
+
+    n = check_int(n, "n", minimum=1)
+    p = check_int(p, "p", minimum=1)
+    s = check_int(s, "s", minimum=0)
+    if s > p:
+        raise ValueError(f"s must be <= p, got s={s}, p={p}")
+    sigma = check_nonneg(sigma, "sigma")
+    amplitude = check_nonneg(amplitude, "amplitude")
+    design = check_option(design, "design", ("gaussian", "toeplitz", "irrepresentable_violating"))
+    rho = check_interval(rho, "rho", -1.0, 1.0, closed="neither") if design == "toeplitz" else check_interval(rho, "rho", 0.0, 1.0)
+    rng = np.random.default_rng(check_seed(seed))
+    Z = rng.standard_normal((n, p))
+    if design == "toeplitz":
+        idx = np.arange(p)
+        L = np.linalg.cholesky(rho ** np.abs(idx[:, None] - idx[None, :]))
+        Z = Z @ L.T
+    X = Z / np.sqrt(n)
+    w_bar = np.zeros(p)
+    w_bar[:s] = amplitude * rng.choice(np.array([-1.0, 1.0]), size=s)
+    if design == "irrepresentable_violating":
+        if not 0 < s < p:
+            raise ValueError("design='irrepresentable_violating' needs 0 < s < p")
+        v = X[:, :s] @ np.sign(w_bar[:s]) / np.sqrt(s)
+        X[:, s] = rho * v + np.sqrt(1.0 - rho * rho) * X[:, s]
+    eps = sigma * rng.standard_normal(n) / np.sqrt(n)
+    return X, X @ w_bar + eps, w_bar, eps
