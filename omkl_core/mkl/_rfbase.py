@@ -161,7 +161,10 @@ class _RFLearner:
 
     def _features(self, x, idx):
         """z_i(x) for the kernels idx (R, K) of each repetition -> (R, K, 2D) (eq. 4)."""
-        proj = self._OmegaT[self._rows[:, None], idx] @ x            # (R, K, D)
+        if idx is getattr(self, "_all", None):                      # every kernel: no gather copy
+            proj = self._OmegaT @ x
+        else:
+            proj = self._OmegaT[self._rows[:, None], idx] @ x        # (R, K, D): only the subset
         return np.concatenate([np.sin(proj), np.cos(proj)], axis=-1) * (1.0 / np.sqrt(self.m))
 
     # ------------------------------------------------------------------ one step
@@ -275,7 +278,8 @@ class _RFLearner:
     def forced(self, x, y, node):
         """A deep copy of this learner after one step with the drawn node forced to ``node``
         (used to enumerate the finite distribution of one step exactly)."""
-        twin = copy.deepcopy(self)
+        shared = {id(D): D for D in (self.dictionaries_ or [])}      # immutable: shared, not copied
+        twin = copy.deepcopy(self, memo=shared)
         x = check_point(x, name="x")
         twin._ensure(x.shape[0])
         twin._pending = None
