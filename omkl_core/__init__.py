@@ -9,7 +9,9 @@ Public API (DESIGN.md): ``ok.datasets.load``, ``ok.datasets.ar4``, ``ok.run_onli
   ``VAWMLPoly``, ``VAWBOA`` (with ``expert_predictions`` shared by all of them);
 * seed 001 (noisy inputs): ``NoisyKernelOGD``, ``SingleCopyKernelOGD``, ``estimate_analytic``;
 * seed 002 (Gaussian linear experts): ``OnlineRidge``, ``BayesianRidge``, ``KernelRidge``,
-  ``KernelBayesianRidge``, ``BayesianAlgorithm``.
+  ``KernelBayesianRidge``, ``BayesianAlgorithm``;
+* seed 003 (graph-aided OMKL): ``SFGMKL``, ``SFGMKLR``, ``Raker``, ``OMKR``, ``OMKLGF``,
+  ``feedback_graph``, ``paper003_dictionary`` (and ``ok.kernels.dissimilarity``).
 """
 from . import (
                aggregation,
@@ -27,7 +29,7 @@ from . import (
                vaw,
 )
 from .aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd, VAWMeta
-from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary
+from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary, paper003_dictionary
 from .linear import (
                BayesianAlgorithm,
                BayesianRidge,
@@ -35,7 +37,7 @@ from .linear import (
                KernelRidge,
                OnlineRidge,
 )
-from .mkl import VAW2, VAWBOA, VAWEWA, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions
+from .mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, VAW2, VAWBOA, VAWEWA, Raker, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions, feedback_graph
 from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic
 from .protocol import Trace, run_online
 from .vaw import VAW, VAWExperts
@@ -56,5 +58,7 @@ __all__ = [
     "NoisyKernelOGD", "SingleCopyKernelOGD", "estimate_analytic",
     # seed 002
     "OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge", "BayesianAlgorithm",
+    # seed 003
+    "SFGMKL", "SFGMKLR", "Raker", "OMKR", "OMKLGF", "feedback_graph", "paper003_dictionary",
     "__version__",
 ]

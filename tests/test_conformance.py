@@ -26,6 +26,12 @@ LEARNERS = {
     "VAWMLProd": lambda: ok.VAWMLProd(m=6, seed=3),
     "VAWMLPoly": lambda: ok.VAWMLPoly(m=6, seed=3),
     "VAWBOA": lambda: ok.VAWBOA(m=6, seed=3),
+    # seed 003 (small settings: 41 kernels, D = 4)
+    "Raker": lambda: ok.Raker(m=4, eta=0.2, seed=3),
+    "OMKR": lambda: ok.OMKR(eta=0.2),
+    "OMKLGF": lambda: ok.OMKLGF(m=4, eta=0.2, M=4, seed=3),
+    "SFGMKL": lambda: ok.SFGMKL(m=4, eta=0.2, xi=0.2, M=3, greedy_after=10, seed=3),
+    "SFGMKLR": lambda: ok.SFGMKLR(m=4, eta=0.2, xi=0.2, M=3, greedy_after=10, seed=3),
 }
 
 

@@ -10,7 +10,7 @@
 """
 from __future__ import annotations
 
-from . import graph, omkl_gf, omkr, raker, sfg, vaw2
+from . import graph, omkl_gf, omkr, raker, sfg, vaw2  # noqa: F401
 from .graph import feedback_graph
 from .omkl_gf import OMKLGF
 from .omkr import OMKR

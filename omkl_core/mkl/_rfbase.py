@@ -161,10 +161,11 @@ class _RFLearner:
 
     def _features(self, x, idx):
         """z_i(x) for the kernels idx (R, K) of each repetition -> (R, K, 2D) (eq. 4)."""
+        # einsum, not BLAS: a threaded GEMV of this size is slower on a loaded machine
         if idx is getattr(self, "_all", None):                      # every kernel: no gather copy
-            proj = self._OmegaT @ x
-        else:
-            proj = self._OmegaT[self._rows[:, None], idx] @ x        # (R, K, D): only the subset
+            proj = np.einsum("rkmd,d->rkm", self._OmegaT, x)
+        else:                                                       # only the subset S_t
+            proj = np.einsum("rkmd,d->rkm", self._OmegaT[self._rows[:, None], idx], x)
         return np.concatenate([np.sin(proj), np.cos(proj)], axis=-1) * (1.0 / np.sqrt(self.m))
 
     # ------------------------------------------------------------------ one step
