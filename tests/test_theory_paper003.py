@@ -178,6 +178,25 @@ def test_paper003_eq55_expected_loss(cls, seed):
     assert math.isclose(float(p @ (yhat - y) ** 2), float(p @ Li), rel_tol=EQ_RTOL, abs_tol=1e-15)
 
 
+@pytest.mark.parametrize("cls", LEARNER_CLASSES, ids=lambda c: c.__name__)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_paper003_eq18_multiplicative_updates(cls, seed):
+    """(18a)/(18b) for every outcome j of one step: ln w_{i,t+1} - ln w_{i,t} = -eta L_i/q_i for
+    i in S_t (0 elsewhere) and ln u_{j,t+1} - ln u_{j,t} = -eta L_j(f_RF)/p_j for the drawn node
+    (0 for the others), with L, L_j, p, q computed independently."""
+    model, x, y = _warm(cls, seed)
+    p, q, L, _, Li = _independent_quantities(model, x, y)
+    for j in range(model.N_):
+        twin = model.forced(x, y, j)
+        S = np.zeros(model.N_, dtype=bool)
+        S[twin.last_step_.idx[0][twin.last_step_.valid[0]]] = True
+        np.testing.assert_allclose(twin.log_w_[0] - model.log_w_[0], np.where(S, -model.eta * L / q, 0.0),
+                                   rtol=1e-9, atol=1e-13)
+        du = np.zeros(model.N_)
+        du[j] = -model.eta * Li[j] / p[j]
+        np.testing.assert_allclose(twin.sampling_.log_u[0] - model.sampling_.log_u[0], du, rtol=1e-9, atol=1e-13)
+
+
 # ------------------------------------------------------------------------- graph inequalities
 @st.composite
 def graphs_and_weights(draw):
@@ -260,6 +279,16 @@ def test_paper003_eq22_eq24_refined_graph(g, beta_kind):
     assert is_dominating(A[0], np.flatnonzero(Dp[0]))
     assert np.all(p[Dp[0]] >= b[0] - tol)
     assert np.all(q >= b[0] - tol)
+    # (23): each node without an edge from D'_t gets exactly the edge from argmin_{j in D'_t} Delta(i, j)
+    D_idx = np.flatnonzero(Dp[0])
+    covered = model.A_[D_idx].any(axis=0)
+    added = A[0] & ~model.A_
+    for i in range(N):
+        if covered[i]:
+            assert not added[:, i].any()
+        else:
+            d_it = D_idx[np.argmin(model.delta_[i, D_idx])]
+            assert np.flatnonzero(added[:, i]).tolist() == [d_it]
     del st_
 
 
@@ -379,3 +408,142 @@ def test_paper003_eq3_random_feature_estimate_unbiased():
     assert abs(cosines.mean() - k) <= 5 * se
     wrong = np.cos((x - xp) @ (Dd.omega_[0] * sigma * sigma)).mean()
     assert abs(wrong - k) > 100 * se
+
+
+# ------------------------------------------------------------------------- regret (Thms 3-4)
+REG_DICT = (["gaussian", "gaussian", "laplacian", "gaussian"], [0.25, 0.6, 0.8, 2.0])
+
+
+def _regret_run(cls, T, R, seed, **kw):
+    """R batched trajectories of the text algorithm (no greedy switch) on a smooth stream with
+    labels in [0.3, 0.7]. Returns per repetition: sum_t E_t[(f_RF(x_t) - y_t)^2] (E_t over the
+    node draw, exactly: eq. 55 with every node's combination computed from the state), the
+    q-terms of Thm 3 for every (i, j), the largest kernel loss and gradient norm seen (as2), and
+    the stream."""
+    X, y = _stream(T, 2, seed)
+    y = 0.3 + 0.4 * y
+    eta = 1.0 / math.sqrt(T)
+    model = cls(m=4, lam=1e-3, eta=eta, xi=eta, M=2, greedy_after=None, seed=seed, dictionary=REG_DICT, **kw)
+    model._init(2, R)
+    model.state_ = True
+    N = model.N_
+    exp_loss = np.zeros(R)
+    inv_qbar = np.zeros((R, N))
+    inv_q = np.zeros((R, N))
+    maxL, maxG = 0.0, 0.0
+    allk = np.broadcast_to(np.arange(N), (R, N))
+    for t in range(T):
+        st_ = model._predict_step(X[t])
+        z = model._features(X[t], allk)                                   # (R, N, 2D)
+        f = np.einsum("rnf,rnf->rn", model.theta_, z)
+        w = np.exp(model.log_w_ - model.log_w_.max(axis=1, keepdims=True))
+        A = st_.A if hasattr(st_, "A") else np.broadcast_to(model.A_, (R, N, N))
+        W = np.einsum("rjn,rn->rj", A, w)                                 # W_{j,t}
+        comb = np.einsum("rjn,rn->rj", A, w * f) / W                      # prediction when v_j is drawn
+        exp_loss += np.einsum("rj,rj->r", st_.p, (comb - y[t]) ** 2)       # eq. (55)
+        inv_qbar += np.einsum("rjn,rn->rj", A, w / st_.q) / W
+        inv_q += 1.0 / st_.q
+        model._learn_step(st_, float(y[t]))
+        model.t_ += 1
+        maxL = max(maxL, float(st_.loss.max()))
+        maxG = max(maxG, float(np.linalg.norm(st_.grad_L, axis=-1).max()))
+    return model, X, y, exp_loss, inv_qbar, inv_q, maxL, maxG
+
+
+def _best_kernel_in_hindsight(model, X, y, lam):
+    """min_j min_theta sum_t [(theta' z_j(x_t) - y_t)^2 + lam |theta|^2] per repetition (ridge with
+    penalty lam T), the minimiser's squared norm and j*."""
+    T = len(y)
+    out = []
+    for D in model.dictionaries_:
+        Z = D.transform(X)                                                # (T, N, 2D)
+        best = (np.inf, None, None)
+        for j in range(Z.shape[1]):
+            Zj = Z[:, j, :]
+            th = np.linalg.solve(Zj.T @ Zj + lam * T * np.eye(Zj.shape[1]), Zj.T @ y)
+            loss = float(np.sum((Zj @ th - y) ** 2) + lam * T * th @ th)
+            best = min(best, (loss, float(th @ th), j), key=lambda b: b[0])
+        out.append(best)
+    return out
+
+
+@pytest.mark.parametrize("cls", [SFGMKL, SFGMKLR], ids=lambda c: c.__name__)
+def test_paper003_theorem3_theorem4_measured_regret(cls):
+    """Thm 3 (21) for SFG-MKL and Thm 4 (26) for SFG-MKL-R (constant beta = 1/N <= 1/N), with the
+    random-feature comparator (the step (70) the proofs build on: eps = 0, C^2 -> |theta*_j|^2 of
+    the best kernel in hindsight): mean over 4 trajectories of the stochastic regret (20)
+    sum_t E_t[L(f_RF)] - min_j sum_t L(theta*_j' z_j) is at most the bound evaluated with the run's
+    own q's (Thm 3) and the observed gradient bound L (as2; see the comment on the loss range). The
+    regime is informative: the non-learning prediction 0 has regret above the bound on the
+    same stream. T = 12000, eta = xi = 1/sqrt(T), N = 4 kernels, M = 2."""
+    T, R = 12000, 4
+    kw = {"beta": 0.25, "beta_rank": 2} if cls is SFGMKLR else {}
+    model, X, y, exp_loss, inv_qbar, inv_q, maxL, maxG = _regret_run(cls, T, R, 21, **kw)
+    # (as2) asks for losses in [0, 1]; the importance-weighted steps (eta/q) overshoot in the first
+    # steps, so the largest observed kernel loss is reported (not assumed): the check below is of
+    # the bound's value against the measured regret, with L = the largest observed gradient norm.
+    eta = xi = 1.0 / math.sqrt(T)
+    N = model.N_
+    regrets, bounds = [], []
+    for r, (comp, th2, j) in enumerate(_best_kernel_in_hindsight(model, X, y, model.lam)):
+        regrets.append(exp_loss[r] - comp)
+        if cls is SFGMKL:
+            ins = [i for i in range(N) if model.A_[i, j]]                  # i in N_{j*}^in
+            bounds.append(min(B.paper003_theorem3_rhs(N, model.M, eta, xi, T, math.sqrt(th2), 0.0, maxG,
+                                                      inv_qbar[r, i], inv_q[r, j]) for i in ins))
+        else:
+            bounds.append(B.paper003_theorem4_rhs(N, eta, xi, 0.25, T, math.sqrt(th2), 0.0, maxG))
+        non_learner = float(np.sum(y ** 2)) - comp
+        assert non_learner > bounds[-1]                                   # informative regime
+    assert np.mean(regrets) <= np.mean(bounds)
+    print(f"\n{cls.__name__}: measured regret {np.mean(regrets):.1f}, bound {np.mean(bounds):.1f}, "
+          f"non-learner {float(np.sum(y ** 2)) - comp:.1f} (T = {T}); largest kernel loss {maxL:.2f}, L = {maxG:.2f}")
+
+
+@pytest.mark.parametrize("which", ["theorem3", "theorem4"])
+def test_paper003_after_theorems_rates(which):
+    """After Thm 3: with eta = eps = T^{-1/2}, xi = T^{-1/4} and the worst case q = xi/|D| the bound
+    (21) grows like T^{3/4} (log-log slope over T = 1e6..1e10 within 0.02 of 3/4); the printed
+    xi = O(T^{1/4}) would make xi > 1 (THEORY.md note: T^{-1/4} is meant). After Thm 4: eta = eps =
+    xi = T^{-1/2}, beta = 1/N constant gives slope 1/2."""
+    Ts = np.logspace(6, 10, 5)
+    N, Dsize, L, C = 41, 10, 1.0, 1.0
+    vals = []
+    for T in Ts:
+        T = int(T)
+        eta = T ** -0.5
+        if which == "theorem3":
+            xi = T ** -0.25
+            q = xi / Dsize
+            vals.append(B.paper003_theorem3_rhs(N, 5, eta, xi, T, C, eta, L, T / q, T / q))
+        else:
+            vals.append(B.paper003_theorem4_rhs(N, eta, eta, 1 / N, T, C, eta, L))
+    slope = np.polyfit(np.log(Ts), np.log(vals), 1)[0]
+    assert abs(slope - (0.75 if which == "theorem3" else 0.5)) < 0.02
+    if which == "theorem3":                                               # xi = T^{1/4} > 1 is no exploration rate
+        with pytest.raises(ValueError, match="xi"):
+            SFGMKL(xi=1e4 ** 0.25)
+
+
+def test_paper003_lemma6_printed_vs_proved():
+    """Lemma 6: (42) as printed, ln N/eta + eta(1 + N/2 - eta/2)T, is (56) as proved,
+    ln N/eta + (xi + eta N/2 - eta xi/2)T, at xi = eta (the paper's experiments) and differs
+    otherwise; Thm 3 uses (56)."""
+    for N, eta, T in [(41, 0.01, 10_000), (5, 0.3, 100)]:
+        assert B.paper003_lemma6_rhs_printed(N, eta, T) == pytest.approx(B.paper003_lemma6_rhs(N, eta, eta, T), rel=1e-12)
+        assert B.paper003_lemma6_rhs_printed(N, eta, T) != pytest.approx(B.paper003_lemma6_rhs(N, eta, 2 * eta, T), rel=1e-6)
+
+
+def test_paper003_eq72_theta_norm():
+    """(72): theta* = sum_t alpha_t z_j(x_t) has |theta*|^2 <= (1 + eps) C^2, C = sum_t |alpha_t|;
+    with the sin/cos map z'z <= |z|^2 = 1 always, so it holds with eps = 0 (checked on random
+    alpha and inputs)."""
+    rng = np.random.default_rng(3)
+    D = KernelDictionary(["gaussian", "laplacian"], [0.4, 1.1], d=3, m=20, seed=2, map="sincos")
+    for _ in range(20):
+        X = rng.uniform(-1, 1, size=(15, 3)) / math.sqrt(3)
+        alpha = rng.normal(size=15)
+        Z = D.transform(X)                                                # (15, 2, 40)
+        for j in range(2):
+            th = alpha @ Z[:, j, :]
+            assert th @ th <= np.sum(np.abs(alpha)) ** 2 * (1 + 1e-12)

@@ -54,13 +54,14 @@ def paper003_lemma7_rhs(n_out: int, eta: float, inv_qbar) -> float:
 
 
 def paper003_theorem3_rhs(N: int, n_out: int, eta: float, xi: float, T: int, C: float, eps: float,
-                          L: float, inv_qbar, q_star) -> float:
+                          L: float, sum_inv_qbar: float, sum_inv_q_star: float) -> float:
     """Theorem 3, eq. (21): ln(N |N_i^out|)/eta + (1+eps) C^2/(2 eta) + eps L T C
-    + (xi + eta N/2 - eta xi/2) T + (eta/2) sum_t (1/qbar_{i,t} + L^2/q_{j*,t})."""
+    + (xi + eta N/2 - eta xi/2) T + (eta/2) sum_t (1/qbar_{i,t} + L^2/q_{j*,t});
+    ``sum_inv_qbar`` = sum_t 1/qbar_{i,t}, ``sum_inv_q_star`` = sum_t 1/q_{j*,t}."""
     N, T, eta = check_int(N, "N"), check_int(T, "T"), check_positive(eta, "eta")
-    q_star = np.asarray(q_star, dtype=np.float64)
     return (math.log(N * check_int(n_out, "n_out")) / eta + (1 + eps) * C * C / (2 * eta) + eps * L * T * C
-            + (xi + eta * N / 2 - eta * xi / 2) * T + eta / 2 * float(np.sum(np.asarray(inv_qbar) + L * L / q_star)))
+            + (xi + eta * N / 2 - eta * xi / 2) * T
+            + eta / 2 * (check_nonneg(sum_inv_qbar, "sum_inv_qbar") + L * L * check_nonneg(sum_inv_q_star, "sum_inv_q_star")))
 
 
 def paper003_eq79_rhs(L: float, T: int, beta: float) -> float:
