@@ -254,5 +254,5 @@ def test_paper003_dictionary_grid():
     assert len(kinds) == 41 and set(kinds) == {"gaussian"}
     np.testing.assert_allclose(sig ** 2, 10.0 ** ((np.arange(1, 42) - 21) / 10))
     D = ok.paper003_dictionary(d=4, m=50, seed=0)
-    assert D.n_features == 100 and D.map == "sincos"
+    assert D.n_features == 100 and D.feature_map == "sincos"
     np.testing.assert_allclose(np.linalg.norm(D.transform(np.ones(4) / 2), axis=1), 1.0)

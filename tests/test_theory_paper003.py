@@ -399,7 +399,7 @@ def test_paper003_eq3_random_feature_estimate_unbiased():
     rng = np.random.default_rng(7)
     x, xp = rng.uniform(-1, 1, 3) / 2, rng.uniform(-1, 1, 3) / 2
     sigma = 0.6
-    Dd = KernelDictionary(["gaussian"], [sigma], d=3, m=200_000, seed=11, map="sincos")
+    Dd = KernelDictionary(["gaussian"], [sigma], d=3, m=200_000, seed=11, feature_map="sincos")
     z, zp = Dd.transform(x)[0], Dd.transform(xp)[0]
     cosines = np.cos((x - xp) @ Dd.omega_[0])
     assert math.isclose(float(z @ zp), float(cosines.mean()), rel_tol=1e-9, abs_tol=1e-12)
@@ -539,7 +539,7 @@ def test_paper003_eq72_theta_norm():
     with the sin/cos map z'z <= |z|^2 = 1 always, so it holds with eps = 0 (checked on random
     alpha and inputs)."""
     rng = np.random.default_rng(3)
-    D = KernelDictionary(["gaussian", "laplacian"], [0.4, 1.1], d=3, m=20, seed=2, map="sincos")
+    D = KernelDictionary(["gaussian", "laplacian"], [0.4, 1.1], d=3, m=20, seed=2, feature_map="sincos")
     for _ in range(20):
         X = rng.uniform(-1, 1, size=(15, 3)) / math.sqrt(3)
         alpha = rng.normal(size=15)

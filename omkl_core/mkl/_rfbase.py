@@ -133,7 +133,7 @@ class _RFLearner:
     def _init(self, d: int, R: int):
         rng = _backend.host_rng(self.seed)
         kinds, sigmas = _dictionary_spec(self.dictionary)
-        self.dictionaries_ = [KernelDictionary(kinds, sigmas, d=d, m=self.m, seed=rng, map="sincos")
+        self.dictionaries_ = [KernelDictionary(kinds, sigmas, d=d, m=self.m, seed=rng, feature_map="sincos")
                               for _ in range(R)]
         self.kinds_, self.sigmas_ = kinds, sigmas
         self.N_ = len(kinds)
