@@ -4,6 +4,8 @@
     omkl run MODEL --dataset airfoil       run a learner online on a bundled dataset
     omkl run MODEL --csv FILE [--target COL] [--no-normalise]   ... or on your own CSV
         [--param name=value ...] [--predictions out.csv]
+    omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786]
+        [--cache-dir DIR] [--out rows.csv]  a cached grid of cells (omkl_core.sweep)
 
 MODEL is any learner class exported by ``omkl_core`` (e.g. VAW2, OnlineRidge); parameters
 are passed to its constructor (values parsed as Python literals: 1e-3, True, "gaussian").
@@ -70,7 +72,21 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--no-normalise", action="store_true", help="skip paper 000 eqs. (33)-(34)")
     run.add_argument("--param", action="append", metavar="NAME=VALUE", help="constructor argument")
     run.add_argument("--predictions", help="write t, y, y_hat, running MSE to this CSV")
+    sweep = sub.add_parser("sweep", help="run a (dataset, learner, params, seed) grid from a TOML spec")
+    sweep.add_argument("spec", help="TOML file: datasets, seeds, [[learners]] name/params, max_steps")
+    sweep.add_argument("--executor", choices=["serial", "processes", "dask"], default=None,
+                       help="default: processes (every core), or dask when --scheduler is given")
+    sweep.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
+    sweep.add_argument("--workers", type=int, default=None, help="processes for --executor processes")
+    sweep.add_argument("--cache-dir", default=None, help="on-disk cache folder (default: no cache)")
+    sweep.add_argument("--out", default=None, help="write one row per cell to this CSV")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+
+    if args.cmd == "sweep":
+        from .sweep import main_sweep  # noqa: PLC0415
+
+        return main_sweep(args)
 
     if args.cmd == "datasets":
         print(f"{'name':12s} {'T':>6s} {'d':>3s}  target")
