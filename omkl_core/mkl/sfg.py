@@ -148,7 +148,7 @@ class SFGMKL(_RFLearner):
         self._kernel_update(st, y, q_sel, st.eta)                             # eqs. (14), (17), (18a)
         loss_hat = (st.yhat - y) ** 2                                          # L(f_RF(x_t), y_t)
         ell_hat = np.zeros((self.R_, self.N_))
-        with np.errstate(divide="ignore"):                                   # p = 0 only for a forced node
+        with np.errstate(divide="ignore", over="ignore"):                    # p ~ 0 only for a forced node
             ell_hat[r, st.node] = loss_hat / p_sel                             # eq. (16)
         self.sampling_.log_u -= st.eta * ell_hat                               # eq. (18b), in logs
         st.ell_hat = ell_hat
