@@ -40,6 +40,7 @@ inverse updates lose digits (tests/test_theory_paper002.py).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +48,8 @@ from scipy.linalg import blas as _blas
 from scipy.linalg import qr_insert, solve_triangular
 
 from ._validation import (
+    check_label,
+    check_magnitude,
     check_matrix,
     check_point,
     check_positive,
@@ -131,7 +134,7 @@ class _RidgeBase:
     def learn_one(self, x, y) -> None:
         """Reveal y_t for input x_t: accumulate the loss terms, then update the state."""
         x = self._check_x(x)
-        y = check_scalar(y, "y")
+        y = check_label(y, "y")
         self._step(x, y)
 
     def _step(self, x, y):
@@ -140,14 +143,19 @@ class _RidgeBase:
         if not den > 0.0 or not math.isfinite(den):
             raise FloatingPointError(f"non-positive denominator 1 + x'A^-1 x = {den!r} at step {self.t_ + 1}: "
                                      "the (kernel) matrix lost positive definiteness")
-        e = y - gamma
-        self.weighted_loss_ += e * e / den
-        self.square_loss_ += (y - self._clip(gamma)) ** 2
-        self.log_det_ += math.log1p(h)
-        ll = math.nan
-        if self._bayesian:
-            ll = _gaussian_log_loss(y, gamma, self.sigma2 * den)
-            self.log_loss_ += ll
+        try:
+            e = y - gamma
+            self.weighted_loss_ += e * e / den
+            self.square_loss_ += (y - self._clip(gamma)) ** 2
+            self.log_det_ += math.log1p(h)
+            ll = math.nan
+            if self._bayesian:
+                ll = _gaussian_log_loss(y, gamma, self.sigma2 * den)
+                self.log_loss_ += ll
+        except OverflowError:
+            raise OverflowError(f"y = {y:.3g} at step {self.t_ + 1} (prediction gamma = {gamma:.3g}): the squared "
+                                "error (y - gamma)^2 overflows float64; rescale y (e.g. "
+                                "omkl_core.datasets.normalise_stream)") from None
         self._update(x, y, gamma, h, cache)
         self.t_ += 1
         return gamma, den, ll
@@ -155,6 +163,8 @@ class _RidgeBase:
     def _check_stream(self, X, y):
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
+        check_magnitude(X, "X")
+        check_magnitude(y, "y")
         d = self._dim()
         if d is not None and X.shape[1] != d:
             raise ValueError(f"X has {X.shape[1]} columns, the learner has seen d={d}")
@@ -388,7 +398,35 @@ class KernelRidge(_RidgeBase):
     def _dim(self):
         return None if self._Xbuf is None else self._Xbuf.shape[1]
 
+    #: A stream is "long" when its total cost passes either estimate (then one warning).
+    LONG_STREAM_FLOPS = 6e10    # ~ a minute at ~1 GFLOP/s
+    LONG_STREAM_BYTES = 1e9
+
+    @classmethod
+    def cost_estimate(cls, T: int) -> tuple[float, float]:
+        """(flops, bytes) of T steps: the triangular solves cost sum_t t^2 ~ T^3/3 flops,
+        the packed factor holds T(T+1)/2 float64 (O(T^3) time, O(T^2) memory)."""
+        return T ** 3 / 3.0, 8.0 * T * (T + 1) / 2.0
+
+    def _warn_long(self, T: int) -> None:
+        if getattr(self, "_long_warned", False):
+            return
+        flops, nbytes = self.cost_estimate(T)
+        if flops > self.LONG_STREAM_FLOPS or nbytes > self.LONG_STREAM_BYTES:
+            self._long_warned = True
+            warnings.warn(f"{type(self).__name__}: a stream of T={T} steps costs O(T^3) time and O(T^2) memory: "
+                          f"about {flops:.2g} flops (minutes at ~1 GFLOP/s: ~{flops / 1e9 / 60:.2g} min) and "
+                          f"{nbytes / 1e9:.2g} GB for the factor of aI + K_T; consider a random-feature learner "
+                          "(OnlineRidge on features, VAW2) for long streams", RuntimeWarning, stacklevel=4)
+
+    def _check_stream(self, X, y):
+        X, y = super()._check_stream(X, y)
+        self._warn_long(self.t_ + X.shape[0])
+        return X, y
+
     def _check_x(self, x):
+        if self.t_ >= 1024 and self.t_ % 1024 == 0:   # one-step use: check as the stream grows
+            self._warn_long(self.t_ + 1)
         return check_point(x, self._dim(), "x")
 
     @property
@@ -603,7 +641,7 @@ class BayesianAlgorithm:
 
     def learn_one(self, x, y) -> None:
         x = self._x(x)
-        y = check_scalar(y, "y")
+        y = check_label(y, "y")
         lp = self._expert_logpdf(x, y)              # ln xi_t^theta(y_t) = -lambda(xi_t^theta, y_t)
         z = self.log_weights_ + lp
         m = z.max()

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_matrix, check_vector
+from ._validation import check_magnitude, check_matrix, check_vector
 from .backend import to_numpy
 
 __all__ = ["Trace", "run_online", "mse_curve"]
@@ -69,6 +69,8 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
     """
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])
+    check_magnitude(X, "X")
+    check_magnitude(y, "y")
     if use_run and callable(getattr(model, "run", None)):
         t0 = time.perf_counter()
         preds = model.run(X, y)
