@@ -25,7 +25,7 @@ def check_magnitude(a, name: str) -> None:
         where = f"[{', '.join(map(str, idx))}]" if idx else ""
         raise ValueError(f"{name}{where} = {float(v[idx]):.3g} is too large (|value| > {MAX_MAGNITUDE:g}): "
                          "squared losses and products overflow float64 and would turn predictions "
-                         "into NaN; rescale the stream (e.g. omkl_core.datasets.normalise_stream)")
+                         "into NaN; rescale the data first (divide by a constant, then omkl_core.datasets.normalise_stream)")
 
 
 def check_label(y, name: str = "y") -> float:

@@ -48,6 +48,7 @@ from scipy.linalg import blas as _blas
 from scipy.linalg import qr_insert, solve_triangular
 
 from ._validation import (
+    check_bool,
     check_label,
     check_magnitude,
     check_matrix,
@@ -201,6 +202,11 @@ class OnlineRidge(_RidgeBase):
     a : float > 0, the ridge parameter.
     clip : float > 0 or None. If set (= Y of Corollary 1), ``predict_one`` returns
         gamma_t^Y = clip of gamma_t to [-Y, Y]; learning is unchanged.
+    fit_intercept : bool, default=False. If true, the algorithm runs on x_t' = (x_t, 1):
+        the last coefficient is an intercept (``intercept_``), penalised by ``a`` like the
+        others, so Theorem 1 holds for the augmented inputs. Without it the model is a ridge
+        regression through the origin, which on data with a non-zero mean (e.g. labels in
+        [0, 1]) can do worse than predicting the mean.
     solver : how A_{t-1}^{-1} is applied (the predictions are the same in exact arithmetic).
 
         * ``"cholesky"`` (default): keep the upper-triangular factor R_t with R_t'R_t = A_t
@@ -220,20 +226,29 @@ class OnlineRidge(_RidgeBase):
 
     _SOLVERS = ("cholesky", "sherman-morrison")
 
-    def __init__(self, a: float = 1.0, clip: float | None = None, solver: str = "cholesky"):
+    def __init__(self, a: float = 1.0, clip: float | None = None, solver: str = "cholesky",
+                 fit_intercept: bool = False):
         self.a = check_positive(a, "a")
         self.clip = _check_clip(clip)
         if solver not in self._SOLVERS:
             raise ValueError(f"solver must be one of {self._SOLVERS}, got {solver!r}")
         self.solver = solver
+        self.fit_intercept = check_bool(fit_intercept, "fit_intercept")
         self.b_ = None
         self._reset_totals()
 
     def _dim(self):
-        return None if self.b_ is None else self.b_.shape[0]
+        """d of the raw inputs (without the constant feature of ``fit_intercept``)."""
+        return None if self.b_ is None else self.b_.shape[0] - int(self.fit_intercept)
+
+    def _augment(self, X):
+        """(x, 1): the algorithm run on inputs with a constant last feature (``fit_intercept``)."""
+        if not self.fit_intercept:
+            return X
+        return np.concatenate([X, np.ones(X.shape[:-1] + (1,))], axis=-1)
 
     def _check_x(self, x):
-        x = check_point(x, self._dim(), "x")
+        x = self._augment(check_point(x, self._dim(), "x"))
         if self.b_ is None:  # A_0 = aI, b_0 = 0, sized on the first input
             n = x.shape[0]
             self.b_ = np.zeros(n)
@@ -248,7 +263,7 @@ class OnlineRidge(_RidgeBase):
     def _check_stream(self, X, y):
         X, y = super()._check_stream(X, y)
         self._check_x(X[0])
-        return X, y
+        return self._augment(X), y
 
     def _gamma_h(self, x):
         if self.solver == "cholesky":
@@ -293,14 +308,24 @@ class OnlineRidge(_RidgeBase):
             return Rinv @ Rinv.T
         return self._A_inv
 
-    @property
-    def coef_(self) -> np.ndarray:
-        """theta_T = A_T^{-1} b_T, the minimiser on the right-hand side of (1)."""
+    def _theta(self) -> np.ndarray:
         if self.b_ is None:
             raise AttributeError("coef_ is defined after the first input")
         if self.solver == "cholesky":
             return solve_triangular(self.R_, self._Rc[:, -1], lower=False)
         return self._A_inv @ self.b_
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """theta_T = A_T^{-1} b_T, the minimiser on the right-hand side of (1) (without the
+        intercept when ``fit_intercept``)."""
+        theta = self._theta()
+        return theta[:-1] if self.fit_intercept else theta
+
+    @property
+    def intercept_(self) -> float:
+        """The coefficient of the constant feature (0.0 unless ``fit_intercept``)."""
+        return float(self._theta()[-1]) if self.fit_intercept else 0.0
 
 
 class BayesianRidge(OnlineRidge):
@@ -322,8 +347,8 @@ class BayesianRidge(OnlineRidge):
     _bayesian = True
 
     def __init__(self, a: float = 1.0, sigma2: float = 1.0, clip: float | None = None,
-                 solver: str = "cholesky"):
-        super().__init__(a=a, clip=clip, solver=solver)
+                 solver: str = "cholesky", fit_intercept: bool = False):
+        super().__init__(a=a, clip=clip, solver=solver, fit_intercept=fit_intercept)
         self.sigma2 = check_positive(sigma2, "sigma2")
 
     def predict_dist(self, x) -> tuple[float, float]:
