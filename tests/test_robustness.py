@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -218,8 +219,9 @@ def test_run_online_progress_on_the_vectorised_path(make, capsys):
     assert capsys.readouterr().err == ""
     shown = ok.run_online(make(), X, y, progress=True)
     err = capsys.readouterr().err
-    assert type(make()).__name__ in err and f"{len(y)}/{len(y)}" in err
-    assert err.count("step/s") >= 3, err                     # it advanced, not one jump at the end
+    assert type(make()).__name__ in err
+    counts = {int(c) for c in re.findall(rf"(\d+)/{len(y)}", err)}
+    assert len(counts - {0, len(y)}) >= 3, err                # it advanced, not one jump at the end
     np.testing.assert_array_equal(quiet.predictions, shown.predictions)
 
 
