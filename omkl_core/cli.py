@@ -27,6 +27,7 @@ import ast
 import inspect
 import os
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -267,6 +268,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A library warning on the command line: one line, without the source location."""
+    print(f"omkl: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+
 def _error(msg: str) -> None:
     print(f"omkl: error: {' '.join(str(msg).split())}", file=sys.stderr)
 
@@ -278,8 +284,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = [a for a in argv if a != "--debug"]
     try:
         try:
-            args = build_parser().parse_args(argv)
-            status = args.func(args)
+            with warnings.catch_warnings():
+                warnings.showwarning = _warning
+                args = build_parser().parse_args(argv)
+                status = args.func(args)
             sys.stdout.flush()
             return status
         except (UserError, ValueError, TypeError, MemoryError, OverflowError, FloatingPointError) as exc:

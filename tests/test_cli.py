@@ -184,3 +184,23 @@ def test_cli_reader_that_closes_early_is_no_error(tmp_path):
     assert res.stdout.splitlines()[1] == "t,y,y_hat,mse"
     assert "Traceback" not in err.read_text() and "Exception" not in err.read_text(), err.read_text()
     assert "status=141" in res.stdout
+
+
+def test_cli_unscaled_data_warns_in_one_line():
+    res = omkl("run", "VAW2", "--dataset", "airfoil", "--no-normalise", "--param", "m=4")
+    assert res.returncode == 0, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("omkl: warning: VAW2: the stream is not normalised")
+
+
+def test_cli_refuses_a_model_that_cannot_fit_in_memory():
+    res = omkl("run", "VAW2", "--dataset", "airfoil", "--param", "m=10000000")
+    assert res.returncode == 2
+    _one_line_error(res, "bytes", "m=10000000")
+
+
+def test_cli_intercept_for_the_linear_learners():
+    plain = omkl("run", "OnlineRidge", "--dataset", "airfoil")
+    inter = omkl("run", "OnlineRidge", "--dataset", "airfoil", "--param", "fit_intercept=True")
+    mse = [float(r.stdout.split("mse=")[1].split()[0]) for r in (plain, inter)]
+    assert mse[1] < 0.5 * mse[0]
