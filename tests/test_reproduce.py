@@ -205,3 +205,32 @@ def test_only_prefix_and_path_progress_and_quick_results_folder(workspace):
     for bad in (["--only", ""], ["--only", "zz"]):
         res_bad = _run(bad, env)
         assert res_bad.returncode == 2 and "error: --only" in res_bad.stderr
+
+
+def test_sigint_during_set_up(tmp_path):
+    """A fresh checkout (a copy of the driver, no .venv) whose set-up hangs in `python -m venv`."""
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    (repo / "reproduce.sh").write_bytes(DRIVER.read_bytes())
+    (repo / "reproduce.sh").chmod(0o755)
+    for name in ("requirements.lock", "pyproject.toml"):
+        (repo / name).write_text("")
+    fake = tmp_path / "python3"
+    fake.write_text("#!/usr/bin/env bash\n"
+                    "case \"$1\" in\n"
+                    "  -V) echo 'Python 3.11.0' ;;\n"
+                    "  -c) exit 0 ;;\n"
+                    f"  -m) echo $$ > '{tmp_path}/venv.pid'; exec sleep 600 ;;\n"
+                    "esac\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMKL_")}
+    env["PYTHON"] = str(fake)
+    proc = subprocess.Popen([str(repo / "reproduce.sh"), "setup"], env=env, cwd=tmp_path, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    pidfile = tmp_path / "venv.pid"
+    assert _wait_for(pidfile.exists, 30), proc.stdout.read() if proc.poll() is not None else "set-up never started"
+    child = int(pidfile.read_text())
+    elapsed = _interrupt(proc, proc.pid)
+    assert proc.returncode == 130, proc.stdout.read()
+    assert elapsed < INTERRUPT_BOUND_S
+    assert _wait_for(lambda: not _alive(child), 5.0), "the set-up child still runs"
