@@ -170,6 +170,8 @@ def _check_output(path: str) -> Path:
     if p.is_dir():
         raise UserError(f"--predictions {path}: is a directory; give a file name such as {p / 'predictions.csv'}")
     parent = p.parent if str(p.parent) else Path(".")
+    if parent.exists() and not parent.is_dir():
+        raise UserError(f"--predictions {path}: {parent} is a file, not a folder")
     if not parent.is_dir():
         raise UserError(f"--predictions {path}: folder {parent} does not exist")
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):

@@ -115,7 +115,7 @@ def csvs(tmp_path):
     (["--csv", "ok.csv", "--param", "novalue"], ["NAME=VALUE"]),
     (["--csv", "ok.csv", "--predictions", "."], ["--predictions", "directory"]),
     (["--csv", "ok.csv", "--predictions", "no/such/folder/p.csv"], ["--predictions", "does not exist"]),
-    (["--csv", "ok.csv", "--predictions", "ok.csv/p.csv"], ["--predictions"]),
+    (["--csv", "ok.csv", "--predictions", "ok.csv/p.csv"], ["--predictions", "not a folder"]),
     (["--csv", "ok.csv", "--experts"], ["raw features", "--experts"]),
     (["--dataset", "nosuch"], ["unknown dataset 'nosuch'"]),
     (["--dataset", "airfoil", "--variant", "17"], ["variant '17'"]),
