@@ -189,25 +189,21 @@ class _MetaLearner:
         return v
 
     def _warn_out_of_range(self, z, y) -> None:
-        """Warn once per learner when the stream does not fit ``bounds`` = [A, B]: a label
-        outside [A, B], or an expert forecast farther than B - A outside it. Forecasts are
-        clipped to [A, B] (eq. 28) and the [0, 1]-loss rules assume labels there, so such a
-        stream gives poor forecasts without any error."""
+        """Warn once per learner when a label lies outside ``bounds`` = [A, B]: the rules
+        on [A, B]-bounded losses assume labels there, and the expert forecasts are clipped
+        to [A, B] (eq. 28), so the aggregate cannot follow such labels. (Forecasts outside
+        [A, B] with labels inside are what the truncation of eq. 28 is for: no warning.)"""
         if self._bounds is None or getattr(self, "_range_warned", False):
             return
         A, B = self._bounds
-        w = B - A
-        ya, za = np.asarray(y, dtype=np.float64), np.asarray(z, dtype=np.float64)
-        bad_y = ya.size and (ya.min() < A or ya.max() > B)
-        bad_z = za.size and (za.min() < A - w or za.max() > B + w)
-        if bad_y or bad_z:
+        ya = np.asarray(y, dtype=np.float64)
+        if ya.size and (ya.min() < A or ya.max() > B):
             self._range_warned = True
-            what = (f"labels y in [{ya.min():.4g}, {ya.max():.4g}]" if bad_y
-                    else f"expert forecasts in [{za.min():.4g}, {za.max():.4g}]")
-            warnings.warn(f"{type(self).__name__}: {what} lie outside bounds=[{A:g}, {B:g}]; forecasts are "
-                          f"clipped to [{A:g}, {B:g}] (eq. 28), so the aggregate cannot follow the labels. "
-                          "Normalise the stream (omkl_core.datasets.normalise_stream) or pass bounds that "
-                          "cover the labels", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"{type(self).__name__}: labels y in [{ya.min():.4g}, {ya.max():.4g}] lie outside "
+                          f"bounds=[{A:g}, {B:g}]; expert forecasts are clipped to [{A:g}, {B:g}] (eq. 28), so "
+                          "the aggregate cannot follow the labels. Normalise the stream "
+                          "(omkl_core.datasets.normalise_stream) or pass bounds that cover the labels",
+                          RuntimeWarning, stacklevel=3)
 
     # ---- one step ---------------------------------------------------------------------
     def _aggregate(self, zb, p):

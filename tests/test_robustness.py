@@ -122,10 +122,14 @@ def test_aggregator_warns_once_when_the_stream_leaves_its_bounds(meta):
 
 
 @pytest.mark.parametrize("meta", [EWA, AggregatingAlgorithm, BOA])
-def test_aggregator_in_range_stream_is_quiet(meta):
+def test_aggregator_in_range_labels_are_quiet(meta):
+    """Forecasts far outside [0, 1] (early VAW experts) with labels inside: eq. (28)'s job, no noise."""
+    Z = RNG.normal(0.5, 2.0, (50, 3))
+    Z[0] = [-4.0, 1.4, 0.5]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        meta(bounds=(0, 1)).run(np.clip(RNG.normal(0.5, 0.3, (50, 3)), -0.2, 1.2), RNG.random(50))
+        meta(bounds=(0, 1)).run(Z, RNG.random(50))
+        meta(bounds=(0, 1)).learn_one(np.array([-4.0, 3.0]), 0.7)
 
 
 @pytest.mark.parametrize("cls", [ok.VAW2, ok.VAWEWA])
