@@ -185,7 +185,7 @@ def _cmd_datasets(args) -> int:
     for name in datasets.names():
         meta = datasets.info(name)
         print(f"{name:12s} {meta['T']:6d} {meta['d']:3d}  {meta['target']}")
-    print(f"{'ar4':12s} {5000:6d} {1:3d}  x_(t+1) (generator, seed 000 eq. 32)")
+    print(f"{'ar4':12s} {5000:6d} {1:3d}  x_(t+1) (generator, paper 000 eq. 32)")
     return 0
 
 
@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--experts", action="store_true",
                      help="the non-target columns are expert forecasts of y (for meta-learners)")
     run.add_argument("--variant", default=None, help="dataset variant (naval: 17, bias: dropna)")
-    run.add_argument("--no-normalise", action="store_true", help="skip seed 000 eqs. (33)-(34)")
+    run.add_argument("--no-normalise", action="store_true", help="skip paper 000 eqs. (33)-(34)")
     run.add_argument("--param", action="append", metavar="NAME=VALUE", help="constructor argument")
     run.add_argument("--predictions", help="write t, y, y_hat, running MSE to this CSV")
     run.add_argument("--progress", action="store_true", help="show a progress bar on stderr")

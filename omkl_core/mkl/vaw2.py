@@ -20,7 +20,8 @@ before Theorem 2) and section 4:
    ``VAWAggr``         Vovk's Aggregating Algorithm, square loss, eta = 2 (section 4).
    ``VAWMLProd``       ML-Prod (opera) on zbar_t.
    ``VAWMLPoly``       ML-Poly (opera's MLpol) on zbar_t.
-   ``VAWBOA``          BOA (opera 1.2.0 by default, ``version="v122"``) on zbar_t.
+   ``VAWBOA``          BOA on zbar_t: opera 1.2.0/1.2.1 rule by default (``version="v120"``);
+                       ``version="v122"`` = the 1.2.2 (GitHub HEAD) rule (reference A.6).
    ==================  =====================================================================
 
    Section 4: "all these algorithms, except VAW2, ... should be used with the truncated
@@ -43,6 +44,7 @@ import numpy as np
 from .. import aggregation as _agg
 from .. import backend as _backend
 from .._validation import (
+    check_bool,
     check_int,
     check_label,
     check_magnitude,
@@ -52,7 +54,7 @@ from .._validation import (
     check_positive,
     check_vector,
 )
-from ..features import MAPS, KernelDictionary, paper000_sigmas
+from ..features import KernelDictionary, apply_feature_map, paper000_sigmas, resolve_feature_map
 from ..vaw import VAWExperts
 
 __all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS",
@@ -74,20 +76,20 @@ def _dictionary_spec(dictionary):
     return list(kinds), np.asarray(sigmas, dtype=np.float64)
 
 
-def _check_state_memory(m, map_, dictionary, repetitions=1):
+def _check_state_memory(m, feature_map, dictionary, repetitions=1):
     """Refuse an expert layer whose (R, N, m', m') inverses would not fit in memory."""
     n_kernels = len(_dictionary_spec(dictionary)[0])
-    m_feat = 2 * m if map_ == "sincos" else m
+    m_feat = 2 * m if feature_map == "sincos" else m
     nbytes = 8.0 * repetitions * n_kernels * m_feat * m_feat
     check_memory(nbytes, f"the VAW expert layer (R={repetitions} x N={n_kernels} kernels x "
                          f"{m_feat} x {m_feat} float64 inverses, m={m})")
 
 
-def _draw_dictionaries(d, m, repetitions, seed, dictionary, map_, backend):
+def _draw_dictionaries(d, m, repetitions, seed, dictionary, feature_map, backend):
     """R kernel dictionaries drawn one after another from host_rng(seed)."""
     rng = _backend.host_rng(seed)
     kinds, sigmas = _dictionary_spec(dictionary)
-    return [KernelDictionary(kinds, sigmas, d=d, m=m, seed=rng, map=map_, backend=backend)
+    return [KernelDictionary(kinds, sigmas, d=d, m=m, seed=rng, feature_map=feature_map, backend=backend)
             for _ in range(repetitions)]
 
 
@@ -106,17 +108,15 @@ def feature_blocks(X, dictionaries: Sequence[KernelDictionary], time_block: int 
     T = X.shape[0]
     for start in range(0, T, time_block):
         proj = (Xd[start:start + time_block] @ W).reshape(-1, R, N, m)     # (T_b, R, N, m)
-        if D0.map == "cos":
-            feats = np.sqrt(2.0) * xp.cos(proj + b)
-        else:
-            feats = xp.concatenate([xp.sin(proj), xp.cos(proj)], axis=-1) * (1.0 / np.sqrt(m))
+        feats = apply_feature_map(xp, proj, b, D0.feature_map, m)
         yield xp.ascontiguousarray(feats.transpose(1, 2, 0, 3))            # (R, N, T_b, m')
 
 
 def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5, seed=0,
                        dictionary=None, ridge: bool = False, backend: str = "numpy",
-                       map: str = "cos", method: str = "block",  # noqa: A002
-                       time_block: int = TIME_BLOCK, return_dictionaries: bool = False):
+                       feature_map: str = "cos", method: str = "block",
+                       time_block: int = TIME_BLOCK, return_dictionaries: bool = False, *,
+                       map: str | None = None):  # noqa: A002
     """The VAW expert layer of paper 000 for R repetitions: Z (R, T, N), Z[r, t, j] = z_{t,j}.
 
     Parameters
@@ -128,7 +128,7 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     dictionary : None (paper 000's 76 kernels) or (kinds, sigmas).
     ridge : experts run online ridge instead of VAW (TVAW code variant, reference E.1).
     backend : "numpy" | "cupy" | "auto" for features and experts (result on the host).
-    map : "cos" (paper) or "sincos" (authors' code form, reference E.2).
+    feature_map : "cos" (paper) or "sincos" (authors' code form, reference E.2); ``map=``: deprecated.
     method : VAW driver, "block" or "sm" (see :class:`omkl_core.vaw.VAWExperts`).
     return_dictionaries : also return the R :class:`KernelDictionary` objects.
 
@@ -140,10 +140,9 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     lam = check_positive(lam, "lam")
     repetitions = check_int(repetitions, "repetitions")
     time_block = check_int(time_block, "time_block")
-    if map not in MAPS:
-        raise ValueError(f"map must be one of {MAPS}, got {map!r}")
-    _check_state_memory(m, map, dictionary, repetitions)
-    dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, dictionary, map, backend)
+    feature_map = resolve_feature_map(feature_map, map, "expert_predictions: ")
+    _check_state_memory(m, feature_map, dictionary, repetitions)
+    dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, dictionary, feature_map, backend)
     experts = VAWExperts(lam=lam, ridge=ridge, backend=backend, method=method)
     Z = experts.run(feature_blocks(X, dicts, time_block), y)                # (R, N, T)
     Z = np.ascontiguousarray(Z.transpose(0, 2, 1))                          # (R, T, N)
@@ -201,42 +200,56 @@ def make_meta(name: str, **kwargs):
 class _VAWFamily:
     """Two-level learner: VAW experts on N kernels' random features + a meta-learner.
 
-    Parameters common to every learner
-    ----------------------------------
-    m : random features per kernel (paper: 50);  lam : expert VAW lambda (paper: 1);
-    seed : int / Generator for the random features;  dictionary : None (paper's 76
-    kernels) or (kinds, sigmas);  map : "cos" | "sincos";  ridge : experts use online ridge
-    (TVAW variant);  backend : where features and experts compute;  bounds : [A, B] of the
-    labels for truncation (eq. 28; (0, 1) after eq. 33).
+    Parameters
+    ----------
+    m : int, default=50
+        Random features per kernel (paper: 50).
+    lam : float, default=1.0
+        The expert VAW's lambda > 0 (paper: 1).
+    seed : int, numpy.random.Generator or None, default=0
+        Source of the random features (drawn on the host, see :mod:`omkl_core.features`).
+    dictionary : None or (kinds, sigmas), default=None
+        None: paper 000's 76 kernels (:func:`omkl_core.features.paper000_sigmas`).
+    feature_map : {"cos", "sincos"}, default="cos"
+        The random-feature map (``map=`` is the deprecated spelling).
+    ridge : bool, default=False
+        Experts run online ridge instead of VAW (the TVAW code variant, reference E.1).
+    backend : {"numpy", "cupy", "auto"}, default="numpy"
+        Where features and experts compute.
+    bounds : (float, float), default=(0, 1)
+        [A, B] of the labels for truncation (eq. 28; (0, 1) after normalisation, eq. 33).
 
-    Learned state
-    -------------
-    dictionary_ (KernelDictionary), experts_ (VAWExperts over N kernels), meta_ (the
-    meta-learner), weights_ (meta weights the next prediction uses, opera's
-    ``coefficients``), expert_predictions_ (z of the last step, before truncation).
+    Attributes
+    ----------
+    dictionary_ : KernelDictionary
+        The N kernels' random features (drawn at the first step).
+    experts_ : VAWExperts
+        The N expert forecasters.
+    meta_ : meta-learner
+        The meta-learner (:mod:`omkl_core.aggregation`).
+    weights_ : ndarray of shape (N,)
+        Meta weights the next prediction uses (opera's ``coefficients``); None before the first step.
+    expert_predictions_ : ndarray of shape (N,)
+        z of the last step, before truncation.
     """
 
     _table2_name = ""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, seed=0, dictionary=None,
-                 map: str = "cos", ridge: bool = False, backend: str = "numpy",  # noqa: A002
-                 bounds=(0, 1)):
+    def __init__(self, *, m: int = 50, lam: float = 1.0, seed=0, dictionary=None,
+                 feature_map: str = "cos", ridge: bool = False, backend: str = "numpy",
+                 bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.m = check_int(m, "m")
         self.lam = check_positive(lam, "lam")
         self.seed = seed
         _backend.host_rng(seed)                     # validates the seed type early
         self.dictionary = dictionary
         _dictionary_spec(dictionary)
-        if map not in MAPS:
-            raise ValueError(f"map must be one of {MAPS}, got {map!r}")
-        self.map = map
-        if not isinstance(ridge, (bool, np.bool_)):
-            raise TypeError(f"ridge must be a bool, got {type(ridge).__name__}")
-        self.ridge = bool(ridge)
+        self.feature_map = resolve_feature_map(feature_map, map, f"{type(self).__name__}: ")
+        self.ridge = check_bool(ridge, "ridge")
         self.backend = backend
         _backend.get_namespace(backend)
         self.bounds = bounds
-        _check_state_memory(self.m, map, dictionary)
+        _check_state_memory(self.m, self.feature_map, dictionary)
         self.meta_ = self._make_meta()              # validates meta hyper-parameters
         self._reset_state()
 
@@ -259,7 +272,7 @@ class _VAWFamily:
     def _ensure(self, d: int):
         if self.dictionary_ is None:
             self.dictionary_ = _draw_dictionaries(d, self.m, 1, self.seed, self.dictionary,
-                                                  self.map, self.backend)[0]
+                                                  self.feature_map, self.backend)[0]
             self.experts_ = VAWExperts(lam=self.lam, ridge=self.ridge, backend=self.backend)
         elif d != self.dictionary_.d:
             raise ValueError(f"x has dimension {d}, expected d={self.dictionary_.d}")
@@ -333,6 +346,11 @@ class _VAWFamily:
         self._last = None
         return preds
 
+    @property
+    def map(self) -> str:
+        """Deprecated alias of :attr:`feature_map`."""
+        return self.feature_map
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(m={self.m}, lam={self.lam}, seed={self.seed!r})"
 
@@ -340,21 +358,45 @@ class _VAWFamily:
 class VAW2(_VAWFamily):
     """VAW2 ("double VAW"), paper 000 Theorem 2: VAW experts + VAW on their predictions.
 
-    ``lam_meta`` is the meta VAW's lambda (section 4: 1); ``truncate=True`` is "VAW2 (trunc)"
-    (meta VAW on zbar_t = clip(z_t, A, B), eq. 28). ``weights_`` = S_T^{-1} sum y_i z_i of the
-    meta VAW (signed; Figure 2). ``meta_ridge=True``: online ridge at the meta level too.
+    Expert j predicts z_{t,j} = <w_{t,j}, Phi_j(x_t)> by VAW (eqs. 9-10) on its kernel's random
+    features; the meta VAW predicts <v_t, z_t> by the same eqs. (9)-(10) on z_t.
+
+    Parameters
+    ----------
+    m, lam, seed, dictionary, feature_map, ridge, backend, bounds
+        Shared by the whole VAW family: see ``help(omkl_core.mkl.vaw2._VAWFamily)``; m=50, lam=1.0, seed=0.
+    lam_meta : float, default=1.0
+        The meta VAW's lambda (section 4: 1).
+    truncate : bool, default=False
+        True is "VAW2 (trunc)": the meta VAW on zbar_t = clip(z_t, A, B) (eq. 28).
+    meta_ridge : bool, default=False
+        Online ridge at the meta level too (with ``ridge=True``: the TVAW code form).
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (N,)
+        S_T^{-1} sum y_i z_i of the meta VAW (signed; Figure 2).
+
+    Examples
+    --------
+    >>> import omkl_core as ok
+    >>> X, y = ok.datasets.load("airfoil")
+    >>> model = ok.VAW2(m=10, seed=0)             # 76 kernels x 10 random features
+    >>> trace = ok.run_online(model, X[:300], y[:300])
+    >>> trace.predictions.shape, model.weights_.shape
+    ((300,), (76,))
+    >>> bool(trace.mse < y[:300].var())            # better than the best constant in hindsight
+    True
     """
 
-    def __init__(self, m: int = 50, lam: float = 1.0, lam_meta: float = 1.0,
-                 truncate: bool = False, seed=0, dictionary=None, map: str = "cos",  # noqa: A002
+    def __init__(self, *, m: int = 50, lam: float = 1.0, lam_meta: float = 1.0,
+                 truncate: bool = False, seed=0, dictionary=None, feature_map: str = "cos",
                  ridge: bool = False, meta_ridge: bool = False, backend: str = "numpy",
-                 bounds=(0, 1)):
+                 bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.lam_meta = check_positive(lam_meta, "lam_meta")
-        if not isinstance(truncate, (bool, np.bool_)):
-            raise TypeError(f"truncate must be a bool, got {type(truncate).__name__}")
-        self.truncate = bool(truncate)
-        self.meta_ridge = meta_ridge
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+        self.truncate = check_bool(truncate, "truncate")
+        self.meta_ridge = check_bool(meta_ridge, "meta_ridge")
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
     def _make_meta(self):
@@ -366,11 +408,11 @@ class VAWEWA(_VAWFamily):
     eta = 1/(2(B-A)^2) by default; ``calibrated=True`` = opera's default EWA (reference A.2),
     ``gradient=True`` = opera's fixed-eta gradient-trick EWA."""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, eta=None, calibrated: bool = False,
-                 gradient: bool = False, seed=0, dictionary=None, map: str = "cos",  # noqa: A002
-                 ridge: bool = False, backend: str = "numpy", bounds=(0, 1)):
+    def __init__(self, *, m: int = 50, lam: float = 1.0, eta=None, calibrated: bool = False,
+                 gradient: bool = False, seed=0, dictionary=None, feature_map: str = "cos",
+                 ridge: bool = False, backend: str = "numpy", bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.eta, self.calibrated, self.gradient = eta, calibrated, gradient
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
     def _make_meta(self):
@@ -381,11 +423,11 @@ class VAWAggr(_VAWFamily):
     """VAW-Aggr, paper 000 section 4: Vovk's Aggregating Algorithm (square loss, eta = 2 on
     [0, 1], substitution function of reference B) on truncated expert predictions."""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, eta=None, seed=0, dictionary=None,
-                 map: str = "cos", ridge: bool = False, backend: str = "numpy",  # noqa: A002
-                 bounds=(0, 1)):
+    def __init__(self, *, m: int = 50, lam: float = 1.0, eta=None, seed=0, dictionary=None,
+                 feature_map: str = "cos", ridge: bool = False, backend: str = "numpy",
+                 bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.eta = eta
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
     def _make_meta(self):
@@ -410,11 +452,11 @@ class VAWBOA(_VAWFamily):
     """VAW-BOA, paper 000 section 4: opera's BOA (reference A.6; ``version="v120"`` = the
     CRAN-era code, default; ``"v122"`` = GitHub HEAD) on truncated z_t."""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, version: str = "v120", seed=0,
-                 dictionary=None, map: str = "cos", ridge: bool = False,  # noqa: A002
-                 backend: str = "numpy", bounds=(0, 1)):
+    def __init__(self, *, m: int = 50, lam: float = 1.0, version: str = "v120", seed=0,
+                 dictionary=None, feature_map: str = "cos", ridge: bool = False,
+                 backend: str = "numpy", bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.version = version
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
     def _make_meta(self):

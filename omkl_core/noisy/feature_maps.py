@@ -3,6 +3,7 @@ unbiased map estimates (eqs. 2 and 6) and Prod (Subroutines 2-7)."""
 from __future__ import annotations
 
 import abc
+import functools
 import math
 
 import numpy as np
@@ -11,6 +12,7 @@ from scipy import special
 from .. import kernels as _kernels
 from .._validation import (
     check_int,
+    check_option,
     check_point,
     check_positive,
     check_scalar,
@@ -18,6 +20,16 @@ from .._validation import (
 from .estimates import EstimateStore
 from .estimator import check_p, sample_geometric
 from .oracles import Oracle, _as_law
+
+
+def _store_arrays(counts_list, copies_list, level: int):
+    """Empty :class:`EstimateStore` arrays for estimates whose feature level is ``counts[level]``:
+    ``levels`` (m,), ``V`` (m, max level, d) of zeros, ``scales`` (m,) uninitialised."""
+    m = len(counts_list)
+    d = copies_list[0].shape[1]
+    levels = np.array([c[level] for c in counts_list], dtype=np.int64)
+    L = int(levels.max()) if m else 0
+    return levels, np.zeros((m, L, d)), np.empty(m)
 
 
 class NoisyKernel(abc.ABC):
@@ -97,7 +109,7 @@ class DotProductKernel(NoisyKernel):
     copies, ``Psi~(x) = sqrt(beta_N) p^(N+1)/(p-1) sum_k x~^(1)_k1 ... x~^(N)_kN e_(N,k)``.
     """
 
-    def __init__(self, beta, Q=None, name: str = "dot-product"):
+    def __init__(self, beta, *, Q=None, name: str = "dot-product"):
         if callable(beta):
             self._beta = beta
             self.degree = None
@@ -113,7 +125,7 @@ class DotProductKernel(NoisyKernel):
                 raise ValueError(f"beta must have beta_n >= 0 for every n (a valid kernel), "
                                  f"got beta_{int(np.flatnonzero(b < 0)[0])} < 0")
             self._coefs = b
-            self._beta = lambda n: float(b[n]) if n < b.size else 0.0
+            self._beta = functools.partial(_finite_beta, b)
             self.degree = b.size - 1
         self._Q = Q
         self.name = name
@@ -159,12 +171,7 @@ class DotProductKernel(NoisyKernel):
 
     def assemble(self, counts_list, copies_list, p) -> EstimateStore:
         """Build :class:`EstimateStore` rows from sampled ``N`` and the oracle copies (eq. 2)."""
-        m = len(counts_list)
-        d = copies_list[0].shape[1]
-        levels = np.array([c[0] for c in counts_list], dtype=np.int64)
-        L = int(levels.max()) if m else 0
-        V = np.zeros((m, L, d))
-        scales = np.empty(m)
+        levels, V, scales = _store_arrays(counts_list, copies_list, level=0)
         for i, (n,) in enumerate(counts_list):
             V[i, :n] = copies_list[i]
             scales[i] = math.sqrt(self.beta_n(n)) * p ** (n + 1) / (p - 1.0)   # eq. (2)
@@ -214,12 +221,37 @@ class DotProductKernel(NoisyKernel):
         """The proof of Lemma 3 as an equality: ``E||Psi~||^2 = p/(p-1) sum_n beta_n (p E||x~||^2)^n``."""
         return self.feature_norm_bound(p, ex2)
 
-    expected_queries_per_map = staticmethod(lambda p: 1.0 / (p - 1.0))
+    @staticmethod
+    def expected_queries_per_map(p) -> float:
+        """E[N] + ... of one Map_Estimate: ``E[N] = 1/(p-1)`` (Theorem 1's first bullet)."""
+        return 1.0 / (p - 1.0)
+
+
+# Module-level coefficient and closed-form functions (not lambdas) so kernels pickle.
+def _finite_beta(b: np.ndarray, n: int) -> float:
+    return float(b[n]) if n < b.size else 0.0
+
+
+def _identity_Q(z):
+    return np.asarray(z, float)
+
+
+def _polynomial_Q(c: float, degree: int, z):
+    return (c + np.asarray(z, float)) ** degree
+
+
+def _exponential_beta(scale: float, n: int) -> float:
+    # scale^n / n! in log space: finite for every n (math.factorial(n) overflows a float at n = 171)
+    return math.exp(n * math.log(scale) - math.lgamma(n + 1.0))
+
+
+def _exponential_Q(scale: float, z):
+    return np.exp(scale * np.asarray(z, float))
 
 
 def linear_kernel() -> DotProductKernel:
     """``k(x, x') = <x, x'>``: ``beta_1 = 1``."""
-    return DotProductKernel([0.0, 1.0], Q=lambda z: np.asarray(z, float), name="linear")
+    return DotProductKernel([0.0, 1.0], Q=_identity_Q, name="linear")
 
 
 def polynomial_kernel(degree: int, c: float = 1.0) -> DotProductKernel:
@@ -229,22 +261,20 @@ def polynomial_kernel(degree: int, c: float = 1.0) -> DotProductKernel:
     if c < 0:
         raise ValueError(f"c must be >= 0 (beta_n >= 0), got {c!r}")
     beta = [math.comb(degree, n) * c ** (degree - n) for n in range(degree + 1)]
-    return DotProductKernel(beta, Q=lambda z: (c + np.asarray(z, float)) ** degree,
+    return DotProductKernel(beta, Q=functools.partial(_polynomial_Q, c, degree),
                             name=f"polynomial(degree={degree}, c={c:g})")
 
 
 def exponential_kernel(scale: float = 1.0) -> DotProductKernel:
     """``k(x, x') = exp(scale <x, x'>)``: ``beta_n = scale^n / n!``."""
     scale = check_positive(scale, "scale")
-    return DotProductKernel(lambda n: scale ** n / math.factorial(n),
-                            Q=lambda z: np.exp(scale * np.asarray(z, float)),
+    return DotProductKernel(functools.partial(_exponential_beta, scale),
+                            Q=functools.partial(_exponential_Q, scale),
                             name=f"exponential(scale={scale:g})")
 
 
-
-
 class GaussianKernel(NoisyKernel):
-    """``k(x, x') = exp(-||x - x'||^2 / sigma^2)`` (paper 001, Sec. 2 and Appendix B).
+    """``k(x, x') = exp(-||x - x'||^2 / sigma^2)`` (paper 001, Sec. 2, App. B): NB no factor 2, so GaussianKernel(s) = kernels.Gaussian(s / sqrt(2)).
 
     ``k = e^{-|x|^2/s^2} e^{-|x'|^2/s^2} sum_n (2/s^2)^n/n! <x, x'>^n`` gives the feature
     map ``Psi(x)_(n,k) = e^{-|x|^2/s^2} c_n x_k1...x_kn`` with ``c_n = sqrt((2/s^2)^n / n!)``
@@ -256,11 +286,9 @@ class GaussianKernel(NoisyKernel):
     (printed: ``c_N2 = 2^N2/(N2! s^(2 N2))``, as in eq. (6)).
     """
 
-    def __init__(self, sigma: float, variant: str = "corrected"):
+    def __init__(self, sigma: float, *, variant: str = "corrected"):
         self.sigma = check_positive(sigma, "sigma")
-        if variant not in ("corrected", "printed"):
-            raise ValueError(f"variant must be 'corrected' or 'printed', got {variant!r}")
-        self.variant = variant
+        self.variant = check_option(variant, "variant", ("corrected", "printed"))
         self.name = f"gaussian(sigma={self.sigma:g}, {variant})"
 
     def c_n(self, n: int) -> float:
@@ -302,12 +330,7 @@ class GaussianKernel(NoisyKernel):
                 / (math.factorial(n1) * self.sigma ** (2 * n1) * (p - 1.0) ** 2) * self.c_n(n2))
 
     def assemble(self, counts_list, copies_list, p) -> EstimateStore:
-        m = len(counts_list)
-        d = copies_list[0].shape[1]
-        levels = np.array([c[1] for c in counts_list], dtype=np.int64)
-        L = int(levels.max()) if m else 0
-        V = np.zeros((m, L, d))
-        scales = np.empty(m)
+        levels, V, scales = _store_arrays(counts_list, copies_list, level=1)
         for i, (n1, n2) in enumerate(counts_list):
             C = copies_list[i]
             pairs = np.einsum("jd,jd->j", C[0:2 * n1:2], C[1:2 * n1:2])   # <x~(2j-1), x~(2j)>
@@ -387,7 +410,10 @@ class GaussianKernel(NoisyKernel):
         return (p / (p - 1.0)) ** 2 * math.exp((math.sqrt(p) * B_x + 2.0 * p * math.sqrt(B_x))
                                                / self.sigma ** 2)
 
-    expected_queries_per_map = staticmethod(lambda p: 3.0 / (p - 1.0))
+    @staticmethod
+    def expected_queries_per_map(p) -> float:
+        """``E[2 N_1 + N_2] = 3/(p-1)`` oracle queries of one eq.-(6) estimate."""
+        return 3.0 / (p - 1.0)
 
 
 

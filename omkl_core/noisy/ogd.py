@@ -9,9 +9,11 @@ import numpy as np
 from .._validation import (
     check_int,
     check_matrix,
+    check_option,
     check_point,
     check_positive,
     check_scalar,
+    check_vector,
 )
 from ..backend import host_rng
 from .estimates import EstimateStore, prod_matrix, prod_point_matrix
@@ -100,9 +102,25 @@ class NoisyKernelOGD:
     (the ``Psi~(x_i)``), ``gram_`` (t, t) of
     ``Prod(Psi~_i, Psi~_j)``, ``queries_`` (oracle queries per round), ``grads_`` (``g~_t``),
     ``norms_`` (``n~_t`` before projection), ``t_``.
+
+    Examples
+    --------
+    Learn a sign from inputs seen only through noisy copies (linear kernel, smoothed hinge):
+
+    >>> import numpy as np, omkl_core as ok
+    >>> from omkl_core import noisy as nz
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(300, 2)); y = np.sign(X[:, 0] + 1e-12)
+    >>> model = ok.NoisyKernelOGD(nz.linear_kernel(), nz.SmoothedHingeLoss(1.0), T=300, eta=1.0,
+    ...                           p=2.0, B_w=4.0, noise=nz.GaussianNoise(0.1), seed=0)
+    >>> scores = model.run(X, y)                   # <w_t, Psi(x_t)>, predicted before y_t is seen
+    >>> float(np.mean(np.sign(scores[150:]) == y[150:]))
+    0.94
+    >>> model.queries_[:5]                          # oracle queries per round (Thm. 1, first bullet)
+    [1, 0, 5, 5, 0]
     """
 
-    def __init__(self, kernel, loss, T: int, eta="theorem", p: float = 2.0, B_w: float = 1.0,
+    def __init__(self, kernel, loss, *, T: int, eta="theorem", p: float = 2.0, B_w: float = 1.0,
                  B_x: float | None = None, y_max: float = 1.0, projection: str = "exact",
                  noise=None, seed: int = 0, noise_seed: int | None = None,
                  prod_mode: str = "vectorised", norm_update: str = "incremental"):
@@ -110,17 +128,11 @@ class NoisyKernelOGD:
         self.loss = _check_loss(loss)
         self.T = check_int(T, "T", minimum=1)
         self.p = check_p(p)
-        if prod_mode not in ("vectorised", "loop"):
-            raise ValueError(f"prod_mode must be 'vectorised' or 'loop', got {prod_mode!r}")
-        self.prod_mode = prod_mode
-        if norm_update not in ("incremental", "recompute"):
-            raise ValueError(f"norm_update must be 'incremental' or 'recompute', got {norm_update!r}")
-        self.norm_update = norm_update
+        self.prod_mode = check_option(prod_mode, "prod_mode", ("vectorised", "loop"))
+        self.norm_update = check_option(norm_update, "norm_update", ("incremental", "recompute"))
         self.B_w = check_positive(B_w, "B_w")
         self.y_max = check_scalar(y_max, "y_max")
-        if projection not in ("exact", "printed"):
-            raise ValueError(f"projection must be 'exact' or 'printed', got {projection!r}")
-        self.projection = projection
+        self.projection = check_option(projection, "projection", ("exact", "printed"))
         self.noise = _as_law(noise)
         self.B_x = None if B_x is None else check_positive(B_x, "B_x")
         if isinstance(eta, str):
@@ -273,18 +285,27 @@ class NoisyKernelOGD:
         self.grads_.append(g)
         self.norms_.append(n_t)
 
-    def run_stream(self, X, y, oracles=None) -> dict:
+    def run(self, X, y) -> np.ndarray:
+        """Predict-then-learn over ``(X, y)``: the predictions ``<w_t, Psi(x_t)>`` (T,), the
+        library's whole-stream convention (``run`` -> predictions; ``trajectory`` -> the record)."""
+        return self.trajectory(X, y)["scores"]
+
+    def trajectory(self, X, y, oracles=None) -> dict:
         """Predict-then-learn over ``(X, y)``; returns the clean scores ``<w_t, Psi(x_t)>``,
         the losses on the clean data (the quantity of eq. 1) and the queries per round.
         ``oracles`` (optional): a sequence of :class:`Oracle`, one per round."""
         X = check_matrix(X, "X")
-        y = np.asarray(y, float)
+        y = check_vector(y, "y", length=X.shape[0])
         scores = np.empty(X.shape[0])
         for t in range(X.shape[0]):
             scores[t] = self.predict_one(X[t])
             self.learn_one(X[t] if oracles is None else oracles[t], float(y[t]))
         losses = self.loss.loss(scores, y)
         return {"scores": scores, "losses": losses, "queries": np.array(self.queries_[-X.shape[0]:])}
+
+    def run_stream(self, X, y, oracles=None) -> dict:
+        """Old name of :meth:`trajectory` (kept working)."""
+        return self.trajectory(X, y, oracles)
 
 
 class SingleCopyKernelOGD:
@@ -294,7 +315,7 @@ class SingleCopyKernelOGD:
     the exact kernel of ``kernel``. Its gradient is biased for non-linear losses/kernels.
     """
 
-    def __init__(self, kernel, loss, T: int, eta: float, B_w: float = 1.0, noise=None,
+    def __init__(self, kernel, loss, *, T: int, eta: float, B_w: float = 1.0, noise=None,
                  seed: int = 0):
         self.kernel = _check_kernel(kernel)
         self.loss = _check_loss(loss)
