@@ -42,7 +42,14 @@ from collections.abc import Iterable
 import numpy as np
 
 from . import backend as _backend
-from ._validation import check_bool, check_int, check_label, check_option, check_positive
+from ._validation import (
+    check_bool,
+    check_int,
+    check_label,
+    check_option,
+    check_positive,
+    check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
+)
 
 __all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer"]
 

@@ -52,6 +52,7 @@ from .._validation import (
     check_memory,
     check_point,
     check_positive,
+    check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
     check_vector,
 )
 from ..features import KernelDictionary, apply_feature_map, paper000_sigmas, resolve_feature_map
