@@ -137,6 +137,16 @@ mark_interrupted() {
 TIMINGS=""
 last_seconds() { [[ -f "$TIMINGS" ]] && awk -v n="$1" '$1 == n {s = $2} END {if (s != "") print s}' "$TIMINGS" || true; }
 
+# CPU seconds (user + sys) used so far by the driver's finished children (papermill and the
+# kernel it reaps): on a busy machine this, not the wall time, says what a notebook costs.
+# Sets CPU_NOW; `times` must run in this shell (a subshell has no finished children).
+CPU_NOW=0
+cpu_children() {
+    times > "$RESULTS/notebooks/.times"
+    CPU_NOW="$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$RESULTS/notebooks/.times")"
+    rm -f "$RESULTS/notebooks/.times"
+}
+
 run_notebooks() {
     local quick="$1" only="$2"
     mkdir -p "$RESULTS/notebooks" "$RESULTS/tables" "$RESULTS/figures"
@@ -176,6 +186,9 @@ run_notebooks() {
         rm -f "$RESULTS/notebooks/$name.INTERRUPTED" "$out"
         touch "$RESULTS/notebooks/.$name.started"
         NB_START=$SECONDS
+        local cpu0
+        cpu_children
+        cpu0=$CPU_NOW
         CURRENT_NB="$name"
         # papermill writes the executed copy as it goes: keep it as NAME.partial.ipynb until it finished
         setsid "$PY" -m papermill "$nb" "$RESULTS/notebooks/$name.partial.ipynb" -k omkl \
@@ -203,7 +216,9 @@ run_notebooks() {
             status=FAILED; failed+=("$name")
             mv -f "$RESULTS/notebooks/$name.partial.ipynb" "$RESULTS/notebooks/$name.FAILED.ipynb" 2>/dev/null || true
         fi
-        printf '[%d/%d] %-28s %6ds  %s\n' "$k" "${#nbs[@]}" "$name" "$((SECONDS - NB_START))" "$status"
+        cpu_children
+        printf '[%d/%d] %-28s %6ds  %s  (CPU %ds)\n' "$k" "${#nbs[@]}" "$name" "$((SECONDS - NB_START))" "$status" \
+            "$((CPU_NOW - cpu0))"
         if [[ "$status" == FAILED ]]; then tail -n 25 "$log" | sed 's/^/    | /'; fi
     done
     run_child "$PY" -c "import omkl_core.report as r; r.scorecard(verbose=True)" || failed+=("scorecard")

@@ -191,7 +191,7 @@ def test_only_prefix_and_path_progress_and_quick_results_folder(workspace):
     nbs, res, env = workspace
     first = _run(["--quick", "--only", "b_n"], env)               # a unique prefix
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "[1/1] b_next: started" in first.stdout
+    assert "[1/1] b_next: started" in first.stdout and "(CPU " in first.stdout
     quick = res / "quick"
     assert (quick / "notebooks" / "b_next.ipynb").exists() and (quick / "tables" / "b_table.csv").exists()
     assert not (res / "tables").exists() and not (res / "notebooks").exists(), "a quick run wrote into the full results"
