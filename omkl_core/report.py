@@ -207,7 +207,8 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
     root = results_dir()
     df.to_csv(root / "scorecard.csv", index=False)
     stamp = run_stamp()
-    n_in = int(df["within_tolerance"].astype(bool).sum()) if len(df) else 0
+    # True only (read back from CSV: booleans or strings; NaN = not judged, e.g. a quick run)
+    n_in = int(df["within_tolerance"].astype(str).str.lower().eq("true").sum()) if len(df) else 0
     if len(df):
         summary = f"{n_in} of {len(df)} rows within tolerance."
         table = to_markdown(df)

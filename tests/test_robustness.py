@@ -287,3 +287,15 @@ def test_quick_mode_never_writes_into_the_full_results(tmp_path, monkeypatch):
     assert ok.report.results_dir("tables") == tmp_path / "results" / "quick" / "tables"
     with pytest.raises(ValueError, match="mode must be one of"):
         ok.report.set_mode("fast")
+
+
+def test_scorecard_counts_only_rows_judged_within_tolerance(tmp_path, monkeypatch):
+    import pandas as pd
+
+    monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+    rows = pd.DataFrame([ok.report.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0]),
+                         ok.report.cell_row("000", "Table 2", "EWA", "Airfoil", 22.8, [99.0])])
+    rows.loc[1, "within_tolerance"] = np.nan          # not judged (a quick run)
+    ok.report.add_scorecard_rows("s", rows)
+    ok.report.scorecard()
+    assert "1 of 2 rows within tolerance" in (tmp_path / "scorecard.md").read_text(encoding="utf-8")
