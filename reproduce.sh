@@ -27,6 +27,11 @@ if [[ -z "${_OMKL_SIGNALS_RESET:-}" ]] && env --default-signal=INT true 2>/dev/n
     export _OMKL_SIGNALS_RESET=1
     exec env --default-signal=INT,TERM "$SELF" "$@"
 fi
+unset _OMKL_SIGNALS_RESET    # not inherited: a driver started by our children (tests) resets its own
+# Children start in the background, where bash ignores SIGINT; give them default handling back
+# so that a forwarded SIGINT lets papermill shut its kernel down and pytest print its summary.
+DEFAULT_SIGNALS=()
+if env --default-signal=INT true 2>/dev/null; then DEFAULT_SIGNALS=(env --default-signal=INT); fi
 ROOT="$(dirname "$SELF")"
 cd "$ROOT"
 VENV="$ROOT/.venv"
@@ -74,7 +79,11 @@ trap 'on_signal TERM 143' TERM
 
 # run_child CMD...: run CMD in its own session, wait for it, return its status.
 run_child() {
-    if command -v setsid >/dev/null; then setsid "$@" & else "$@" & fi
+    if command -v setsid >/dev/null; then
+        ${DEFAULT_SIGNALS[@]+"${DEFAULT_SIGNALS[@]}"} setsid "$@" &
+    else
+        ${DEFAULT_SIGNALS[@]+"${DEFAULT_SIGNALS[@]}"} "$@" &
+    fi
     CHILD=$!
     local rc=0
     wait "$CHILD" || rc=$?
@@ -191,7 +200,7 @@ run_notebooks() {
         cpu0=$CPU_NOW
         CURRENT_NB="$name"
         # papermill writes the executed copy as it goes: keep it as NAME.partial.ipynb until it finished
-        setsid "$PY" -m papermill "$nb" "$RESULTS/notebooks/$name.partial.ipynb" -k omkl \
+        ${DEFAULT_SIGNALS[@]+"${DEFAULT_SIGNALS[@]}"} setsid "$PY" -m papermill "$nb" "$RESULTS/notebooks/$name.partial.ipynb" -k omkl \
             --cwd "$(dirname "$nb")" -p quick "$quick" --no-progress-bar --log-output > "$log" 2>&1 &
         CHILD=$!
         local next=$((SECONDS + 60)) cells rc=0
