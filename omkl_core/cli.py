@@ -6,6 +6,8 @@
     omkl run MODEL --csv FILE [--target COL] [--no-normalise]   ... or on your own CSV
         [--param name=value ...] [--predictions out.csv]
     omkl run META --csv experts.csv --experts   a meta-learner on expert predictions
+    omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786]
+        [--cache-dir DIR] [--out rows.csv]  a cached grid of cells (omkl_core.sweep)
 
 MODEL is any learner class exported by ``omkl_core`` (e.g. VAW2, OnlineRidge); parameters
 are passed to its constructor (values parsed as Python literals: 1e-3, True, "gaussian").
@@ -240,6 +242,12 @@ def _cmd_run(args) -> int:
     return 0
 
 
+def _cmd_sweep(args) -> int:
+    from .sweep import main_sweep  # noqa: PLC0415
+
+    return main_sweep(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser; a new subcommand adds a sub-parser with ``set_defaults(func=...)``."""
     parser = _Parser(prog="omkl", description=__doc__.split("\n\n")[0],
@@ -267,6 +275,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--predictions", help="write t, y, y_hat, running MSE to this CSV")
     run.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
     run.set_defaults(func=_cmd_run)
+    sweep = sub.add_parser("sweep", help="run a (dataset, learner, params, seed) grid from a TOML spec")
+    sweep.add_argument("spec", help="TOML file: datasets, seeds, [[learners]] name/params, max_steps")
+    sweep.add_argument("--executor", choices=["serial", "processes", "dask"], default=None,
+                       help="default: processes (every core), or dask when --scheduler is given")
+    sweep.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
+    sweep.add_argument("--workers", type=int, default=None, help="processes for --executor processes")
+    sweep.add_argument("--cache-dir", default=None, help="on-disk cache folder (default: no cache)")
+    sweep.add_argument("--out", default=None, help="write one row per cell to this CSV")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+    sweep.set_defaults(func=_cmd_sweep)
     return parser
 
 
