@@ -14,6 +14,8 @@ imported only when these are called), and one class per algorithm, named as in t
 * paper 004 (additive and sparse models, batch ``fit``/``predict``): ``AdaBoost``,
   ``GradientBoosting``, ``Lasso``, ``ConstrainedLasso``, ``BestSubset``, ``gibbs_posterior``,
   ``RBFDictionary`` (``PAPER004_EXPORTS``; bounds in ``bounds.paper004``).
+* paper 003 (graph-aided OMKL): ``SFGMKL``, ``SFGMKLR``, ``Raker``, ``OMKR``, ``OMKLGF``,
+  ``feedback_graph``, ``paper003_dictionary`` (and ``ok.kernels.dissimilarity``).
 """
 from . import (
                additive,
@@ -34,7 +36,7 @@ from . import (
 )
 from .additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
 from .aggregation import BOA, EWA, AggregatingAlgorithm, CalibratedEWA, MLPoly, MLProd, VAWMeta
-from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary
+from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary, paper003_dictionary
 from .linear import (
                BayesianAlgorithm,
                BayesianRidge,
@@ -42,7 +44,7 @@ from .linear import (
                KernelRidge,
                OnlineRidge,
 )
-from .mkl import VAW2, VAWBOA, VAWEWA, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions
+from .mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, VAW2, VAWBOA, VAWEWA, Raker, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions, feedback_graph
 from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic
 from .protocol import Trace, run_online
 from .vaw import VAW, VAWExperts
@@ -67,6 +69,8 @@ __all__ = [
     "NoisyKernelOGD", "SingleCopyKernelOGD", "estimate_analytic",
     # paper 002
     "OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge", "BayesianAlgorithm",
+    # paper 003
+    "SFGMKL", "SFGMKLR", "Raker", "OMKR", "OMKLGF", "feedback_graph", "paper003_dictionary",
     # paper 004
     "additive", "AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso", "BestSubset",
     "gibbs_posterior", "RBFDictionary", "PAPER004_EXPORTS",

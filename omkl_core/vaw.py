@@ -46,7 +46,14 @@ from collections.abc import Iterable
 import numpy as np
 
 from . import backend as _backend
-from ._validation import check_bool, check_int, check_option, check_positive, check_scalar
+from ._validation import (
+    check_bool,
+    check_int,
+    check_label,
+    check_option,
+    check_positive,
+    check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
+)
 
 __all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer"]
 
@@ -187,7 +194,7 @@ class VAWExperts(_backend.NamespaceHolder):
 
     def learn_one(self, phi, y) -> None:
         """Observe y_t for features phi (..., m): eq. (10) for S^{-1}, RLS step for w."""
-        y = check_scalar(y, "y")
+        y = check_label(y, "y")
         a = self._check_phi(phi)
         flat = a.reshape(-1, self.m_)
         xp = self._xp

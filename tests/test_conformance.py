@@ -64,6 +64,12 @@ TEST_PARAMS = {
     "MLProd": [("default", lambda: dict(), "experts")],
     "MLPoly": [("default", lambda: dict(), "experts")],
     "BOA": [("default", lambda: dict(), "experts")],
+    # paper 003 (small settings: 41 kernels, D = 4)
+    "Raker": [("m=4", lambda: dict(m=4, eta=0.2, seed=3), "features")],
+    "OMKR": [("eta=0.2", lambda: dict(eta=0.2), "features")],
+    "OMKLGF": [("M=4", lambda: dict(m=4, eta=0.2, M=4, seed=3), "features")],
+    "SFGMKL": [("M=3", lambda: dict(m=4, eta=0.2, xi=0.2, M=3, greedy_after=10, seed=3), "features")],
+    "SFGMKLR": [("M=3", lambda: dict(m=4, eta=0.2, xi=0.2, M=3, greedy_after=10, seed=3), "features")],
 }
 
 #: class name -> why the generic suite does not apply (each is covered elsewhere).
