@@ -990,3 +990,111 @@ def test_paper001_algorithm1_reference_modes_agree():
         np.testing.assert_allclose(a, out[0][0], rtol=1e-9, atol=1e-14)
         np.testing.assert_allclose(G, out[0][1], rtol=1e-9, atol=1e-14)
         assert pr == pytest.approx(out[0][2], rel=1e-9, abs=1e-14)
+
+
+# ---------------------------------------------------------------------------------------
+# Power (issue 12): Algorithm 1's update pinned by its closed form, numerics at the extremes
+# ---------------------------------------------------------------------------------------
+def _explicit_linear_w(model):
+    """w = sum_i alpha_i Psi~_i in R^d for the linear kernel (beta_1 = 1, every other beta_n = 0,
+    so Psi~_i = s_i x~_i at level 1 and 0 otherwise, eq. 2), read from the stored estimates."""
+    st_ = model.store_
+    if st_ is None:
+        return None
+    lvl1 = st_.levels == 1
+    return (model.alpha_[lvl1] * st_.scales[lvl1]) @ st_.vectors[lvl1, 0, :]
+
+
+@pytest.mark.parametrize("projection", ["exact", "printed"])
+@pytest.mark.parametrize("B_w", [0.05, 10.0])
+def test_paper001_algorithm1_update_closed_form_every_round(projection, B_w):
+    """Algorithm 1, every round, with the linear kernel (explicit w in R^2): the new w equals
+    P(w_t - (eta / sqrt(T)) g~_t Psi~_t), computed here from the previous w, the round's g~_t and
+    Psi~_t: unprojected n = ||w_t + a_t Psi~_t||^2, and if n > B_w the exact projection multiplies by
+    sqrt(B_w / n) (printed variant: sqrt(B_w) / n). Checks sign, step eta/sqrt(T) (not eta/T), the
+    radius, the incremental norm, and that predict_one is <w, x>. B_w = 0.05 projects in many
+    rounds, B_w = 10 in few."""
+    rng = np.random.default_rng(31)
+    T, p, eta = 150, 2.0, 0.7
+    X = rng.uniform(-1.0, 1.0, size=(T, 2))
+    y = X @ np.array([1.5, -1.0])
+    m = ok.NoisyKernelOGD(nz.linear_kernel(), nz.SquaredLoss(), T=T, eta=eta, p=p, B_w=B_w,
+                          projection=projection, noise=nz.GaussianNoise(0.1), seed=5)
+    w = np.zeros(2)
+    moved = projected = 0
+    for t in range(T):
+        assert m.predict_one(X[t]) == pytest.approx(float(w @ X[t]), rel=1e-12, abs=1e-12)
+        m.learn_one(X[t], y[t])
+        st_ = m.store_
+        lvl, s, u = int(st_.levels[t]), st_.scales[t], st_.vectors[t, 0] if st_.levels[t] == 1 else None
+        psi = s * u if lvl == 1 else np.zeros(2)                          # Psi~_t (eq. 2)
+        a_t = -m.grads_[t] * eta / math.sqrt(T)                          # Alg. 1: alpha_t = -g~_t eta/sqrt(T)
+        w = w + a_t * psi
+        n = float(w @ w)
+        assert m.norms_[t] == pytest.approx(n, rel=1e-9, abs=1e-14)
+        if n > B_w:
+            w = w * (math.sqrt(B_w / n) if projection == "exact" else math.sqrt(B_w) / n)
+            projected += 1
+        moved += a_t != 0.0 and lvl == 1
+        np.testing.assert_allclose(_explicit_linear_w(m), w, rtol=1e-9, atol=1e-12)
+    assert moved >= 5                                    # the check is not vacuous
+    assert projected >= 5 or B_w > 1.0
+
+
+@pytest.mark.parametrize("kern", ["exp", "gauss"])
+@pytest.mark.parametrize("p", [1.01, 1.02])
+def test_paper001_algorithm1_finite_at_p_near_one(kern, p):
+    """Regression (issue 12): at p = 1.01 the levels N reach several hundred, n! no longer fits a
+    float (OverflowError for n >= 171 before the log-space fix) and the Lemma 1 term of Subroutine 1
+    was 0 * inf = nan at p = 1.02. Every score, gradient estimate and norm stays finite."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 3)) * 0.5
+    y = np.sign(X[:, 0] + 0.1)
+    kernel = nz.exponential_kernel(1.0) if kern == "exp" else nz.GaussianKernel(1.0)
+    loss = nz.ExponentialLoss(sign=-1) if kern == "exp" else nz.SmoothedHingeLoss()
+    m = ok.NoisyKernelOGD(kernel, loss, T=12, eta=0.5, p=p, B_w=1.0, noise=nz.GaussianNoise(0.1), seed=1)
+    out = m.run_stream(X, y)
+    assert max(m.queries_) > 171                        # the regime where n! overflowed
+    assert np.all(np.isfinite(out["scores"])) and np.all(np.isfinite(m.grads_)) and np.all(np.isfinite(m.norms_))
+
+
+def test_paper001_log_space_coefficients_match_exact_values():
+    """The log-space forms agree with exact rational arithmetic where n! fits, and stay finite
+    (and > 0 where the true value is representable) beyond: beta_n = 1/n! of the exponential kernel,
+    gamma_n = (-1)^(n+1)/n! of e^{-a}, c_n of the Gaussian feature map, the eq. (6) prefactor."""
+    ek, el, gk = nz.exponential_kernel(1.0), nz.ExponentialLoss(sign=-1), nz.GaussianKernel(0.5)
+    for n in (0, 1, 5, 20, 150):
+        assert ek.beta_n(n) == pytest.approx(float(Fraction(1, math.factorial(n))), rel=1e-12)
+        assert el.taylor(n) == pytest.approx(float(Fraction((-1) ** (n + 1), math.factorial(n))), rel=1e-12)
+        assert gk.c_n(n) == pytest.approx(math.sqrt(float(Fraction(8**n, math.factorial(n)))), rel=1e-12)
+        assert gk.prefactor(n, 3, 2.0) == pytest.approx(
+            (-1) ** n * float(Fraction(2 ** (n + 5) * 4**n, math.factorial(n))) * gk.c_n(3), rel=1e-12)
+    for n in (171, 400, 2000):
+        assert math.isfinite(ek.beta_n(n)) and math.isfinite(gk.c_n(n)) and math.isfinite(gk.prefactor(n, n, 1.01))
+        assert el.log_abs_taylor(n) == (1.0 if n % 2 else -1.0, -math.lgamma(n + 1))
+
+
+def test_paper001_eta_theorem_gaussian_kernel_representable():
+    """Regression (issue 12): eta="theorem" with the Gaussian kernel. At sigma = 0.12, B_x = 1,
+    p = 1.5 (squared loss) B_Psi ~ 1e164 and B_g ~ 1e165 are finite but B_g B_Psi overflows, so the
+    product form gave eta = sqrt(B_w / inf) = 0 (a learner that never moves). In log space eta is
+    the representable 1.16e-166, equal to exp((ln B_w - ln B_g - ln B_Psi)/2). Where eta itself
+    underflows (sigma = 0.05) a ValueError names the cause instead of a silent 0 or nan."""
+    kern, loss = nz.GaussianKernel(0.12), nz.SquaredLoss()
+    m = ok.NoisyKernelOGD(kern, loss, T=10, eta="theorem", p=1.5, B_w=1.0, B_x=1.0)
+    B_psi = kern.feature_norm_bound(1.5, 1.0)
+    B_g = bounds.paper001_lemma2_grad_bound(loss, 1.5, 1.0, B_psi, y_max=1.0)
+    assert math.isfinite(B_psi) and math.isfinite(B_g) and math.isinf(B_g * B_psi)
+    assert m.eta_ > 0.0
+    assert m.eta_ == pytest.approx(math.exp(0.5 * (-math.log(B_g) - math.log(B_psi))), rel=1e-12)
+    with pytest.raises(ValueError, match="B_psi|eta"):
+        ok.NoisyKernelOGD(nz.GaussianKernel(0.05), loss, T=10, eta="theorem", p=1.5, B_w=1.0, B_x=1.0)
+
+
+def test_paper001_theorem4_eta_pinned():
+    """Thm. 4's constants at fixed arguments: eta = sqrt(B_w/(B_g B_Psi)) and the bound
+    sqrt(B_w B_g B_Psi T); Thms. 1-2's expected queries p/(p-1)^2 and 3p/(p-1)^2."""
+    assert bounds.paper001_theorem4_eta(0.5, 8.0, 2.0) == pytest.approx(math.sqrt(0.5 / 16.0), rel=1e-15)
+    assert bounds.paper001_theorem4_regret_bound(0.5, 8.0, 2.0, 100) == pytest.approx(math.sqrt(800.0), rel=1e-15)
+    assert bounds.paper001_theorem1_expected_queries(3.0) == pytest.approx(3.0 / 4.0, rel=1e-15)
+    assert bounds.paper001_theorem2_expected_queries(3.0) == pytest.approx(9.0 / 4.0, rel=1e-15)
