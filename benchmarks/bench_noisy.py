@@ -25,7 +25,7 @@ def one_pass(kernel, T, mode, seed=0):
     m = ok.NoisyKernelOGD(kernel, nz.SmoothedHingeLoss(1.0), T=T, eta=1.0, p=2.0, B_w=4.0,
                           noise=nz.GaussianNoise(0.1), seed=seed, prod_mode=mode)
     t0 = time.perf_counter()
-    m.run_stream(X, y)
+    m.trajectory(X, y)
     return time.perf_counter() - t0, m
 
 

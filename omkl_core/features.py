@@ -7,7 +7,7 @@ Paper 000 (Rokhlin & Gurtovaya, "VAW2", arXiv:2503.20087), section 2:
 * Laplacian kernel, eq. (4): k(x, y) = exp(-|x - y|_1 / sigma), q(omega) = prod_j
   Cauchy(omega_j; 0, 1/sigma)  ->  omega_j = c_j / sigma, c_j standard Cauchy.
 
-Feature maps (``map=``):
+Feature maps (``feature_map=``; the old spelling ``map=`` still works, with a DeprecationWarning):
 
 ``"cos"`` (the paper's choice, section 2, below eq. (5); the default)
     theta_k = (omega_k, b_k), b_k ~ U(0, 2 pi), phi(x; theta) = sqrt(2) cos(<omega, x> + b) and
@@ -25,11 +25,12 @@ Feature maps (``map=``):
 
 Frequencies are drawn on the host from a seeded NumPy Generator (``backend.host_rng``) in a
 fixed order -- kernel by kernel; for each kernel first omega (d x m, row-major), then b (m)
-when ``map="cos"`` -- and only then moved to the array backend, so NumPy and CuPy runs with
+when ``feature_map="cos"`` -- and only then moved to the array backend, so NumPy and CuPy runs with
 the same seed see identical features.
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,7 +40,7 @@ from . import kernels as _kernels
 from ._validation import check_int, check_matrix, check_positive, check_vector
 
 __all__ = ["RandomFourierFeatures", "KernelDictionary", "paper000_dictionary",
-           "paper000_sigmas", "exact_kernel", "KINDS", "MAPS"]
+           "paper000_sigmas", "exact_kernel", "apply_feature_map", "resolve_feature_map", "KINDS", "MAPS"]
 
 KINDS = ("gaussian", "laplacian")
 MAPS = ("cos", "sincos")
@@ -51,10 +52,24 @@ def _check_kind(kind, name: str = "kind") -> str:
     return kind
 
 
-def _check_map(map_) -> str:
+def _check_map(map_, name: str = "feature_map") -> str:
     if not isinstance(map_, str) or map_ not in MAPS:
-        raise ValueError(f"map must be one of {MAPS}, got {map_!r}")
+        raise ValueError(f"{name} must be one of {MAPS}, got {map_!r}")
     return map_
+
+
+def resolve_feature_map(feature_map, map_=None, owner: str = "") -> str:
+    """The feature map chosen by ``feature_map=`` or by the deprecated ``map=``.
+
+    ``map=`` shadowed the builtin; it still works, with a :class:`DeprecationWarning`. Giving
+    ``map=`` together with a non-default, different ``feature_map=`` is an error naming both.
+    """
+    if map_ is not None:
+        warnings.warn(f"{owner}map= is deprecated; use feature_map={map_!r}", DeprecationWarning, stacklevel=3)
+        if feature_map not in (None, "cos") and feature_map != map_:
+            raise ValueError(f"feature_map={feature_map!r} and the deprecated map={map_!r} disagree; pass only feature_map")
+        feature_map = map_
+    return _check_map("cos" if feature_map is None else feature_map)
 
 
 def exact_kernel(kind: str, sigma: float, x, y) -> np.ndarray:
@@ -77,9 +92,13 @@ def _draw(rng: np.random.Generator, kind: str, sigma: float, d: int, m: int, map
     return omega, b
 
 
-def _apply_map(xp, proj, b, map_: str, m: int):
-    """proj = x^T omega (..., m) -> features (..., m) or (..., 2m)."""
-    if map_ == "cos":
+def apply_feature_map(xp, proj, b, feature_map: str, m: int):
+    """The feature map applied to projections: ``proj`` = x^T omega (..., m) -> (..., m) or (..., 2m).
+
+    ``"cos"``: sqrt(2) cos(proj + b) (paper 000 section 2); ``"sincos"``: m^{-1/2} [sin(proj),
+    cos(proj)] (paper 003 eq. 4). The one place where either formula is written.
+    """
+    if feature_map == "cos":
         return np.sqrt(2.0) * xp.cos(proj + b)
     scale = 1.0 / np.sqrt(m)
     return xp.concatenate([xp.sin(proj), xp.cos(proj)], axis=-1) * scale
@@ -112,8 +131,9 @@ class RandomFourierFeatures:
     d : input dimension.
     m : number of random frequencies (features: m for "cos", 2m for "sincos").
     seed : int, numpy Generator or None (see :func:`omkl_core.backend.host_rng`).
-    map : "cos" (paper: sqrt(2) cos(omega^T x + b), no 1/sqrt(m)) or "sincos"
+    feature_map : "cos" (default; paper: sqrt(2) cos(omega^T x + b), no 1/sqrt(m)) or "sincos"
           (m^-1/2 [sin, cos], paper 003 eq. 4 / authors' code). See the module docstring.
+    map : deprecated spelling of ``feature_map``.
     backend : "numpy" | "cupy" | "auto" -- where ``transform`` computes.
 
     Attributes
@@ -122,13 +142,14 @@ class RandomFourierFeatures:
     n_features : m ("cos") or 2m ("sincos").
     """
 
-    def __init__(self, kind: str = "gaussian", sigma: float = 1.0, d: int = 1, m: int = 50,
-                 seed=None, map: str = "cos", backend: str = "numpy"):  # noqa: A002
+    def __init__(self, kind: str = "gaussian", sigma: float = 1.0, *, d: int = 1, m: int = 50,
+                 seed=None, feature_map: str = "cos", backend: str = "numpy", map: str | None = None):  # noqa: A002
+        feature_map = resolve_feature_map(feature_map, map, "RandomFourierFeatures: ")
         # a one-kernel dictionary: same validation, same draw order, same transform
         self._dict = KernelDictionary([_check_kind(kind)], [check_positive(sigma, "sigma")], d=d,
-                                      m=m, seed=seed, map=map, backend=backend)
+                                      m=m, seed=seed, feature_map=feature_map, backend=backend)
         self.kind, self.sigma, self.d, self.m = kind, float(sigma), self._dict.d, self._dict.m
-        self.map, self.seed, self.backend = self._dict.map, seed, backend
+        self.feature_map, self.seed, self.backend = self._dict.feature_map, seed, backend
         self.omega_ = self._dict.omega_[0]
         self.b_ = self._dict.b_[0]
         self.n_features = self._dict.n_features
@@ -147,11 +168,16 @@ class RandomFourierFeatures:
         fx = _backend.to_numpy(self.transform(x))
         fy = _backend.to_numpy(self.transform(y))
         val = float(fx @ fy)
-        return val / self.m if self.map == "cos" else val
+        return val / self.m if self.feature_map == "cos" else val
+
+    @property
+    def map(self) -> str:
+        """Deprecated alias of :attr:`feature_map`."""
+        return self.feature_map
 
     def __repr__(self) -> str:
         return (f"RandomFourierFeatures(kind={self.kind!r}, sigma={self.sigma:g}, d={self.d}, "
-                f"m={self.m}, map={self.map!r})")
+                f"m={self.m}, feature_map={self.feature_map!r})")
 
 
 class KernelDictionary:
@@ -164,7 +190,7 @@ class KernelDictionary:
     ----------
     kinds : sequence of "gaussian" / "laplacian" (length N).
     sigmas : sequence of N bandwidths sigma_j > 0 (Gaussian: sigma, *not* sigma^2).
-    d, m, seed, map, backend : as in :class:`RandomFourierFeatures`. Kernel j's frequencies
+    d, m, seed, feature_map, backend : as in :class:`RandomFourierFeatures` (``map=``: deprecated). Kernel j's frequencies
         are drawn after kernel j-1's from one Generator, so kernel j of a dictionary equals
         ``RandomFourierFeatures`` built from the same Generator state.
 
@@ -173,8 +199,8 @@ class KernelDictionary:
     N : number of kernels; omega_ : (N, d, m); b_ : (N, m); n_features : m or 2m per kernel.
     """
 
-    def __init__(self, kinds: Sequence[str], sigmas: Sequence[float], d: int, m: int = 50,
-                 seed=None, map: str = "cos", backend: str = "numpy"):  # noqa: A002
+    def __init__(self, kinds: Sequence[str], sigmas: Sequence[float], *, d: int, m: int = 50,
+                 seed=None, feature_map: str = "cos", backend: str = "numpy", map: str | None = None):  # noqa: A002
         if isinstance(kinds, str):
             raise TypeError("kinds must be a sequence of kernel names, not a single string")
         kinds = [_check_kind(k, f"kinds[{i}]") for i, k in enumerate(kinds)]
@@ -191,7 +217,7 @@ class KernelDictionary:
         self.sigmas = sig
         self.d = check_int(d, "d")
         self.m = check_int(m, "m")
-        self.map = _check_map(map)
+        self.feature_map = resolve_feature_map(feature_map, map, "KernelDictionary: ")
         self.seed = seed
         self.backend = backend
         self._xp = _backend.get_namespace(backend)
@@ -200,13 +226,28 @@ class KernelDictionary:
         omegas = np.empty((self.N, self.d, self.m))
         bs = np.empty((self.N, self.m))
         for j, (kind, s) in enumerate(zip(self.kinds, self.sigmas)):  # construction only
-            omegas[j], bs[j] = _draw(rng, kind, float(s), self.d, self.m, self.map)
+            omegas[j], bs[j] = _draw(rng, kind, float(s), self.d, self.m, self.feature_map)
         self.omega_ = _backend.asarray(omegas, self._xp)
         self.b_ = _backend.asarray(bs, self._xp)
         # (d, N*m) layout for the single matmul of transform()
         self._W = _backend.asarray(np.ascontiguousarray(omegas.transpose(1, 0, 2).reshape(self.d, -1)),
                                    self._xp)
-        self.n_features = self.m if self.map == "cos" else 2 * self.m
+        self.n_features = self.m if self.feature_map == "cos" else 2 * self.m
+
+    @property
+    def map(self) -> str:
+        """Deprecated alias of :attr:`feature_map`."""
+        return self.feature_map
+
+    def __getstate__(self):
+        # the array namespace is a module (not picklable): re-resolved from ``backend`` on load
+        state = self.__dict__.copy()
+        state.pop("_xp", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._xp = _backend.get_namespace(self.backend)
 
     def __len__(self) -> int:
         return self.N
@@ -224,14 +265,14 @@ class KernelDictionary:
             A = X if (xp is np or not isinstance(X, np.ndarray)) else _backend.asarray(X, xp)
         proj = A @ self._W                                   # (..., N*m)
         proj = proj.reshape(proj.shape[:-1] + (self.N, self.m))
-        return _apply_map(self._xp, proj, self.b_, self.map, self.m)
+        return apply_feature_map(self._xp, proj, self.b_, self.feature_map, self.m)
 
     def kernel(self, j: int, x, y):
         """Exact value of kernel j at (x, y)."""
         return exact_kernel(self.kinds[j], float(self.sigmas[j]), x, y)
 
     def __repr__(self) -> str:
-        return f"KernelDictionary(N={self.N}, d={self.d}, m={self.m}, map={self.map!r})"
+        return f"KernelDictionary(N={self.N}, d={self.d}, m={self.m}, feature_map={self.feature_map!r})"
 
 
 def paper000_sigmas() -> tuple[list[str], np.ndarray]:
@@ -244,8 +285,9 @@ def paper000_sigmas() -> tuple[list[str], np.ndarray]:
     return kinds, np.concatenate([np.sqrt(gauss_sigma2), lap_sigma])
 
 
-def paper000_dictionary(d: int, m: int = 50, seed=0, map: str = "cos",  # noqa: A002
-                        backend: str = "numpy") -> KernelDictionary:
+def paper000_dictionary(d: int, m: int = 50, seed=0, feature_map: str = "cos",
+                        backend: str = "numpy", *, map: str | None = None) -> KernelDictionary:  # noqa: A002
     """The N = 76 kernel dictionary of paper 000 section 4 (see :func:`paper000_sigmas`)."""
+    feature_map = resolve_feature_map(feature_map, map, "paper000_dictionary: ")
     kinds, sigmas = paper000_sigmas()
-    return KernelDictionary(kinds, sigmas, d=d, m=m, seed=seed, map=map, backend=backend)
+    return KernelDictionary(kinds, sigmas, d=d, m=m, seed=seed, feature_map=feature_map, backend=backend)

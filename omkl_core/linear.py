@@ -210,7 +210,7 @@ class OnlineRidge(_RidgeBase):
 
     _SOLVERS = ("cholesky", "sherman-morrison")
 
-    def __init__(self, a: float = 1.0, clip: float | None = None, solver: str = "cholesky"):
+    def __init__(self, a: float = 1.0, *, clip: float | None = None, solver: str = "cholesky"):
         self.a = check_positive(a, "a")
         self.clip = _check_clip(clip)
         if solver not in self._SOLVERS:
@@ -311,7 +311,7 @@ class BayesianRidge(OnlineRidge):
 
     _bayesian = True
 
-    def __init__(self, a: float = 1.0, sigma2: float = 1.0, clip: float | None = None,
+    def __init__(self, a: float = 1.0, *, sigma2: float = 1.0, clip: float | None = None,
                  solver: str = "cholesky"):
         super().__init__(a=a, clip=clip, solver=solver)
         self.sigma2 = check_positive(sigma2, "sigma2")
@@ -370,7 +370,7 @@ class KernelRidge(_RidgeBase):
 
     _SOLVERS = ("cholesky", "inverse")
 
-    def __init__(self, a: float = 1.0, kernel=None, clip: float | None = None, solver: str = "cholesky"):
+    def __init__(self, a: float = 1.0, kernel=None, *, clip: float | None = None, solver: str = "cholesky"):
         self.a = check_positive(a, "a")
         if kernel is None:
             raise TypeError("kernel is required (a Kernel object, a kernel name or a callable k(x, x'))")
@@ -524,7 +524,7 @@ class KernelBayesianRidge(KernelRidge):
 
     _bayesian = True
 
-    def __init__(self, a: float = 1.0, sigma2: float = 1.0, kernel=None, clip: float | None = None,
+    def __init__(self, a: float = 1.0, kernel=None, *, sigma2: float = 1.0, clip: float | None = None,
                  solver: str = "cholesky"):
         super().__init__(a=a, kernel=kernel, clip=clip, solver=solver)
         self.sigma2 = check_positive(sigma2, "sigma2")
@@ -560,7 +560,7 @@ class BayesianAlgorithm:
     prior : (K,) positive weights summing to 1, or None for uniform.
     """
 
-    def __init__(self, thetas, sigma2: float = 1.0, prior=None):
+    def __init__(self, thetas, *, sigma2: float = 1.0, prior=None):
         self.thetas = check_matrix(thetas, "thetas")
         self.sigma2 = check_positive(sigma2, "sigma2")
         K = self.thetas.shape[0]

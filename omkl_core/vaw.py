@@ -82,7 +82,7 @@ class VAWExperts:
     ``run`` continues from the current state, so it can be mixed with ``predict_one``/``learn_one``.
     """
 
-    def __init__(self, lam: float = 1.0, ridge: bool = False, backend: str = "numpy",
+    def __init__(self, lam: float = 1.0, *, ridge: bool = False, backend: str = "numpy",
                  method: str = "block", block_size: int | None = None):
         self.lam = check_positive(lam, "lam")
         if not isinstance(ridge, (bool, np.bool_)):
@@ -97,6 +97,16 @@ class VAWExperts:
         self.reset()
 
     # ------------------------------------------------------------------ state
+    def __getstate__(self):
+        # the array namespace is a module (not picklable): re-resolved from ``backend`` on load
+        state = self.__dict__.copy()
+        state.pop("_xp", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._xp = _backend.get_namespace(self.backend)
+
     def reset(self) -> VAWExperts:
         """Forget everything (S^{-1} = I/lambda, w = 0 at the next first step)."""
         self.P_ = None
@@ -306,7 +316,7 @@ class VAW(VAWExperts):
     P_ : (m, m) S_t^{-1};  t_ : steps learned.
     """
 
-    def __init__(self, lam: float = 1.0, ridge: bool = False, method: str = "sm",
+    def __init__(self, lam: float = 1.0, *, ridge: bool = False, method: str = "sm",
                  block_size: int | None = None, backend: str = "numpy"):
         super().__init__(lam=lam, ridge=ridge, backend=backend, method=method,
                          block_size=block_size)

@@ -35,7 +35,7 @@ def test_gaussian_rff_equals_rbfsampler_formula_up_to_sqrt_m(sigma, d, m, seed):
     X = _points(np.random.default_rng(seed + 1), 7, d)
     sklearn_features = np.sqrt(2.0 / m) * np.cos(X @ W + b)
 
-    rff = F.RandomFourierFeatures("gaussian", sigma, d, m, seed=seed)
+    rff = F.RandomFourierFeatures("gaussian", sigma, d=d, m=m, seed=seed)
     np.testing.assert_allclose(rff.omega_, W, rtol=1e-12, atol=0)
     np.testing.assert_array_equal(rff.b_, b)
     np.testing.assert_allclose(rff.transform(X) / np.sqrt(m), sklearn_features, rtol=1e-10, atol=1e-12)
@@ -47,12 +47,12 @@ def test_feature_map_formula_and_norm_bound(kind, sigma, d, m, seed):
     """map='cos': Phi(x) = sqrt(2) cos(omega^T x + b), |Phi|_2 <= sqrt(2m) = rho (eq. 12);
     map='sincos': m^-1/2 [sin(omega^T x), cos(omega^T x)] with |z|_2 = 1 (paper 003 eq. 4)."""
     X = _points(np.random.default_rng(seed ^ 0x5A5A), 5, d)
-    cos = F.RandomFourierFeatures(kind, sigma, d, m, seed=seed, map="cos")
+    cos = F.RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed, feature_map="cos")
     P = cos.transform(X)
     assert P.shape == (5, m)
     np.testing.assert_allclose(P, np.sqrt(2) * np.cos(X @ cos.omega_ + cos.b_), rtol=0, atol=0)
     assert np.all(np.sum(P * P, axis=1) <= 2 * m * (1 + 1e-12))
-    sc = F.RandomFourierFeatures(kind, sigma, d, m, seed=seed, map="sincos")
+    sc = F.RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed, feature_map="sincos")
     Zs = sc.transform(X)
     assert Zs.shape == (5, 2 * m)
     proj = X @ sc.omega_
@@ -72,7 +72,7 @@ def test_monte_carlo_kernel_estimate_converges_to_exact_kernel(kind, map_):
     d, m, sigma = 3, 40000, 0.7
     for _ in range(4):
         x, y = rng.uniform(-0.6, 0.6, size=(2, d))
-        rff = F.RandomFourierFeatures(kind, sigma, d, m, seed=int(rng.integers(2**31)), map=map_)
+        rff = F.RandomFourierFeatures(kind, sigma, d=d, m=m, seed=int(rng.integers(2**31)), feature_map=map_)
         fx, fy = rff.transform(x), rff.transform(y)
         if map_ == "cos":
             terms = fx * fy                              # sqrt2 cos * sqrt2 cos, mean -> k
@@ -88,7 +88,7 @@ def test_monte_carlo_kernel_estimate_converges_to_exact_kernel(kind, map_):
     for mm in (40, 40000):
         e = []
         for s in range(20):
-            rff = F.RandomFourierFeatures(kind, sigma, d, mm, seed=1000 + s, map=map_)
+            rff = F.RandomFourierFeatures(kind, sigma, d=d, m=mm, seed=1000 + s, feature_map=map_)
             x, y = np.full(d, 0.1), np.full(d, -0.2)
             e.append((rff.kernel_estimate(x, y) - float(rff.kernel(x, y))) ** 2)
         errs[mm] = np.mean(e)
@@ -101,15 +101,15 @@ def test_frequency_distributions_gaussian_normal_laplacian_cauchy():
     Cauchy), each within 5 standard errors."""
     n = 200000
     sigma = 2.5
-    g = F.RandomFourierFeatures("gaussian", sigma, 1, n, seed=7).omega_.ravel() * sigma
+    g = F.RandomFourierFeatures("gaussian", sigma, d=1, m=n, seed=7).omega_.ravel() * sigma
     assert abs(g.mean()) <= 5 / np.sqrt(n)
     assert abs(g.var() - 1.0) <= 5 * np.sqrt(2.0 / n)
-    c = F.RandomFourierFeatures("laplacian", sigma, 1, n, seed=8).omega_.ravel() * sigma
+    c = F.RandomFourierFeatures("laplacian", sigma, d=1, m=n, seed=8).omega_.ravel() * sigma
     # P(C <= -1) = 1/4, P(C <= 0) = 1/2, P(C <= 1) = 3/4; binomial standard error
     for q, p in ((-1.0, 0.25), (0.0, 0.5), (1.0, 0.75)):
         frac = np.mean(c <= q)
         assert abs(frac - p) <= 5 * np.sqrt(p * (1 - p) / n)
-    b = F.RandomFourierFeatures("gaussian", sigma, 1, n, seed=9).b_
+    b = F.RandomFourierFeatures("gaussian", sigma, d=1, m=n, seed=9).b_
     assert b.min() >= 0 and b.max() <= 2 * np.pi
     assert abs(b.mean() - np.pi) <= 5 * (2 * np.pi / np.sqrt(12 * n))
 
@@ -146,7 +146,7 @@ def test_dictionary_is_the_stack_of_its_kernels_feature_maps(seed, d, m, map_):
     transform(X) (T, N, m') is one batched product equal to the per-kernel maps."""
     kinds = ["gaussian", "laplacian", "gaussian"]
     sig = [0.3, 1.7, 5.0]
-    D = F.KernelDictionary(kinds, sig, d=d, m=m, seed=seed, map=map_)
+    D = F.KernelDictionary(kinds, sig, d=d, m=m, seed=seed, feature_map=map_)
     X = _points(np.random.default_rng(seed % 1000), 6, d)
     out = D.transform(X)
     mp = m if map_ == "cos" else 2 * m
@@ -156,7 +156,7 @@ def test_dictionary_is_the_stack_of_its_kernels_feature_maps(seed, d, m, map_):
     tol = 8 * np.finfo(float).eps * (1.0 + np.abs(np.einsum("td,ndm->tnm", X, D.omega_)).max())
     rng = np.random.default_rng(seed)
     for j in range(3):
-        r = F.RandomFourierFeatures(kinds[j], sig[j], d, m, seed=rng, map=map_)
+        r = F.RandomFourierFeatures(kinds[j], sig[j], d=d, m=m, seed=rng, feature_map=map_)
         np.testing.assert_array_equal(D.omega_[j], r.omega_)
         np.testing.assert_allclose(out[:, j, :], r.transform(X), rtol=0, atol=tol)
     np.testing.assert_allclose(D.transform(X[4]), out[4], rtol=0, atol=tol)
@@ -181,7 +181,7 @@ def test_same_seed_same_features_different_seed_different_features():
     (dict(m=0), ValueError, "m"),
     (dict(m=2.5), TypeError, "m"),
     (dict(d=0), ValueError, "d"),
-    (dict(map="fourier"), ValueError, "map"),
+    (dict(feature_map="fourier"), ValueError, "map"),
     (dict(seed=-3), ValueError, "seed"),
     (dict(seed="x"), TypeError, "seed"),
 ])
@@ -229,7 +229,21 @@ def test_cupy_dictionary_features_equal_numpy_features():
     """Frequencies are drawn on the host, so the CuPy features equal the NumPy ones."""
     X = _points(np.random.default_rng(0), 50, 4)
     for map_ in F.MAPS:
-        a = F.paper000_dictionary(4, seed=3, map=map_)
-        b = F.paper000_dictionary(4, seed=3, map=map_, backend="cupy")
+        a = F.paper000_dictionary(4, seed=3, feature_map=map_)
+        b = F.paper000_dictionary(4, seed=3, feature_map=map_, backend="cupy")
         np.testing.assert_allclose(ok.backend.to_numpy(b.transform(X)), a.transform(X),
                                    rtol=1e-10, atol=1e-12)
+
+
+def test_deprecated_map_keyword_still_works_with_a_warning():
+    """``map=`` (shadowed a builtin) is the old spelling of ``feature_map=``: same features."""
+    new = F.RandomFourierFeatures("gaussian", 0.7, d=3, m=8, seed=1, feature_map="sincos")
+    with pytest.warns(DeprecationWarning, match="feature_map"):
+        old = F.RandomFourierFeatures("gaussian", 0.7, d=3, m=8, seed=1, map="sincos")
+    x = np.linspace(-1, 1, 3)
+    np.testing.assert_array_equal(new.transform(x), old.transform(x))
+    assert old.map == old.feature_map == "sincos"
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="feature_map.*map"):
+        F.KernelDictionary(["gaussian"], [1.0], d=2, feature_map="sincos", map="cos")
+    with pytest.warns(DeprecationWarning):
+        assert ok.VAW2(m=3, map="sincos").feature_map == "sincos"

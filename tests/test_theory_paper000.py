@@ -3,7 +3,7 @@
 Notation of the paper. theta = (omega, b) ~ p(theta) = q(omega) r(b), r = U(0, 2 pi);
 phi(x; theta) = sqrt(2) cos(<omega, x> + b) in [-sqrt(2), sqrt(2)];
 Phi_theta(x) = (phi(x; theta_k))_{k=1..m} -- *no* 1/sqrt(m) factor, which is also the
-normalisation of ``ok.features`` (map="cos"), so no rescaling is needed in this file;
+normalisation of ``ok.features`` (feature_map="cos"), so no rescaling is needed in this file;
 H = {f = int gamma(theta) phi(.; theta) dtheta}, ||f||_H^2 = int gamma^2 / p dtheta, kernel (2)
 k(x, y) = int p phi(x; .) phi(y; .) = kappa(x - y) (Gaussian (3), Laplacian (4)).
 All losses are the paper's halved square losses.
@@ -155,13 +155,13 @@ def _points(rng, n: int, d: int, scale: float = 1.0) -> np.ndarray:
 def _rff_blocks(kind, sigma, d, m, R, seed, points) -> np.ndarray:
     """Features of ``points`` (P, d) for R independent draws theta^(r) = (theta_1..theta_m):
     one feature map with m*R iid frequencies, split into R blocks of m -> (P, R, m)."""
-    rff = RandomFourierFeatures(kind, sigma, d, m * R, seed=seed)
+    rff = RandomFourierFeatures(kind, sigma, d=d, m=m * R, seed=seed)
     return np.asarray(rff.transform(points)).reshape(len(points), R, m)
 
 
 def _dict_blocks(kinds, sigmas, d, m, R, seed, points) -> np.ndarray:
     """Same for N kernels: (P, N, R, m), kernel j's blocks iid ~ p_j."""
-    kd = KernelDictionary(kinds, sigmas, d, m * R, seed=seed)
+    kd = KernelDictionary(kinds, sigmas, d=d, m=m * R, seed=seed)
     F = np.asarray(kd.transform(points))                       # (P, N, m*R)
     return F.reshape(len(points), len(kinds), R, m)
 
@@ -179,7 +179,7 @@ def test_paper000_rff_represent_kernel_eq2_4(kind, sigma, d, seed, data):
     omega ~ q (Gaussian (3) / Cauchy product (4)), b ~ U(0, 2 pi): the sample mean of
     phi(x; theta_k) phi(y; theta_k) over R_KERNEL iid theta_k equals k(x, y) within 5 SE."""
     x, y = _vec(data, d), _vec(data, d)
-    F = np.asarray(RandomFourierFeatures(kind, sigma, d, R_KERNEL, seed=seed).transform(np.stack([x, y])))
+    F = np.asarray(RandomFourierFeatures(kind, sigma, d=d, m=R_KERNEL, seed=seed).transform(np.stack([x, y])))
     mean, se = _mean_se(F[0] * F[1])
     assert abs(mean - float(exact_kernel(kind, sigma, x, y))) <= MC_Z * se
 
@@ -188,14 +188,14 @@ def test_paper000_rff_represent_kernel_eq2_4(kind, sigma, d, seed, data):
 @given(kind=KINDS, sigma=SIGMAS, d=st.integers(1, 5), seed=SEEDS, data=st.data())
 def test_paper000_rff_sincos_represent_kernel_eq5(kind, sigma, d, seed, data):
     """(5): phi(x; omega) = (cos<omega, x>, sin<omega, x>) represents the same kernel:
-    E_q[cos<w,x> cos<w,y> + sin<w,x> sin<w,y>] = k(x, y) (features of map="sincos", which
+    E_q[cos<w,x> cos<w,y> + sin<w,x> sin<w,y>] = k(x, y) (features of feature_map="sincos", which
     are m^-1/2 [sin, cos]; the m^-1/2 is undone here). Each term cos<omega_k, x - y> lies in [-1, 1]
     and, unlike the cos(<omega, x> + b) features, has no random phase: for Cauchy omega and
     x ~ y the gap 1 - k(x, y) comes from rare large omega, so the margin is the empirical-Bernstein
     radius (:func:`_bernstein_margin`, delta = 1e-6) instead of 5 SE."""
     x, y = _vec(data, d), _vec(data, d)
     m = R_KERNEL
-    rff = RandomFourierFeatures(kind, sigma, d, m, seed=seed, map="sincos")
+    rff = RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed, feature_map="sincos")
     F = np.asarray(rff.transform(np.stack([x, y]))) * math.sqrt(m)       # (2, 2m): [sin | cos]
     terms = F[0, :m] * F[1, :m] + F[0, m:] * F[1, m:]
     mean = float(terms.mean())
@@ -471,7 +471,7 @@ def test_paper000_vaw_bound_12_random_features(kind, sigma, d, T, m, lam, seed, 
                                                                 allow_infinity=False)))
     Y = data.draw(st.floats(0.1, 3.0, allow_nan=False, allow_infinity=False))
     y = np.clip(rng.normal(0.0, Y, T), -Y, Y)
-    Phi = np.asarray(RandomFourierFeatures(kind, sigma, d, m, seed=seed).transform(X))
+    Phi = np.asarray(RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed).transform(X))
     assert np.max(np.linalg.norm(Phi, axis=1)) <= math.sqrt(2 * m) * (1 + 1e-12)   # rho = sqrt(2m)
     for name, w in _comparators(Phi, y, lam, rng).items():
         regret, loss_vaw, loss_w = _vaw_regret(Phi, y, lam, w)
@@ -547,7 +547,7 @@ class _Problem:
 
     def features(self, R):
         """(R, N, T, m): R independent draws of the N kernels' m features."""
-        kd = KernelDictionary(self.kinds, self.sigmas, self.d, self.m * R, seed=self.theta_seed)
+        kd = KernelDictionary(self.kinds, self.sigmas, d=self.d, m=self.m * R, seed=self.theta_seed)
         F = np.asarray(kd.transform(self.X))                    # (T, N, m*R)
         return F.reshape(self.T, self.N, R, self.m).transpose(2, 1, 0, 3).copy()
 

@@ -250,7 +250,7 @@ NOISES = {
     "none": nz.NoNoise,
     "gauss": lambda: nz.GaussianNoise(0.3),
     "uniform": lambda: nz.UniformNoise(0.4),
-    "student": lambda: nz.StudentTNoise(5.0, 0.2),
+    "student": lambda: nz.StudentTNoise(5.0, scale=0.2),
     "laplace": lambda: nz.LaplaceNoise(0.2),
 }
 
@@ -374,7 +374,7 @@ def test_paper001_lemma5_printed_bound_fails():
     p, B, sigma = 2.0, 4.0, 1.0
     printed_bound = bounds.paper001_lemma5_feature_bound(p, B, sigma, printed=True)
     for variant in ("corrected", "printed"):
-        exact = nz.GaussianKernel(sigma, variant).feature_second_moment(p, B, B * B)
+        exact = nz.GaussianKernel(sigma, variant=variant).feature_second_moment(p, B, B * B)
         assert exact > printed_bound
         if variant == "corrected":
             assert exact <= bounds.paper001_lemma5_feature_bound(p, B, sigma)
@@ -386,7 +386,7 @@ def test_paper001_appendixB_printed_feature_map_estimates_another_kernel():
     Gaussian kernel -- 200 000 draws, 5 SE, and the two kernels differ by > 10 SE."""
     rng = np.random.default_rng(11)
     x, xp, p = np.array([0.6, 0.3]), np.array([0.5, 0.4]), 2.0
-    kp = nz.GaussianKernel(1.0, "printed")
+    kp = nz.GaussianKernel(1.0, variant="printed")
     store = kp.map_estimate_many(x, nz.GaussianNoise(0.2), p, rng, 200_000)
     v = nz.prod_point_matrix(kp, store, xp[None, :])[:, 0]
     m, se = _mc_mean(v)
@@ -413,7 +413,7 @@ def _explicit_gauss(kern, est, p):
 def test_paper001_lemma6_prod_equals_explicit_expansion(d, seed, sigma, variant, p):
     """Lemma 6: Subroutine 6 (literal and vectorised) = <Psi~(x), Psi~(x')> with both built
     explicitly from eq. (6) (levels N_2 <= 3, N_1 <= 2); Subroutine 7 = <Psi~(x), Psi(x')>."""
-    kern = nz.GaussianKernel(sigma, variant)
+    kern = nz.GaussianKernel(sigma, variant=variant)
     rng = np.random.default_rng(seed)
     pool = []
     for n1 in range(3):
@@ -439,7 +439,7 @@ def test_paper001_appendixB_feature_map_reproduces_kernel():
     (d = 2, levels up to 25); the printed coefficients give the printed (Bessel) kernel."""
     x, xp = np.array([0.3, -0.5]), np.array([0.4, 0.2])
     for variant in ("corrected", "printed"):
-        k = nz.GaussianKernel(0.9, variant)
+        k = nz.GaussianKernel(0.9, variant=variant)
         s = math.fsum(float(k.feature_block(n, x) @ k.feature_block(n, xp)) for n in range(12))
         assert s == pytest.approx(float(k(x, xp)), rel=1e-9)
 
@@ -545,7 +545,7 @@ def test_paper001_algorithm1_counts_queries():
     X = rng.uniform(-0.5, 0.5, size=(T, 2))
     m = ok.NoisyKernelOGD(nz.linear_kernel(), nz.SquaredLoss(), T=T, eta=0.2, p=p, B_w=1.0,
                           noise=nz.GaussianNoise(0.1), seed=4)
-    out = m.run_stream(X, X[:, 0])
+    out = m.trajectory(X, X[:, 0])
     q = out["queries"]
     assert q.shape == (T,)
     mq, se = _mc_mean(q)
@@ -613,7 +613,7 @@ def test_paper001_theorem4_expected_regret():
     T, p, B_w = 60, 2.0, 0.5
     X = rng.uniform(-0.5, 0.5, size=(T, 2))
     y = 0.8 * X[:, 0] - 0.3 * X[:, 1]
-    law = nz.StudentTNoise(5.0, 0.1)
+    law = nz.StudentTNoise(5.0, scale=0.1)
     kern, loss = nz.linear_kernel(), nz.SquaredLoss()
     B_x = float(np.max(np.einsum("ij,ij->i", X, X))) + law.noise_second_moment(2)
     B_psi = kern.feature_norm_bound(p, B_x)
@@ -871,7 +871,7 @@ def test_paper001_algorithm1_same_seed_same_numbers():
         m = ok.NoisyKernelOGD(nz.GaussianKernel(1.0), nz.SmoothedHingeLoss(1.0), T=40, eta=0.5,
                               noise=nz.AdversarialScaleNoise(nz.GaussianNoise(0.1), [0.5, 1.0, 2.0], 2.0),
                               seed=3)
-        outs.append(m.run_stream(X, np.sign(X[:, 0] + 1e-12)))
+        outs.append(m.trajectory(X, np.sign(X[:, 0] + 1e-12)))
     np.testing.assert_array_equal(outs[0]["scores"], outs[1]["scores"])
     np.testing.assert_array_equal(outs[0]["queries"], outs[1]["queries"])
 
@@ -881,7 +881,7 @@ def test_paper001_noise_laws_zero_mean_and_second_moment():
     (200 000 draws, 5 SE), including the per-round adversarial scale."""
     rng = np.random.default_rng(31)
     x = np.array([0.3, -0.2, 0.1])
-    laws = [nz.GaussianNoise(0.4), nz.UniformNoise(0.5), nz.StudentTNoise(6.0, 0.3),
+    laws = [nz.GaussianNoise(0.4), nz.UniformNoise(0.5), nz.StudentTNoise(6.0, scale=0.3),
             nz.LaplaceNoise(0.25)]
     for law in laws:
         C = law.oracle(x, rng).query(200_000)
@@ -984,7 +984,7 @@ def test_paper001_algorithm1_reference_modes_agree():
         m = ok.NoisyKernelOGD(nz.GaussianKernel(1.0), nz.SmoothedHingeLoss(1.0), T=30, eta=2.0,
                               B_w=0.5, noise=nz.UniformNoise(0.2), seed=5, prod_mode=mode,
                               norm_update=upd)
-        m.run_stream(X, y)
+        m.trajectory(X, y)
         out.append((m.alpha_.copy(), m.gram_.copy(), m.predict_one(np.full(3, 0.1))))
     for a, G, pr in out[1:]:
         np.testing.assert_allclose(a, out[0][0], rtol=1e-9, atol=1e-14)

@@ -500,7 +500,7 @@ def test_paper002_lemma2_prediction_is_bayesian_ridge_density(seed, n, T_past, a
     X = rng.standard_normal((T_past, n))
     y = rng.standard_normal(T_past)
     x_new = rng.standard_normal(n)
-    br = BayesianRidge(a, sigma2)
+    br = BayesianRidge(a, sigma2=sigma2)
     for t in range(T_past):
         br.learn_one(X[t], y[t])
     mean, var = br.predict_dist(x_new)
@@ -518,7 +518,7 @@ def test_paper002_remark1_posterior(seed, T_past, a, sigma2):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((T_past, 1))
     y = rng.standard_normal(T_past)
-    br = BayesianRidge(a, sigma2)
+    br = BayesianRidge(a, sigma2=sigma2)
     br._check_x(np.zeros(1))                                 # A_0 = aI before any data
     for t in range(T_past):
         br.learn_one(X[t], y[t])
@@ -547,7 +547,7 @@ def test_paper002_theorem2_equality(data, log_sigma2):
     + ln det / 2."""
     X, y, a = data
     sigma2 = 10.0 ** log_sigma2
-    br = BayesianRidge(a, sigma2)
+    br = BayesianRidge(a, sigma2=sigma2)
     cum = br.trajectory(X, y).cumulative(y)["log_loss"]
     for T in range(1, X.shape[0] + 1):
         rhs = B.paper002_theorem2_rhs(X[:T], y[:T], a, sigma2)
@@ -563,7 +563,7 @@ def test_paper002_bayesian_ridge_mean_is_ridge_prediction(data):
     """(12): gamma_T of Bayesian Ridge Regression is Algorithm 1's prediction and
     sigma_T^2 = sigma^2 (1 + x_T'A_{T-1}^{-1}x_T)."""
     X, y, a = data
-    br, rr = BayesianRidge(a, 0.7), OnlineRidge(a)
+    br, rr = BayesianRidge(a, sigma2=0.7), OnlineRidge(a)
     for t in range(X.shape[0]):
         mean, var = br.predict_dist(X[t])
         g = rr.predict_one(X[t])
@@ -649,7 +649,7 @@ def test_paper002_theorem4_equality(family, data, log_sigma2):
     |T/2 ln(2 pi sigma^2)| + min/(2 sigma^2) + ln det/2 as for (14)."""
     X, y, a, kern = data.draw(kernel_streams(family))
     sigma2 = 10.0 ** log_sigma2
-    model = KernelBayesianRidge(a, sigma2, kern)
+    model = KernelBayesianRidge(a, kern, sigma2=sigma2)
     model.run(X, y)
     G = kern.matrix(X)
     T = X.shape[0]
@@ -667,7 +667,7 @@ def test_paper002_kernel_bayesian_predictive_distribution(family, data):
     X, y, a, kern = data.draw(kernel_streams(family, a_exp=(-2.0, 3.0)))
     T = X.shape[0]
     assume(T >= 2)
-    model = KernelBayesianRidge(a, 0.4, kern)
+    model = KernelBayesianRidge(a, kern, sigma2=0.4)
     model.run(X[:-1], y[:-1])
     mean, var = model.predict_dist(X[-1])
     G = kern.matrix(X)
@@ -780,9 +780,9 @@ def test_paper002_after18_sqrtT_bound(seed, T, family, sigma):
 # ----------------------------------------------------------------------------------------
 def _learners(n):
     return [OnlineRidge(0.5), OnlineRidge(0.5, solver="sherman-morrison"), OnlineRidge(0.5, clip=1.0),
-            BayesianRidge(0.5, 0.3), KernelRidge(0.5, K.Gaussian(1.0)),
+            BayesianRidge(0.5, sigma2=0.3), KernelRidge(0.5, K.Gaussian(1.0)),
             KernelRidge(0.5, K.Laplacian(1.0), solver="inverse"),
-            KernelBayesianRidge(0.5, 0.3, K.Polynomial(2, 1.0)),
+            KernelBayesianRidge(0.5, K.Polynomial(2, 1.0), sigma2=0.3),
             KernelRidge(0.5, lambda u, v: float(np.exp(-np.sum((u - v) ** 2))))]
 
 
@@ -814,9 +814,9 @@ def test_paper002_bad_input_raises():
     with pytest.raises(ValueError, match="a must be > 0"):
         KernelRidge(-1.0, K.Gaussian(1.0))
     with pytest.raises(ValueError, match="sigma2"):
-        BayesianRidge(1.0, 0.0)
+        BayesianRidge(1.0, sigma2=0.0)
     with pytest.raises(ValueError, match="sigma2"):
-        KernelBayesianRidge(1.0, -1.0, K.Linear())
+        KernelBayesianRidge(1.0, K.Linear(), sigma2=-1.0)
     with pytest.raises(ValueError, match="clip"):
         OnlineRidge(1.0, clip=-1.0)
     with pytest.raises(ValueError, match="solver"):

@@ -216,7 +216,7 @@ def test_same_seed_same_numbers_different_seed_different_numbers(small_stream):
 
 def test_expert_layer_options_sincos_and_ridge(small_stream):
     X, y = small_stream
-    Zs, dicts = mkl.expert_predictions(X, y, m=6, repetitions=1, seed=0, map="sincos",
+    Zs, dicts = mkl.expert_predictions(X, y, m=6, repetitions=1, seed=0, feature_map="sincos",
                                        return_dictionaries=True)
     Phi = dicts[0].transform(X).transpose(1, 0, 2)                        # (N, T, 12)
     assert Phi.shape[-1] == 12
@@ -276,7 +276,7 @@ def test_learners_bad_input_raises_naming_the_argument(small_stream):
     with pytest.raises(TypeError, match="truncate"):
         mkl.VAW2(truncate="yes")
     with pytest.raises(ValueError, match="map"):
-        mkl.VAWEWA(map="tan")
+        mkl.VAWEWA(feature_map="tan")
     with pytest.raises(ValueError, match="version"):
         mkl.VAWBOA(version="v999")
     with pytest.raises(ValueError, match="unknown algorithm"):

@@ -20,7 +20,8 @@ before Theorem 2) and section 4:
    ``VAWAggr``         Vovk's Aggregating Algorithm, square loss, eta = 2 (section 4).
    ``VAWMLProd``       ML-Prod (opera) on zbar_t.
    ``VAWMLPoly``       ML-Poly (opera's MLpol) on zbar_t.
-   ``VAWBOA``          BOA (opera 1.2.0 by default, ``version="v122"``) on zbar_t.
+   ``VAWBOA``          BOA on zbar_t: opera 1.2.0/1.2.1 rule by default (``version="v120"``);
+                       ``version="v122"`` = the 1.2.2 (GitHub HEAD) rule (reference A.6).
    ==================  =====================================================================
 
    Section 4: "all these algorithms, except VAW2, ... should be used with the truncated
@@ -42,6 +43,7 @@ import numpy as np
 from .. import aggregation as _agg
 from .. import backend as _backend
 from .._validation import (
+    check_bool,
     check_int,
     check_matrix,
     check_point,
@@ -49,7 +51,7 @@ from .._validation import (
     check_scalar,
     check_vector,
 )
-from ..features import MAPS, KernelDictionary, paper000_sigmas
+from ..features import KernelDictionary, apply_feature_map, paper000_sigmas, resolve_feature_map
 from ..vaw import VAWExperts
 
 __all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS",
@@ -71,11 +73,11 @@ def _dictionary_spec(dictionary):
     return list(kinds), np.asarray(sigmas, dtype=np.float64)
 
 
-def _draw_dictionaries(d, m, repetitions, seed, dictionary, map_, backend):
+def _draw_dictionaries(d, m, repetitions, seed, dictionary, feature_map, backend):
     """R kernel dictionaries drawn one after another from host_rng(seed)."""
     rng = _backend.host_rng(seed)
     kinds, sigmas = _dictionary_spec(dictionary)
-    return [KernelDictionary(kinds, sigmas, d=d, m=m, seed=rng, map=map_, backend=backend)
+    return [KernelDictionary(kinds, sigmas, d=d, m=m, seed=rng, feature_map=feature_map, backend=backend)
             for _ in range(repetitions)]
 
 
@@ -94,17 +96,15 @@ def feature_blocks(X, dictionaries: Sequence[KernelDictionary], time_block: int 
     T = X.shape[0]
     for start in range(0, T, time_block):
         proj = (Xd[start:start + time_block] @ W).reshape(-1, R, N, m)     # (T_b, R, N, m)
-        if D0.map == "cos":
-            feats = np.sqrt(2.0) * xp.cos(proj + b)
-        else:
-            feats = xp.concatenate([xp.sin(proj), xp.cos(proj)], axis=-1) * (1.0 / np.sqrt(m))
+        feats = apply_feature_map(xp, proj, b, D0.feature_map, m)
         yield xp.ascontiguousarray(feats.transpose(1, 2, 0, 3))            # (R, N, T_b, m')
 
 
 def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5, seed=0,
                        dictionary=None, ridge: bool = False, backend: str = "numpy",
-                       map: str = "cos", method: str = "block",  # noqa: A002
-                       time_block: int = TIME_BLOCK, return_dictionaries: bool = False):
+                       feature_map: str = "cos", method: str = "block",
+                       time_block: int = TIME_BLOCK, return_dictionaries: bool = False, *,
+                       map: str | None = None):  # noqa: A002
     """The VAW expert layer of paper 000 for R repetitions: Z (R, T, N), Z[r, t, j] = z_{t,j}.
 
     Parameters
@@ -116,7 +116,7 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     dictionary : None (paper 000's 76 kernels) or (kinds, sigmas).
     ridge : experts run online ridge instead of VAW (TVAW code variant, reference E.1).
     backend : "numpy" | "cupy" | "auto" for features and experts (result on the host).
-    map : "cos" (paper) or "sincos" (authors' code form, reference E.2).
+    feature_map : "cos" (paper) or "sincos" (authors' code form, reference E.2); ``map=``: deprecated.
     method : VAW driver, "block" or "sm" (see :class:`omkl_core.vaw.VAWExperts`).
     return_dictionaries : also return the R :class:`KernelDictionary` objects.
 
@@ -128,9 +128,8 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     lam = check_positive(lam, "lam")
     repetitions = check_int(repetitions, "repetitions")
     time_block = check_int(time_block, "time_block")
-    if map not in MAPS:
-        raise ValueError(f"map must be one of {MAPS}, got {map!r}")
-    dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, dictionary, map, backend)
+    feature_map = resolve_feature_map(feature_map, map, "expert_predictions: ")
+    dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, dictionary, feature_map, backend)
     experts = VAWExperts(lam=lam, ridge=ridge, backend=backend, method=method)
     Z = experts.run(feature_blocks(X, dicts, time_block), y)                # (R, N, T)
     Z = np.ascontiguousarray(Z.transpose(0, 2, 1))                          # (R, T, N)
@@ -192,7 +191,7 @@ class _VAWFamily:
     ----------------------------------
     m : random features per kernel (paper: 50);  lam : expert VAW lambda (paper: 1);
     seed : int / Generator for the random features;  dictionary : None (paper's 76
-    kernels) or (kinds, sigmas);  map : "cos" | "sincos";  ridge : experts use online ridge
+    kernels) or (kinds, sigmas);  feature_map : "cos" | "sincos" (``map=``: deprecated);  ridge : experts use online ridge
     (TVAW variant);  backend : where features and experts compute;  bounds : [A, B] of the
     labels for truncation (eq. 28; (0, 1) after eq. 33).
 
@@ -205,21 +204,17 @@ class _VAWFamily:
 
     _table2_name = ""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, seed=0, dictionary=None,
-                 map: str = "cos", ridge: bool = False, backend: str = "numpy",  # noqa: A002
-                 bounds=(0, 1)):
+    def __init__(self, *, m: int = 50, lam: float = 1.0, seed=0, dictionary=None,
+                 feature_map: str = "cos", ridge: bool = False, backend: str = "numpy",
+                 bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.m = check_int(m, "m")
         self.lam = check_positive(lam, "lam")
         self.seed = seed
         _backend.host_rng(seed)                     # validates the seed type early
         self.dictionary = dictionary
         _dictionary_spec(dictionary)
-        if map not in MAPS:
-            raise ValueError(f"map must be one of {MAPS}, got {map!r}")
-        self.map = map
-        if not isinstance(ridge, (bool, np.bool_)):
-            raise TypeError(f"ridge must be a bool, got {type(ridge).__name__}")
-        self.ridge = bool(ridge)
+        self.feature_map = resolve_feature_map(feature_map, map, f"{type(self).__name__}: ")
+        self.ridge = check_bool(ridge, "ridge")
         self.backend = backend
         _backend.get_namespace(backend)
         self.bounds = bounds
@@ -245,7 +240,7 @@ class _VAWFamily:
     def _ensure(self, d: int):
         if self.dictionary_ is None:
             self.dictionary_ = _draw_dictionaries(d, self.m, 1, self.seed, self.dictionary,
-                                                  self.map, self.backend)[0]
+                                                  self.feature_map, self.backend)[0]
             self.experts_ = VAWExperts(lam=self.lam, ridge=self.ridge, backend=self.backend)
         elif d != self.dictionary_.d:
             raise ValueError(f"x has dimension {d}, expected d={self.dictionary_.d}")
@@ -292,6 +287,11 @@ class _VAWFamily:
         self._last = None
         return preds
 
+    @property
+    def map(self) -> str:
+        """Deprecated alias of :attr:`feature_map`."""
+        return self.feature_map
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(m={self.m}, lam={self.lam}, seed={self.seed!r})"
 
@@ -304,16 +304,14 @@ class VAW2(_VAWFamily):
     meta VAW (signed; Figure 2). ``meta_ridge=True``: online ridge at the meta level too.
     """
 
-    def __init__(self, m: int = 50, lam: float = 1.0, lam_meta: float = 1.0,
-                 truncate: bool = False, seed=0, dictionary=None, map: str = "cos",  # noqa: A002
+    def __init__(self, *, m: int = 50, lam: float = 1.0, lam_meta: float = 1.0,
+                 truncate: bool = False, seed=0, dictionary=None, feature_map: str = "cos",
                  ridge: bool = False, meta_ridge: bool = False, backend: str = "numpy",
-                 bounds=(0, 1)):
+                 bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.lam_meta = check_positive(lam_meta, "lam_meta")
-        if not isinstance(truncate, (bool, np.bool_)):
-            raise TypeError(f"truncate must be a bool, got {type(truncate).__name__}")
-        self.truncate = bool(truncate)
-        self.meta_ridge = meta_ridge
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+        self.truncate = check_bool(truncate, "truncate")
+        self.meta_ridge = check_bool(meta_ridge, "meta_ridge")
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
     def _make_meta(self):
@@ -325,11 +323,11 @@ class VAWEWA(_VAWFamily):
     eta = 1/(2(B-A)^2) by default; ``calibrated=True`` = opera's default EWA (reference A.2),
     ``gradient=True`` = opera's fixed-eta gradient-trick EWA."""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, eta=None, calibrated: bool = False,
-                 gradient: bool = False, seed=0, dictionary=None, map: str = "cos",  # noqa: A002
-                 ridge: bool = False, backend: str = "numpy", bounds=(0, 1)):
+    def __init__(self, *, m: int = 50, lam: float = 1.0, eta=None, calibrated: bool = False,
+                 gradient: bool = False, seed=0, dictionary=None, feature_map: str = "cos",
+                 ridge: bool = False, backend: str = "numpy", bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.eta, self.calibrated, self.gradient = eta, calibrated, gradient
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
     def _make_meta(self):
@@ -340,11 +338,11 @@ class VAWAggr(_VAWFamily):
     """VAW-Aggr, paper 000 section 4: Vovk's Aggregating Algorithm (square loss, eta = 2 on
     [0, 1], substitution function of reference B) on truncated expert predictions."""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, eta=None, seed=0, dictionary=None,
-                 map: str = "cos", ridge: bool = False, backend: str = "numpy",  # noqa: A002
-                 bounds=(0, 1)):
+    def __init__(self, *, m: int = 50, lam: float = 1.0, eta=None, seed=0, dictionary=None,
+                 feature_map: str = "cos", ridge: bool = False, backend: str = "numpy",
+                 bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.eta = eta
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
     def _make_meta(self):
@@ -369,11 +367,11 @@ class VAWBOA(_VAWFamily):
     """VAW-BOA, paper 000 section 4: opera's BOA (reference A.6; ``version="v120"`` = the
     CRAN-era code, default; ``"v122"`` = GitHub HEAD) on truncated z_t."""
 
-    def __init__(self, m: int = 50, lam: float = 1.0, version: str = "v120", seed=0,
-                 dictionary=None, map: str = "cos", ridge: bool = False,  # noqa: A002
-                 backend: str = "numpy", bounds=(0, 1)):
+    def __init__(self, *, m: int = 50, lam: float = 1.0, version: str = "v120", seed=0,
+                 dictionary=None, feature_map: str = "cos", ridge: bool = False,
+                 backend: str = "numpy", bounds=(0, 1), map: str | None = None):  # noqa: A002
         self.version = version
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, map=map, ridge=ridge,
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
     def _make_meta(self):

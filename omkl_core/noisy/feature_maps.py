@@ -3,6 +3,7 @@ unbiased map estimates (eqs. 2 and 6) and Prod (Subroutines 2-7)."""
 from __future__ import annotations
 
 import abc
+import functools
 import math
 
 import numpy as np
@@ -97,7 +98,7 @@ class DotProductKernel(NoisyKernel):
     copies, ``Psi~(x) = sqrt(beta_N) p^(N+1)/(p-1) sum_k x~^(1)_k1 ... x~^(N)_kN e_(N,k)``.
     """
 
-    def __init__(self, beta, Q=None, name: str = "dot-product"):
+    def __init__(self, beta, *, Q=None, name: str = "dot-product"):
         if callable(beta):
             self._beta = beta
             self.degree = None
@@ -113,7 +114,7 @@ class DotProductKernel(NoisyKernel):
                 raise ValueError(f"beta must have beta_n >= 0 for every n (a valid kernel), "
                                  f"got beta_{int(np.flatnonzero(b < 0)[0])} < 0")
             self._coefs = b
-            self._beta = lambda n: float(b[n]) if n < b.size else 0.0
+            self._beta = functools.partial(_finite_beta, b)
             self.degree = b.size - 1
         self._Q = Q
         self.name = name
@@ -214,12 +215,37 @@ class DotProductKernel(NoisyKernel):
         """The proof of Lemma 3 as an equality: ``E||Psi~||^2 = p/(p-1) sum_n beta_n (p E||x~||^2)^n``."""
         return self.feature_norm_bound(p, ex2)
 
-    expected_queries_per_map = staticmethod(lambda p: 1.0 / (p - 1.0))
+    @staticmethod
+    def expected_queries_per_map(p) -> float:
+        """E[N] + ... of one Map_Estimate: ``E[N] = 1/(p-1)`` (Theorem 1's first bullet)."""
+        return 1.0 / (p - 1.0)
+
+
+# Module-level coefficient and closed-form functions (not lambdas) so kernels pickle.
+def _finite_beta(b: np.ndarray, n: int) -> float:
+    return float(b[n]) if n < b.size else 0.0
+
+
+def _identity_Q(z):
+    return np.asarray(z, float)
+
+
+def _polynomial_Q(c: float, degree: int, z):
+    return (c + np.asarray(z, float)) ** degree
+
+
+def _exponential_beta(scale: float, n: int) -> float:
+    # scale^n / n! in log space: finite for every n (math.factorial(n) overflows a float at n = 171)
+    return math.exp(n * math.log(scale) - math.lgamma(n + 1.0))
+
+
+def _exponential_Q(scale: float, z):
+    return np.exp(scale * np.asarray(z, float))
 
 
 def linear_kernel() -> DotProductKernel:
     """``k(x, x') = <x, x'>``: ``beta_1 = 1``."""
-    return DotProductKernel([0.0, 1.0], Q=lambda z: np.asarray(z, float), name="linear")
+    return DotProductKernel([0.0, 1.0], Q=_identity_Q, name="linear")
 
 
 def polynomial_kernel(degree: int, c: float = 1.0) -> DotProductKernel:
@@ -229,20 +255,16 @@ def polynomial_kernel(degree: int, c: float = 1.0) -> DotProductKernel:
     if c < 0:
         raise ValueError(f"c must be >= 0 (beta_n >= 0), got {c!r}")
     beta = [math.comb(degree, n) * c ** (degree - n) for n in range(degree + 1)]
-    return DotProductKernel(beta, Q=lambda z: (c + np.asarray(z, float)) ** degree,
+    return DotProductKernel(beta, Q=functools.partial(_polynomial_Q, c, degree),
                             name=f"polynomial(degree={degree}, c={c:g})")
 
 
 def exponential_kernel(scale: float = 1.0) -> DotProductKernel:
     """``k(x, x') = exp(scale <x, x'>)``: ``beta_n = scale^n / n!``."""
     scale = check_positive(scale, "scale")
-    log_scale = math.log(scale)
-    # beta_n = scale^n / n! in log space: math.factorial(n) does not fit a float for n >= 171
-    return DotProductKernel(lambda n: math.exp(n * log_scale - math.lgamma(n + 1)),
-                            Q=lambda z: np.exp(scale * np.asarray(z, float)),
+    return DotProductKernel(functools.partial(_exponential_beta, scale),
+                            Q=functools.partial(_exponential_Q, scale),
                             name=f"exponential(scale={scale:g})")
-
-
 
 
 class GaussianKernel(NoisyKernel):
@@ -258,7 +280,7 @@ class GaussianKernel(NoisyKernel):
     (printed: ``c_N2 = 2^N2/(N2! s^(2 N2))``, as in eq. (6)).
     """
 
-    def __init__(self, sigma: float, variant: str = "corrected"):
+    def __init__(self, sigma: float, *, variant: str = "corrected"):
         self.sigma = check_positive(sigma, "sigma")
         if variant not in ("corrected", "printed"):
             raise ValueError(f"variant must be 'corrected' or 'printed', got {variant!r}")
@@ -400,7 +422,10 @@ class GaussianKernel(NoisyKernel):
         return (p / (p - 1.0)) ** 2 * math.exp((math.sqrt(p) * B_x + 2.0 * p * math.sqrt(B_x))
                                                / self.sigma ** 2)
 
-    expected_queries_per_map = staticmethod(lambda p: 3.0 / (p - 1.0))
+    @staticmethod
+    def expected_queries_per_map(p) -> float:
+        """``E[2 N_1 + N_2] = 3/(p-1)`` oracle queries of one eq.-(6) estimate."""
+        return 3.0 / (p - 1.0)
 
 
 

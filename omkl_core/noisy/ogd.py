@@ -12,6 +12,7 @@ from .._validation import (
     check_point,
     check_positive,
     check_scalar,
+    check_vector,
 )
 from ..backend import host_rng
 from .estimates import EstimateStore, prod_matrix, prod_point_matrix
@@ -121,7 +122,7 @@ class NoisyKernelOGD:
     ``norms_`` (``n~_t`` before projection), ``t_``.
     """
 
-    def __init__(self, kernel, loss, T: int, eta="theorem", p: float = 2.0, B_w: float = 1.0,
+    def __init__(self, kernel, loss, *, T: int, eta="theorem", p: float = 2.0, B_w: float = 1.0,
                  B_x: float | None = None, y_max: float = 1.0, projection: str = "exact",
                  noise=None, seed: int = 0, noise_seed: int | None = None,
                  prod_mode: str = "vectorised", norm_update: str = "incremental"):
@@ -295,18 +296,27 @@ class NoisyKernelOGD:
         self.grads_.append(g)
         self.norms_.append(n_t)
 
-    def run_stream(self, X, y, oracles=None) -> dict:
+    def run(self, X, y) -> np.ndarray:
+        """Predict-then-learn over ``(X, y)``: the predictions ``<w_t, Psi(x_t)>`` (T,), the
+        library's whole-stream convention (``run`` -> predictions; ``trajectory`` -> the record)."""
+        return self.trajectory(X, y)["scores"]
+
+    def trajectory(self, X, y, oracles=None) -> dict:
         """Predict-then-learn over ``(X, y)``; returns the clean scores ``<w_t, Psi(x_t)>``,
         the losses on the clean data (the quantity of eq. 1) and the queries per round.
         ``oracles`` (optional): a sequence of :class:`Oracle`, one per round."""
         X = check_matrix(X, "X")
-        y = np.asarray(y, float)
+        y = check_vector(y, "y", length=X.shape[0])
         scores = np.empty(X.shape[0])
         for t in range(X.shape[0]):
             scores[t] = self.predict_one(X[t])
             self.learn_one(X[t] if oracles is None else oracles[t], float(y[t]))
         losses = self.loss.loss(scores, y)
         return {"scores": scores, "losses": losses, "queries": np.array(self.queries_[-X.shape[0]:])}
+
+    def run_stream(self, X, y, oracles=None) -> dict:
+        """Old name of :meth:`trajectory` (kept working)."""
+        return self.trajectory(X, y, oracles)
 
 
 class SingleCopyKernelOGD:
@@ -316,7 +326,7 @@ class SingleCopyKernelOGD:
     the exact kernel of ``kernel``. Its gradient is biased for non-linear losses/kernels.
     """
 
-    def __init__(self, kernel, loss, T: int, eta: float, B_w: float = 1.0, noise=None,
+    def __init__(self, kernel, loss, *, T: int, eta: float, B_w: float = 1.0, noise=None,
                  seed: int = 0):
         self.kernel = _check_kernel(kernel)
         self.loss = _check_loss(loss)

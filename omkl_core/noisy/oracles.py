@@ -97,7 +97,7 @@ class StudentTNoise(NoiseLaw):
     """``Z = scale * t_df`` coordinatewise (heavy tails, finite variance for ``df > 2``);
     ``E||Z||^2 = d scale^2 df / (df - 2)``."""
 
-    def __init__(self, df: float, scale: float = 1.0):
+    def __init__(self, df: float, *, scale: float = 1.0):
         df = check_scalar(df, "df")
         if df <= 2.0:
             raise ValueError(f"df must be > 2 for a finite variance, got {df!r}")
