@@ -1043,7 +1043,7 @@ def test_paper000_block_driver_equals_step_by_step_on_2000_steps():
     rng = np.random.default_rng(2000)
     T, m, lam = 2000, 8, 0.5
     x = rng.uniform(-1, 1, (T, 2))
-    Phi = np.stack([np.asarray(RandomFourierFeatures("gaussian", s, 2, m, seed=j).transform(x))
+    Phi = np.stack([np.asarray(RandomFourierFeatures("gaussian", s, d=2, m=m, seed=j).transform(x))
                     for j, s in enumerate((0.5, 1.0, 2.0))])                 # (3, T, m)
     y = np.sin(3 * x[:, 0]) * np.cos(2 * x[:, 1]) + 0.1 * rng.normal(size=T)
     Zb = VAWExperts(lam=lam, method="block").run(Phi, y)
