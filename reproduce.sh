@@ -6,6 +6,7 @@
 #   ./reproduce.sh --quick         notebooks with quick=True (small horizons, for CI)
 #   ./reproduce.sh --only NAME     one notebook: a name, a path or a unique prefix (e.g. p000_vaw2)
 #   ./reproduce.sh setup           set-up only
+#   ./reproduce.sh mutants [ARGS]  domain mutation testing of the theory tests (tools/mutants.py)
 #   ./reproduce.sh --help
 #
 # Set-up: creates .venv with python3 (>= 3.11; override with PYTHON=/path/to/python3.11),
@@ -21,7 +22,7 @@ PY="$VENV/bin/python"
 STAMP="$VENV/.omkl-installed"
 RESULTS="$ROOT/results"
 
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 
 setup() {
     local want
@@ -104,6 +105,7 @@ while (($#)); do
         -h|--help) usage; exit 0 ;;
         test) cmd="test"; shift; args=("$@"); break ;;
         setup) cmd="setup"; shift ;;
+        mutants) cmd="mutants"; shift; args=("$@"); break ;;
         --quick) quick="True"; shift ;;
         --only) [[ $# -ge 2 ]] || { echo "error: --only needs a notebook name" >&2; exit 2; }; only="$2"; shift 2 ;;
         --only=*) only="${1#--only=}"; shift ;;
@@ -121,5 +123,6 @@ case "$cmd" in
         "$VENV/bin/ruff" check --quiet omkl_core tests benchmarks || { echo "error: ruff found problems (above)" >&2; exit 1; }
         "$PY" -m pytest tests ${args[@]+"${args[@]}"}
         ;;
+    mutants) "$PY" tools/mutants.py ${args[@]+"${args[@]}"} ;;
     run) MPLBACKEND=Agg run_notebooks "$quick" "$only" ;;
 esac
