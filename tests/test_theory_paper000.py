@@ -603,7 +603,11 @@ def test_paper000_theorem2_expected_loss_vaw2(case):
     # the public learner is this composition (repetition 0 = the learner's features)
     vaw2 = mkl.VAW2(m=P.m, lam=P.lam, lam_meta=P.lam, seed=P.theta_seed,
                     dictionary=(P.kinds, P.sigmas)).run(P.X, P.y)
-    np.testing.assert_allclose(vaw2, pred[0], rtol=1e-9, atol=1e-9)
+    # independent check of both (not one against the other): the meta predictions of repetition 0
+    # from a fresh solve of (22)-(23) at every step
+    direct = _direct_vaw(Z[0], P.y, P.lam)[0]
+    np.testing.assert_allclose(pred[0], direct, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(vaw2, direct, rtol=1e-9, atol=1e-9)
     mean, se = _mean_se(_half_losses(pred, P.y))
     bound, comp = _per_kernel_bound(P, bounds.paper000_theorem2_bound)
     _record("theorem2_20", mean, bound)
@@ -620,7 +624,14 @@ def test_paper000_theorem3_expected_loss_vaw_ewa(case):
     pred = ewa.run(Z, P.y)
     vaw_ewa = mkl.VAWEWA(m=P.m, lam=P.lam, eta=1.0 / (8.0 * P.Y**2), bounds=(-P.Y, P.Y),
                          seed=P.theta_seed, dictionary=(P.kinds, P.sigmas)).run(P.X, P.y)
-    np.testing.assert_allclose(vaw_ewa, pred[0], rtol=1e-9, atol=1e-9)
+    # independent check of both: EWA (29) on zbar (28) of repetition 0 written out directly
+    zbar = np.clip(Z[0], -P.Y, P.Y)
+    L = np.vstack([np.zeros(P.N), np.cumsum((zbar - P.y[:, None]) ** 2, axis=0)[:-1]])   # L_{t-1}
+    logits = -L / (8.0 * P.Y**2)
+    alpha = np.exp(logits - logits.max(axis=1, keepdims=True))
+    direct = np.sum(alpha / alpha.sum(axis=1, keepdims=True) * zbar, axis=1)
+    np.testing.assert_allclose(pred[0], direct, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(vaw_ewa, direct, rtol=1e-9, atol=1e-9)
     mean, se = _mean_se(_half_losses(pred, P.y))
     bound, comp = _per_kernel_bound(P, bounds.paper000_theorem3_bound)
     _record("theorem3_31", mean, bound)
