@@ -22,6 +22,14 @@ def check_matrix(X, name: str = "X") -> np.ndarray:
     return A
 
 
+def check_square_matrix(K, name: str = "K") -> np.ndarray:
+    """A finite float64 square 2-D array (e.g. a Gram matrix)."""
+    A = check_matrix(K, name)
+    if A.shape[0] != A.shape[1]:
+        raise ValueError(f"{name} must be a square Gram matrix, got shape {A.shape}")
+    return A
+
+
 def check_vector(y, name: str = "y", length: int | None = None) -> np.ndarray:
     """Return ``y`` as a finite float64 1-D array (optionally of ``length``)."""
     try:

@@ -88,3 +88,17 @@ def host_rng(seed: int | np.random.Generator | None = None) -> np.random.Generat
     if seed is not None and seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
     return np.random.default_rng(seed)
+
+
+class NamespaceHolder:
+    """Mixin for objects that keep their array namespace in ``self._xp`` and their backend
+    name in ``self.backend``: the namespace (a module) is not pickled but re-resolved on load."""
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_xp", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._xp = get_namespace(self.backend)

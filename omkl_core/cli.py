@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     src.add_argument("--csv", help="your own CSV (header row; numeric columns)")
     run.add_argument("--target", help="target column name or index of --csv (default: last)")
     run.add_argument("--variant", default=None, help="dataset variant (naval: 17, bias: dropna)")
-    run.add_argument("--no-normalise", action="store_true", help="skip seed 000 eqs. (33)-(34)")
+    run.add_argument("--no-normalise", action="store_true", help="skip paper 000 eqs. (33)-(34)")
     run.add_argument("--param", action="append", metavar="NAME=VALUE", help="constructor argument")
     run.add_argument("--predictions", help="write t, y, y_hat, running MSE to this CSV")
     args = parser.parse_args(argv)
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in datasets.names():
             meta = datasets.info(name)
             print(f"{name:12s} {meta['T']:6d} {meta['d']:3d}  {meta['target']}")
-        print(f"{'ar4':12s} {5000:6d} {1:3d}  x_(t+1) (generator, seed 000 eq. 32)")
+        print(f"{'ar4':12s} {5000:6d} {1:3d}  x_(t+1) (generator, paper 000 eq. 32)")
         return 0
     learners = _learners()
     params = _parse_params(args.param) if args.cmd == "run" else {}

@@ -1,7 +1,7 @@
 """The five UCI regression streams of the papers and the AR(4) generator.
 
 Every stream is returned in file order (online time step t = row t) and, by default,
-normalised exactly as in seed 000 (Rokhlin & Gurtovaya 2025), eqs. (33)-(34), which copy
+normalised exactly as in paper 000 (Rokhlin & Gurtovaya 2025), eqs. (33)-(34), which copy
 the code of Ghari & Shen (2023):
 
 * (33)  y_i := (y_i - min_j y_j) / (max_j y_j - min_j y_j)        -> y in [0, 1];
@@ -27,7 +27,7 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 
 @dataclass(frozen=True)
 class DatasetInfo:
-    """Static description of one dataset (Table 1 of seed 000, plus provenance)."""
+    """Static description of one dataset (Table 1 of paper 000, plus provenance)."""
 
     name: str
     file: str
@@ -148,7 +148,7 @@ def _numeric_columns(path: Path, header, values, raw, cols: list[int]) -> None:
 
 
 def normalise_stream(X, y) -> tuple[np.ndarray, np.ndarray]:
-    """Seed 000 eqs. (33)-(34): y min-max scaled to [0, 1]; X divided by its largest row norm."""
+    """Paper 000 eqs. (33)-(34): y min-max scaled to [0, 1]; X divided by its largest row norm."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
     lo, hi = y.min(), y.max()
@@ -168,7 +168,7 @@ def load(name: str, normalise: bool = True, variant: str | None = None,
     Parameters
     ----------
     name : one of :func:`names` -- ``airfoil``, ``concrete``, ``naval``, ``wine_white``, ``bias``.
-    normalise : apply seed 000 eqs. (33)-(34) (default). ``False`` returns raw values.
+    normalise : apply paper 000 eqs. (33)-(34) (default). ``False`` returns raw values.
     variant : ``naval``: ``None`` (15 features) or ``"17"``; ``bias``: ``None`` (mean fill)
         or ``"dropna"``. Other datasets have no variants.
     data_dir : folder holding the CSVs (default: the repository's ``data/``).
@@ -212,12 +212,12 @@ def load(name: str, normalise: bool = True, variant: str | None = None,
     return np.ascontiguousarray(X), np.ascontiguousarray(y)
 
 
-#: AR(4) coefficients of seed 000 eq. (32): x_t = nu0 x_{t-4} + nu1 x_{t-3} + nu2 x_{t-2} + nu3 x_{t-1} + eps_t
+#: AR(4) coefficients of paper 000 eq. (32): x_t = nu0 x_{t-4} + nu1 x_{t-3} + nu2 x_{t-2} + nu3 x_{t-1} + eps_t
 AR4_COEFFS = (0.5, -0.3, 0.2, 0.1)
 
 
 def ar4(T: int = 5000, seed: int = 0, normalise: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """The synthetic stream of seed 000 eq. (32).
+    """The synthetic stream of paper 000 eq. (32).
 
     x_t = 0.5 x_{t-4} - 0.3 x_{t-3} + 0.2 x_{t-2} + 0.1 x_{t-1} + eps_t, eps_t ~ N(0, 1),
     x_k = 0 for k = -3..0; the feature at step t is the scalar x_t and the label is
@@ -237,3 +237,47 @@ def ar4(T: int = 5000, seed: int = 0, normalise: bool = True) -> tuple[np.ndarra
     if normalise:
         X, y = normalise_stream(X, y)
     return np.ascontiguousarray(X), y
+
+
+def sparse_regression(n: int, p: int, s: int, *, sigma: float = 1.0, seed=0, design: str = "gaussian",
+                      rho: float = 0.5, amplitude: float = 1.0):
+    """The sparse linear model (11) of paper 004: Y = X w_bar + eps, ||w_bar||_0 = s.
+
+    Scaling as on the slide "Sparse Recovery": the entries of sqrt(n) X are standard normal (so
+    the columns have 2-norm about 1) and sqrt(n) eps_i ~ N(0, sigma^2) (sigma sub-Gaussian).
+    w_bar has support {0, ..., s-1} and entries amplitude * (random sign).
+
+    design : ``"gaussian"`` (iid columns), ``"toeplitz"`` (rows N(0, Sigma/n), Sigma_jk = rho^|j-k|)
+        or ``"irrepresentable_violating"``: iid columns except column s (the first outside the
+        support), set to rho * X_F sign(w_bar_F)/sqrt(s) + sqrt(1 - rho^2) z, so that Assumption 28's
+        mu is about rho sqrt(s) (> 1 when rho > 1/sqrt(s)).
+
+    Returns (X, y, w_bar, eps) with shapes (n, p), (n,), (p,), (n,).
+    """
+    from ._validation import check_interval, check_nonneg, check_option, check_seed
+
+    n = check_int(n, "n", minimum=1)
+    p = check_int(p, "p", minimum=1)
+    s = check_int(s, "s", minimum=0)
+    if s > p:
+        raise ValueError(f"s must be <= p, got s={s}, p={p}")
+    sigma = check_nonneg(sigma, "sigma")
+    amplitude = check_nonneg(amplitude, "amplitude")
+    design = check_option(design, "design", ("gaussian", "toeplitz", "irrepresentable_violating"))
+    rho = check_interval(rho, "rho", -1.0, 1.0, closed="neither") if design == "toeplitz" else check_interval(rho, "rho", 0.0, 1.0)
+    rng = np.random.default_rng(check_seed(seed))
+    Z = rng.standard_normal((n, p))
+    if design == "toeplitz":
+        idx = np.arange(p)
+        L = np.linalg.cholesky(rho ** np.abs(idx[:, None] - idx[None, :]))
+        Z = Z @ L.T
+    X = Z / np.sqrt(n)
+    w_bar = np.zeros(p)
+    w_bar[:s] = amplitude * rng.choice(np.array([-1.0, 1.0]), size=s)
+    if design == "irrepresentable_violating":
+        if not 0 < s < p:
+            raise ValueError("design='irrepresentable_violating' needs 0 < s < p")
+        v = X[:, :s] @ np.sign(w_bar[:s]) / np.sqrt(s)
+        X[:, s] = rho * v + np.sqrt(1.0 - rho * rho) * X[:, s]
+    eps = sigma * rng.standard_normal(n) / np.sqrt(n)
+    return X, X @ w_bar + eps, w_bar, eps

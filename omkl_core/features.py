@@ -126,20 +126,40 @@ class RandomFourierFeatures:
 
     Parameters
     ----------
-    kind : "gaussian" (eq. 3) or "laplacian" (eq. 4).
-    sigma : bandwidth sigma > 0 (Gaussian: k = exp(-|r|^2/(2 sigma^2)); Laplacian: exp(-|r|_1/sigma)).
-    d : input dimension.
-    m : number of random frequencies (features: m for "cos", 2m for "sincos").
-    seed : int, numpy Generator or None (see :func:`omkl_core.backend.host_rng`).
-    feature_map : "cos" (default; paper: sqrt(2) cos(omega^T x + b), no 1/sqrt(m)) or "sincos"
-          (m^-1/2 [sin, cos], paper 003 eq. 4 / authors' code). See the module docstring.
-    map : deprecated spelling of ``feature_map``.
-    backend : "numpy" | "cupy" | "auto" -- where ``transform`` computes.
+    kind : {"gaussian", "laplacian"}, default="gaussian"
+        Gaussian (eq. 3) or Laplacian (eq. 4) kernel.
+    sigma : float, default=1.0
+        Bandwidth sigma > 0 (Gaussian: k = exp(-|r|^2/(2 sigma^2)); Laplacian: exp(-|r|_1/sigma)).
+    d : int, default=1
+        Input dimension.
+    m : int, default=50
+        Number of random frequencies (features: m for "cos", 2m for "sincos").
+    seed : int, numpy.random.Generator or None, default=None
+        See :func:`omkl_core.backend.host_rng`.
+    feature_map : {"cos", "sincos"}, default="cos"
+        "cos": sqrt(2) cos(omega^T x + b), no 1/sqrt(m) (paper 000); "sincos": m^-1/2 [sin, cos]
+        (paper 003 eq. 4, the authors' code). See the module docstring.
+    backend : {"numpy", "cupy", "auto"}, default="numpy"
+        Where ``transform`` computes.
+    map : str or None, default=None
+        Deprecated spelling of ``feature_map``.
 
     Attributes
     ----------
-    omega_ : (d, m) frequencies; b_ : (m,) phases (zeros for "sincos");
-    n_features : m ("cos") or 2m ("sincos").
+    omega_ : ndarray of shape (d, m)
+        Frequencies.
+    b_ : ndarray of shape (m,)
+        Phases (zeros for "sincos").
+    n_features : int
+        m ("cos") or 2m ("sincos").
+
+    Examples
+    --------
+    >>> import numpy as np, omkl_core as ok
+    >>> rff = ok.RandomFourierFeatures("gaussian", 0.5, d=2, m=4000, seed=0)
+    >>> x, y = np.array([0.1, 0.2]), np.array([0.3, -0.1])
+    >>> round(float(rff.kernel(x, y)), 3), bool(abs(rff.kernel_estimate(x, y) - rff.kernel(x, y)) < 0.05)
+    (0.771, True)
     """
 
     def __init__(self, kind: str = "gaussian", sigma: float = 1.0, *, d: int = 1, m: int = 50,
@@ -180,7 +200,7 @@ class RandomFourierFeatures:
                 f"m={self.m}, feature_map={self.feature_map!r})")
 
 
-class KernelDictionary:
+class KernelDictionary(_backend.NamespaceHolder):
     """The random features of N kernels held as one batched array (paper 000 eq. (16)).
 
     ``transform`` computes the features of all N kernels for a block of time steps with a
@@ -238,16 +258,6 @@ class KernelDictionary:
     def map(self) -> str:
         """Deprecated alias of :attr:`feature_map`."""
         return self.feature_map
-
-    def __getstate__(self):
-        # the array namespace is a module (not picklable): re-resolved from ``backend`` on load
-        state = self.__dict__.copy()
-        state.pop("_xp", None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._xp = _backend.get_namespace(self.backend)
 
     def __len__(self) -> int:
         return self.N

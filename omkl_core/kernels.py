@@ -1,12 +1,12 @@
-"""Exact (non-approximated) kernels and the kernel dissimilarity of seed 003.
+"""Exact (non-approximated) kernels and the kernel dissimilarity of paper 003.
 
 Functions broadcast over leading dimensions: ``x`` of shape (..., d) and ``y`` of shape
 (..., d) give (...,). The callable objects (:class:`Gaussian`, :class:`Laplacian`,
 :class:`Polynomial`, :class:`Linear`) are what the kernel learners accept; any callable
 ``k(x, x') -> float`` works too.
 
-* Gaussian   k(x, y) = exp(-||x - y||_2^2 / (2 sigma^2))     (seed 000 eq. 3)
-* Laplacian  k(x, y) = exp(-||x - y||_1 / sigma)             (seed 000 eq. 4)
+* Gaussian   k(x, y) = exp(-||x - y||_2^2 / (2 sigma^2))     (paper 000 eq. 3)
+* Laplacian  k(x, y) = exp(-||x - y||_1 / sigma)             (paper 000 eq. 4)
 * Polynomial k(x, y) = (<x, y> + c)^degree
 * Linear     k(x, y) = <x, y>
 """
@@ -29,7 +29,7 @@ def _pair(x, y):
 
 
 def gaussian(x, y, sigma: float) -> np.ndarray:
-    """exp(-||x - y||^2 / (2 sigma^2)); seed 000 eq. (3)."""
+    """exp(-||x - y||^2 / (2 sigma^2)); paper 000 eq. (3)."""
     sigma = check_positive(sigma, "sigma")
     x, y = _pair(x, y)
     r = x - y
@@ -37,7 +37,7 @@ def gaussian(x, y, sigma: float) -> np.ndarray:
 
 
 def laplacian(x, y, sigma: float) -> np.ndarray:
-    """exp(-||x - y||_1 / sigma); seed 000 eq. (4)."""
+    """exp(-||x - y||_1 / sigma); paper 000 eq. (4)."""
     sigma = check_positive(sigma, "sigma")
     x, y = _pair(x, y)
     return np.exp(-np.abs(x - y).sum(axis=-1) / sigma)
@@ -80,7 +80,7 @@ class Kernel:
 
 
 class Gaussian(Kernel):
-    """Gaussian kernel exp(-||x - y||^2 / (2 sigma^2))."""
+    """Gaussian kernel exp(-||x - y||^2 / (2 sigma^2)) (paper 000 eq. 3); note noisy.GaussianKernel(s) is exp(-||r||^2/s^2) = Gaussian(s/sqrt(2))."""
 
     def __init__(self, sigma: float = 1.0):
         self.sigma = check_positive(sigma, "sigma")

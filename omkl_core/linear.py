@@ -1,4 +1,4 @@
-"""The ridge family of seed 002: F. Zhdanov, V. Vovk, *Competing with Gaussian linear
+"""The ridge family of paper 002: F. Zhdanov, V. Vovk, *Competing with Gaussian linear
 experts* (2009).
 
 * :class:`OnlineRidge`          -- Algorithm 1 (online Ridge Regression); Theorem 1, eq. (1);
@@ -48,6 +48,7 @@ from scipy.linalg import qr_insert, solve_triangular
 
 from ._validation import (
     check_matrix,
+    check_option,
     check_point,
     check_positive,
     check_scalar,
@@ -92,9 +93,7 @@ class RidgeTrajectory:
 
 
 def _check_clip(clip):
-    if clip is None:
-        return None
-    return check_positive(clip, "clip")
+    return None if clip is None else check_positive(clip, "clip")
 
 
 def _gaussian_log_loss(y: float, mean: float, var: float) -> float:
@@ -188,12 +187,15 @@ class OnlineRidge(_RidgeBase):
 
     Parameters
     ----------
-    a : float > 0, the ridge parameter.
-    clip : float > 0 or None. If set (= Y of Corollary 1), ``predict_one`` returns
-        gamma_t^Y = clip of gamma_t to [-Y, Y]; learning is unchanged.
-    solver : how A_{t-1}^{-1} is applied (the predictions are the same in exact arithmetic).
+    a : float, default=1.0
+        The ridge parameter a > 0 (A_0 = aI).
+    clip : float or None, default=None
+        If set (= Y of Corollary 1), ``predict_one`` returns gamma_t^Y, the clip of gamma_t
+        to [-Y, Y]; learning is unchanged.
+    solver : {"cholesky", "sherman-morrison"}, default="cholesky"
+        How A_{t-1}^{-1} is applied (the predictions are the same in exact arithmetic).
 
-        * ``"cholesky"`` (default): keep the upper-triangular factor R_t with R_t'R_t = A_t
+        * ``"cholesky"``: keep the upper-triangular factor R_t with R_t'R_t = A_t
           and c_t = R_t^{-T} b_t, updated by Givens rotations of the row (x_t', y_t)
           (square-root / QR recursive least squares, O(n^2) per step). Then
           z = R_{t-1}^{-T} x_t, gamma_t = c_{t-1}'z = b_{t-1}'A_{t-1}^{-1}x_t and
@@ -202,10 +204,32 @@ class OnlineRidge(_RidgeBase):
         * ``"sherman-morrison"``: A_t^{-1} = A_{t-1}^{-1} - A_{t-1}^{-1}x_t x_t'A_{t-1}^{-1}
           / (1 + x_t'A_{t-1}^{-1}x_t), the update the paper suggests after Algorithm 1.
 
-    Learned state: ``b_`` (b_t), ``t_``, ``R_`` and ``c_`` (cholesky) or ``A_inv_``
-    (sherman-morrison; a computed property for cholesky), ``coef_`` (A_t^{-1} b_t, the
-    minimiser theta_T on the right-hand side of (1)), the running totals of the module
-    docstring.
+    Attributes
+    ----------
+    b_ : ndarray of shape (n,)
+        b_t = sum_{i<=t} y_i x_i.
+    t_ : int
+        Steps learned.
+    coef_ : ndarray of shape (n,)
+        A_t^{-1} b_t, the minimiser theta_T on the right-hand side of (1).
+    chol_, c_ : ndarray
+        The Cholesky factor R_t (old name ``R_``) and c_t (``solver="cholesky"``); ``A_inv_`` is A_t^{-1}
+        (stored for sherman-morrison, computed for cholesky).
+    weighted_loss_ : float
+        The left-hand side of (1) so far (with the other running totals of the module docstring).
+
+    Examples
+    --------
+    >>> import numpy as np, omkl_core as ok
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); y = X @ np.array([1.0, -2.0, 0.5])
+    >>> model = ok.OnlineRidge(a=1.0)
+    >>> trace = ok.run_online(model, X, y)
+    >>> bool(trace.mse < np.mean(y ** 2)), model.coef_.round(1).tolist()
+    (True, [1.0, -2.0, 0.5])
+    >>> lhs = model.weighted_loss_                                   # Theorem 1, eq. (1)
+    >>> bool(np.isclose(lhs, ok.bounds.paper002_theorem1_rhs(X, y, 1.0)))
+    True
     """
 
     _SOLVERS = ("cholesky", "sherman-morrison")
@@ -213,9 +237,7 @@ class OnlineRidge(_RidgeBase):
     def __init__(self, a: float = 1.0, *, clip: float | None = None, solver: str = "cholesky"):
         self.a = check_positive(a, "a")
         self.clip = _check_clip(clip)
-        if solver not in self._SOLVERS:
-            raise ValueError(f"solver must be one of {self._SOLVERS}, got {solver!r}")
-        self.solver = solver
+        self.solver = check_option(solver, "solver", self._SOLVERS)
         self.b_ = None
         self._reset_totals()
 
@@ -267,11 +289,16 @@ class OnlineRidge(_RidgeBase):
         self._A_inv -= np.outer(Ainv_x, Ainv_x / (1.0 + h))
 
     @property
-    def R_(self) -> np.ndarray:
-        """Upper-triangular R_t with R_t'R_t = A_t (``solver="cholesky"``)."""
+    def chol_(self) -> np.ndarray:
+        """Upper-triangular factor R_t with R_t'R_t = A_t (``solver="cholesky"``)."""
         if self.solver != "cholesky" or self.b_ is None:
-            raise AttributeError("R_ exists for solver='cholesky' after the first input")
+            raise AttributeError("chol_ exists for solver='cholesky' after the first input")
         return self._Rc[:, :-1]
+
+    @property
+    def R_(self) -> np.ndarray:
+        """Old name of :attr:`chol_` (``R`` is the repetition axis elsewhere in the library)."""
+        return self.chol_
 
     @property
     def A_inv_(self) -> np.ndarray:
@@ -279,7 +306,7 @@ class OnlineRidge(_RidgeBase):
         if self.b_ is None:
             raise AttributeError("A_inv_ is defined after the first input")
         if self.solver == "cholesky":
-            Rinv = solve_triangular(self.R_, np.eye(self.b_.shape[0]), lower=False)
+            Rinv = solve_triangular(self.chol_, np.eye(self.b_.shape[0]), lower=False)
             return Rinv @ Rinv.T
         return self._A_inv
 
@@ -289,7 +316,7 @@ class OnlineRidge(_RidgeBase):
         if self.b_ is None:
             raise AttributeError("coef_ is defined after the first input")
         if self.solver == "cholesky":
-            return solve_triangular(self.R_, self._Rc[:, -1], lower=False)
+            return solve_triangular(self.chol_, self._Rc[:, -1], lower=False)
         return self._A_inv @ self.b_
 
 
@@ -357,15 +384,42 @@ class KernelRidge(_RidgeBase):
 
     Parameters
     ----------
-    a : float > 0.
-    kernel : a :class:`omkl_core.kernels.Kernel` (``Gaussian(sigma)``, ``Laplacian(sigma)``,
+    a : float, default=1.0
+        The ridge parameter a > 0.
+    kernel : Kernel, str or callable
+        Required: a :class:`omkl_core.kernels.Kernel` (``Gaussian(sigma)``, ``Laplacian(sigma)``,
         ``Polynomial(degree, c)``, ``Linear()``), a kernel name, or any callable
         k(x, x') -> float (evaluated pair by pair, i.e. slowly).
-    clip : float > 0 or None -- gamma_t^Y of Corollary 4, eq. (18).
-    solver : ``"cholesky"`` (default) or ``"inverse"``.
+    clip : float or None, default=None
+        Y > 0 of Corollary 4: ``predict_one`` returns gamma_t^Y (eq. 18).
+    solver : {"cholesky", "inverse"}, default="cholesky"
+        Cholesky factor or bordered inverse (above).
 
-    Learned state: ``X_`` (inputs seen), ``alpha_``, ``M_inv_`` ((aI + K_t)^{-1}; state
-    for "inverse", computed on demand for "cholesky"), ``L_`` (cholesky), running totals.
+    Attributes
+    ----------
+    X_ : ndarray of shape (t, d)
+        Inputs seen.
+    alpha_ : ndarray of shape (t,)
+        Dual coefficients (aI + K_t)^{-1} Y_t.
+    M_inv_ : ndarray of shape (t, t)
+        (aI + K_t)^{-1} (state for "inverse", computed on demand for "cholesky").
+    L_ : ndarray of shape (t, t)
+        The Cholesky factor (``solver="cholesky"``), with the running totals of the module docstring.
+
+    Examples
+    --------
+    Theorem 3, eq. (17): the weighted square loss of kernel ridge equals the batch minimum
+    Y'(I + K/a)^{-1}Y:
+
+    >>> import numpy as np, omkl_core as ok
+    >>> rng = np.random.default_rng(1)
+    >>> X = rng.uniform(-1, 1, size=(40, 2)); y = np.sin(3 * X[:, 0])
+    >>> model = ok.KernelRidge(0.5, ok.kernels.Gaussian(0.7))
+    >>> trace = ok.run_online(model, X, y)
+    >>> K = ok.kernels.kernel_matrix(ok.kernels.Gaussian(0.7), X)
+    >>> rhs = y @ np.linalg.solve(np.eye(40) + K / 0.5, y)
+    >>> bool(np.isclose(model.weighted_loss_, rhs, rtol=1e-9))
+    True
     """
 
     _SOLVERS = ("cholesky", "inverse")
@@ -377,9 +431,7 @@ class KernelRidge(_RidgeBase):
         self.kernel = kernel
         self._kern = make_kernel(kernel)
         self.clip = _check_clip(clip)
-        if solver not in self._SOLVERS:
-            raise ValueError(f"solver must be one of {self._SOLVERS}, got {solver!r}")
-        self.solver = solver
+        self.solver = check_option(solver, "solver", self._SOLVERS)
         self._Xbuf = None     # rows 0..t-1: the inputs seen
         self._Fbuf = None     # packed: columns of M_t^{-1} ("inverse") / rows of L_t ("cholesky")
         self._vbuf = None     # [:t]: alpha_t ("inverse") or z_t ("cholesky")

@@ -20,7 +20,7 @@ __all__ = ["Trace", "run_online", "mse_curve"]
 
 
 def mse_curve(losses) -> np.ndarray:
-    """Running mean e_t = (1/t) sum_{tau <= t} loss_tau (the curve of Figure 1, seed 000)."""
+    """Running mean e_t = (1/t) sum_{tau <= t} loss_tau (the curve of Figure 1, paper 000)."""
     losses = np.asarray(losses, dtype=np.float64)
     return np.cumsum(losses) / np.arange(1, losses.shape[0] + 1)
 
@@ -66,6 +66,32 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
     At step t: ``y_hat_t = model.predict_one(x_t)``, then ``model.learn_one(x_t, y_t)``.
     When ``model`` has a vectorised ``run(X, y)`` and ``use_run`` is true it is used instead
     (same results, much faster). ``progress=True`` shows a tqdm bar (per-step loop only).
+
+    Parameters
+    ----------
+    model : online learner
+        Anything with ``predict_one(x) -> float`` and ``learn_one(x, y)`` (or ``run(X, y)``).
+    X : array-like of shape (T, d)
+        The inputs x_1..x_T (finite).
+    y : array-like of shape (T,)
+        The labels (finite).
+    progress : bool, default=False
+        Show a progress bar.
+    use_run : bool, default=True
+        Use the model's vectorised ``run`` when it has one.
+
+    Returns
+    -------
+    Trace
+        ``predictions``, ``losses`` (squared), ``mse_curve`` (running MSE), ``mse``, ``seconds``.
+
+    Examples
+    --------
+    >>> import numpy as np, omkl_core as ok
+    >>> X = np.ones((4, 1)); y = np.array([1.0, 1.0, 1.0, 1.0])
+    >>> trace = ok.run_online(ok.OnlineRidge(a=1.0), X, y)
+    >>> trace.predictions.round(12).tolist()       # gamma_t = b_{t-1}'A_{t-1}^{-1} x_t = (t-1)/t
+    [0.0, 0.5, 0.666666666667, 0.75]
     """
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])

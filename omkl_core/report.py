@@ -16,9 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import paper_values
+
 __all__ = ["results_dir", "save_table", "save_figure", "add_scorecard_rows", "scorecard",
            "SCORECARD_COLUMNS", "to_markdown", "TOLERANCE_RULE", "REL_TOL", "N_SD",
-           "within_tolerance", "cell_row", "claim_row"]
+           "within_tolerance", "cell_row", "claim_row", "compare", "scorecard_rows"]
 
 #: Columns of every scorecard row (see :func:`add_scorecard_rows`).
 SCORECARD_COLUMNS = ["paper", "item", "row", "column", "published", "reproduced_mean",
@@ -137,3 +139,65 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
         n_in = int(df["within_tolerance"].astype(bool).sum()) if len(df) else 0
         print(f"scorecard: {len(df)} cells, {n_in} within tolerance -> {root / 'scorecard.md'}")
     return df
+
+
+def compare(values, *, paper: str, table, quick: bool = False, note: str = "") -> pd.DataFrame:
+    """Published-versus-reproduced rows of one table: the one function table notebooks use.
+
+    Parameters
+    ----------
+    values : mapping
+        ``{(dataset, algorithm): per-repetition values}`` in the published table's units
+        (e.g. MSE x 1e3); each value is a scalar or a 1-D array over repetitions.
+    paper : str
+        Paper id as in ``data/published_tables.csv`` (e.g. ``"000"``).
+    table : str or int
+        Table number in that paper.
+    quick : bool, default=False
+        Quick (truncated) runs are not comparable with the paper: ``within_tolerance`` is
+        left empty (NaN) for them.
+    note : str, default=""
+        Copied into every row.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per cell: ``dataset, algorithm, mean, sd, n_runs, published, ratio,
+        within_tolerance, note`` (sd: ddof = 1, 0 for one run; the rule of
+        :func:`within_tolerance`). Pass it to :func:`scorecard_rows` for the scorecard.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> df = compare({("Airfoil", "VAW2"): np.array([22.0, 23.0, 24.0])}, paper="000", table=2)
+    >>> df[["dataset", "algorithm", "mean", "published"]].to_dict("records")
+    [{'dataset': 'Airfoil', 'algorithm': 'VAW2', 'mean': 23.0, 'published': 22.8}]
+    >>> bool(df.within_tolerance[0])
+    True
+    """
+    recs = []
+    for (dataset, algorithm), v in values.items():
+        v = np.asarray(v, dtype=np.float64).ravel()
+        if v.size == 0:
+            raise ValueError(f"values[({dataset!r}, {algorithm!r})] is empty")
+        pub = paper_values.published_value(paper, table, dataset, algorithm)
+        mean = float(v.mean())
+        sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
+        recs.append({"dataset": dataset, "algorithm": algorithm, "mean": mean, "sd": sd,
+                     "n_runs": int(v.size), "published": pub,
+                     "ratio": mean / pub if pub else np.nan,
+                     "within_tolerance": np.nan if quick else within_tolerance(pub, mean, sd),
+                     "note": note})
+    return pd.DataFrame(recs, columns=["dataset", "algorithm", "mean", "sd", "n_runs", "published",
+                                       "ratio", "within_tolerance", "note"])
+
+
+def scorecard_rows(comparison: pd.DataFrame, *, paper: str, item: str) -> pd.DataFrame:
+    """Scorecard rows (:data:`SCORECARD_COLUMNS`) from a :func:`compare` frame: the row is the
+    algorithm, the column the dataset, the item e.g. ``"Table 2"``."""
+    rows = [{"paper": paper, "item": item, "row": r.algorithm, "column": r.dataset,
+             "published": r.published, "reproduced_mean": r.mean, "reproduced_sd": r.sd,
+             "n_runs": r.n_runs, "ratio": r.ratio, "tolerance": f"{REL_TOL:.0%} rel or {N_SD:g} sd",
+             "within_tolerance": within_tolerance(r.published, r.mean, r.sd), "note": r.note}
+            for r in comparison.itertuples(index=False)]
+    return pd.DataFrame(rows, columns=SCORECARD_COLUMNS)

@@ -42,7 +42,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from . import backend as _backend
-from ._validation import check_int, check_positive, check_scalar
+from ._validation import check_bool, check_int, check_option, check_positive, check_scalar
 
 __all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer"]
 
@@ -54,7 +54,7 @@ def _finite_or_raise(xp, a, name: str) -> None:
         raise ValueError(f"{name} contains NaN or inf")
 
 
-class VAWExperts:
+class VAWExperts(_backend.NamespaceHolder):
     """VAW forecasters (paper 000 eqs. 9-10) batched over any leading dimensions.
 
     One expert = one VAW run on its own feature sequence; all experts (e.g. N kernels x R
@@ -85,28 +85,14 @@ class VAWExperts:
     def __init__(self, lam: float = 1.0, *, ridge: bool = False, backend: str = "numpy",
                  method: str = "block", block_size: int | None = None):
         self.lam = check_positive(lam, "lam")
-        if not isinstance(ridge, (bool, np.bool_)):
-            raise TypeError(f"ridge must be a bool, got {type(ridge).__name__}")
-        self.ridge = bool(ridge)
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        self.method = method
+        self.ridge = check_bool(ridge, "ridge")
+        self.method = check_option(method, "method", METHODS)
         self.block_size = None if block_size is None else check_int(block_size, "block_size")
         self.backend = backend
         self._xp = _backend.get_namespace(backend)
         self.reset()
 
     # ------------------------------------------------------------------ state
-    def __getstate__(self):
-        # the array namespace is a module (not picklable): re-resolved from ``backend`` on load
-        state = self.__dict__.copy()
-        state.pop("_xp", None)
-        return state
-
-    def __setstate__(self, state):
-        self.__dict__.update(state)
-        self._xp = _backend.get_namespace(self.backend)
-
     def reset(self) -> VAWExperts:
         """Forget everything (S^{-1} = I/lambda, w = 0 at the next first step)."""
         self.P_ = None
@@ -308,12 +294,41 @@ class VAW(VAWExperts):
     ``learn_one(phi, y)`` applies eq. (10). ``ridge=True``: online ridge regression
     (Phi_t not added before predicting; TVAW code variant, reference E.1).
 
+    Parameters
+    ----------
+    lam : float, default=1.0
+        lambda > 0 (S_0 = lambda I).
+    ridge : bool, default=False
+        False: VAW (eq. 9, Phi_t added before predicting); True: online ridge.
+    method : {"sm", "block"}, default="sm"
+        Per-step Sherman-Morrison or Woodbury over blocks of steps in ``run`` (same predictions).
+    block_size : int or None, default=None
+        Steps per block for ``method="block"`` (None: chosen by the batch size).
+    backend : {"numpy", "cupy", "auto"}, default="numpy"
+        Where the arithmetic runs.
+
     Attributes
     ----------
-    w_ : (m,) S_t^{-1} sum_{i<=t} y_i Phi_i after t learned steps (the regularised least-squares
-         minimiser so far; the ridge weight for the next step). The VAW weight w_{t+1} of eq. (9)
-         also depends on Phi_{t+1}: :meth:`weights_for`.
-    P_ : (m, m) S_t^{-1};  t_ : steps learned.
+    w_ : ndarray of shape (m,)
+        S_t^{-1} sum_{i<=t} y_i Phi_i after t learned steps (the regularised least-squares
+        minimiser so far; the ridge weight for the next step). The VAW weight w_{t+1} of eq. (9)
+        also depends on Phi_{t+1}: :meth:`weights_for`.
+    P_ : ndarray of shape (m, m)
+        S_t^{-1}.
+    t_ : int
+        Steps learned.
+
+    Examples
+    --------
+    The first VAW prediction already uses Phi_1 in S_1 (eq. 9), so it is 0 (b_0 = 0); the second is
+    b_1' S_2^{-1} Phi_2 = y_1 phi_1 phi_2 / (lam + phi_1^2 + phi_2^2) in one dimension:
+
+    >>> import numpy as np, omkl_core as ok
+    >>> vaw = ok.VAW(lam=1.0)
+    >>> vaw.predict_one(np.array([1.0])); vaw.learn_one(np.array([1.0]), 2.0)
+    0.0
+    >>> vaw.predict_one(np.array([1.0]))           # 2 * 1 * 1 / (1 + 1 + 1)
+    0.6666666666666666
     """
 
     def __init__(self, lam: float = 1.0, *, ridge: bool = False, method: str = "sm",

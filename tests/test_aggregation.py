@@ -1,6 +1,6 @@
 """Tests of the expert-aggregation meta-learners (omkl_core.aggregation) and their bounds.
 
-Paper: seed 000 (Rokhlin & Gurtovaya), sec. 3 eqs. (22)-(31) and sec. 4; the opera update
+Paper: paper 000 (Rokhlin & Gurtovaya), sec. 3 eqs. (22)-(31) and sec. 4; the opera update
 rules and the Aggregating Algorithm's substitution function are specified in
 ../shared/reference/algorithms.md, sections A.1-A.6 and B ("ref." below).
 

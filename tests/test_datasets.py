@@ -1,4 +1,4 @@
-"""The data of the papers: files, column choices, normalisation (seed 000 eqs. 32-34)."""
+"""The data of the papers: files, column choices, normalisation (paper 000 eqs. 32-34)."""
 from __future__ import annotations
 
 import hashlib

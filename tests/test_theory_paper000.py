@@ -1,4 +1,4 @@
-"""Seed 000 (Rokhlin & Gurtovaya, "VAW2", arXiv:2503.20087), sections 2-3, checked numerically.
+"""Paper 000 (Rokhlin & Gurtovaya, "VAW2", arXiv:2503.20087), sections 2-3, checked numerically.
 
 Notation of the paper. theta = (omega, b) ~ p(theta) = q(omega) r(b), r = U(0, 2 pi);
 phi(x; theta) = sqrt(2) cos(<omega, x> + b) in [-sqrt(2), sqrt(2)];

@@ -1,4 +1,4 @@
-"""Seed 002 -- Zhdanov & Vovk, "Competing with Gaussian linear experts" (2009).
+"""Paper 002 -- Zhdanov & Vovk, "Competing with Gaussian linear experts" (2009).
 
 The paper's main results are equalities; each is checked with both sides computed
 independently: the left-hand sides by the online learners of ``omkl_core.linear``
@@ -365,7 +365,7 @@ def test_paper002_corollary2_proof_qazaz(data):
 @given(streams())
 def test_paper002_corollary3_ratio_at_least_one(data):
     """Corollary 3, the '>= 1' half of (7) (from (1), denominators >= 1): at every T,
-    sum (y_t - gamma_t)^2 >= min_theta(...). The limit itself is illustrated in notebook 04."""
+    sum (y_t - gamma_t)^2 >= min_theta(...). The limit itself is illustrated in notebook p002_ridge_equalities."""
     X, y, a = data
     cum = np.cumsum((y - OnlineRidge(a).run(X, y)) ** 2)
     for T in range(1, X.shape[0] + 1):

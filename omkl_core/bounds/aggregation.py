@@ -1,4 +1,4 @@
-"""Aggregation (meta-learner) bounds -- seed paper 000 sec. 3, eq. (30); CBL Props. 3.1, 3.2
+"""Aggregation (meta-learner) bounds -- paper 000 sec. 3, eq. (30); CBL Props. 3.1, 3.2
 (owner: omkl_core/aggregation.py)
 """
 from __future__ import annotations
@@ -38,6 +38,17 @@ def aa_eta(A, B) -> float:
     return 2.0 / (B - A) ** 2
 
 
+def _log_n_over_eta(N, A, B, eta, eta_of, eta_text: str, what: str) -> float:
+    """ln N / eta for eta <= eta_of(A, B) (the largest admissible learning rate; the default)."""
+    N = check_int(N, "N", minimum=1)
+    A, B = _interval(A, B)
+    eta_max = eta_of(A, B)
+    eta = eta_max if eta is None else check_positive(eta, "eta")
+    if eta > eta_max * (1 + 1e-12):
+        raise ValueError(f"eta must be <= {eta_text} = {eta_max!r} for {what}, got {eta!r}")
+    return math.log(N) / eta
+
+
 def ewa_bound(N, A, B, eta=None) -> float:
     """EWA regret bound, P000 eq. (30) / CBL Prop. 3.1, in terms of *full* squared losses.
 
@@ -49,13 +60,7 @@ def ewa_bound(N, A, B, eta=None) -> float:
     P000 eq. (30) states the same with the factor 1/2 on both losses: 4 Y^2 ln N
     (:func:`paper000_eq30_rhs`).
     """
-    N = check_int(N, "N", minimum=1)
-    A, B = _interval(A, B)
-    eta_max = ewa_eta(A, B)
-    eta = eta_max if eta is None else check_positive(eta, "eta")
-    if eta > eta_max * (1 + 1e-12):
-        raise ValueError(f"eta must be <= 1/(2(B-A)^2) = {eta_max!r} for bound (30), got {eta!r}")
-    return math.log(N) / eta
+    return _log_n_over_eta(N, A, B, eta, ewa_eta, "1/(2(B-A)^2)", "bound (30)")
 
 
 def aa_bound(N, A, B, eta=None) -> float:
@@ -67,13 +72,7 @@ def aa_bound(N, A, B, eta=None) -> float:
 
     i.e. (B-A)^2 ln N / 2 with the default eta = 2/(B-A)^2 (= ln N / 2 on [0, 1]).
     """
-    N = check_int(N, "N", minimum=1)
-    A, B = _interval(A, B)
-    eta_max = aa_eta(A, B)
-    eta = eta_max if eta is None else check_positive(eta, "eta")
-    if eta > eta_max * (1 + 1e-12):
-        raise ValueError(f"eta must be <= 2/(B-A)^2 = {eta_max!r} for the AA bound, got {eta!r}")
-    return math.log(N) / eta
+    return _log_n_over_eta(N, A, B, eta, aa_eta, "2/(B-A)^2", "the AA bound")
 
 
 def paper000_eq30_rhs(N, Y) -> float:

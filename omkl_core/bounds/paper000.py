@@ -120,16 +120,15 @@ def paper000_theorem2_bound(comparator_loss: float, f_norm_sq: float, N: int, m:
        + m Y^2/2 ln(1 + 2T/lam)
        + N Y^2/2 ln(1 + N Y^2/lam (2T(T+1) + 2mT ln(1 + 2T/lam)))
     for every j and f_j in H_j (``comparator_loss`` = 1/2 sum_t (y_t - f_j(x_t))^2)."""
-    N = check_int(N, "N")
     m = check_int(m, "m")
     T = check_int(T, "T")
     Y = check_nonneg(Y, "Y")
     lam = check_positive(lam, "lam")
-    inner = 2.0 * T * (T + 1) + 2.0 * m * T * math.log1p(2.0 * T / lam)
-    return (check_nonneg(comparator_loss, "comparator_loss") + 0.5 * lam
+    # the meta VAW's regret (25) against delta = e_j (||delta||^2 = 1) gives lam/2 + its log term
+    return (check_nonneg(comparator_loss, "comparator_loss")
             + (0.5 * lam + T) * check_nonneg(f_norm_sq, "f_norm_sq") / m
             + 0.5 * m * Y * Y * math.log1p(2.0 * T / lam)
-            + 0.5 * N * Y * Y * math.log1p(N * Y * Y / lam * inner))
+            + paper000_meta_vaw_regret_bound(1.0, N, m, Y, T, lam))
 
 
 def paper000_theorem3_bound(comparator_loss: float, f_norm_sq: float, N: int, m: int,

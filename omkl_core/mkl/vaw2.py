@@ -187,19 +187,37 @@ def make_meta(name: str, **kwargs):
 class _VAWFamily:
     """Two-level learner: VAW experts on N kernels' random features + a meta-learner.
 
-    Parameters common to every learner
-    ----------------------------------
-    m : random features per kernel (paper: 50);  lam : expert VAW lambda (paper: 1);
-    seed : int / Generator for the random features;  dictionary : None (paper's 76
-    kernels) or (kinds, sigmas);  feature_map : "cos" | "sincos" (``map=``: deprecated);  ridge : experts use online ridge
-    (TVAW variant);  backend : where features and experts compute;  bounds : [A, B] of the
-    labels for truncation (eq. 28; (0, 1) after eq. 33).
+    Parameters
+    ----------
+    m : int, default=50
+        Random features per kernel (paper: 50).
+    lam : float, default=1.0
+        The expert VAW's lambda > 0 (paper: 1).
+    seed : int, numpy.random.Generator or None, default=0
+        Source of the random features (drawn on the host, see :mod:`omkl_core.features`).
+    dictionary : None or (kinds, sigmas), default=None
+        None: paper 000's 76 kernels (:func:`omkl_core.features.paper000_sigmas`).
+    feature_map : {"cos", "sincos"}, default="cos"
+        The random-feature map (``map=`` is the deprecated spelling).
+    ridge : bool, default=False
+        Experts run online ridge instead of VAW (the TVAW code variant, reference E.1).
+    backend : {"numpy", "cupy", "auto"}, default="numpy"
+        Where features and experts compute.
+    bounds : (float, float), default=(0, 1)
+        [A, B] of the labels for truncation (eq. 28; (0, 1) after normalisation, eq. 33).
 
-    Learned state
-    -------------
-    dictionary_ (KernelDictionary), experts_ (VAWExperts over N kernels), meta_ (the
-    meta-learner), weights_ (meta weights the next prediction uses, opera's
-    ``coefficients``), expert_predictions_ (z of the last step, before truncation).
+    Attributes
+    ----------
+    dictionary_ : KernelDictionary
+        The N kernels' random features (drawn at the first step).
+    experts_ : VAWExperts
+        The N expert forecasters.
+    meta_ : meta-learner
+        The meta-learner (:mod:`omkl_core.aggregation`).
+    weights_ : ndarray of shape (N,)
+        Meta weights the next prediction uses (opera's ``coefficients``); None before the first step.
+    expert_predictions_ : ndarray of shape (N,)
+        z of the last step, before truncation.
     """
 
     _table2_name = ""
@@ -299,9 +317,35 @@ class _VAWFamily:
 class VAW2(_VAWFamily):
     """VAW2 ("double VAW"), paper 000 Theorem 2: VAW experts + VAW on their predictions.
 
-    ``lam_meta`` is the meta VAW's lambda (section 4: 1); ``truncate=True`` is "VAW2 (trunc)"
-    (meta VAW on zbar_t = clip(z_t, A, B), eq. 28). ``weights_`` = S_T^{-1} sum y_i z_i of the
-    meta VAW (signed; Figure 2). ``meta_ridge=True``: online ridge at the meta level too.
+    Expert j predicts z_{t,j} = <w_{t,j}, Phi_j(x_t)> by VAW (eqs. 9-10) on its kernel's random
+    features; the meta VAW predicts <v_t, z_t> by the same eqs. (9)-(10) on z_t.
+
+    Parameters
+    ----------
+    m, lam, seed, dictionary, feature_map, ridge, backend, bounds
+        Shared by the whole VAW family: see ``help(omkl_core.mkl.vaw2._VAWFamily)``; m=50, lam=1.0, seed=0.
+    lam_meta : float, default=1.0
+        The meta VAW's lambda (section 4: 1).
+    truncate : bool, default=False
+        True is "VAW2 (trunc)": the meta VAW on zbar_t = clip(z_t, A, B) (eq. 28).
+    meta_ridge : bool, default=False
+        Online ridge at the meta level too (with ``ridge=True``: the TVAW code form).
+
+    Attributes
+    ----------
+    weights_ : ndarray of shape (N,)
+        S_T^{-1} sum y_i z_i of the meta VAW (signed; Figure 2).
+
+    Examples
+    --------
+    >>> import omkl_core as ok
+    >>> X, y = ok.datasets.load("airfoil")
+    >>> model = ok.VAW2(m=10, seed=0)             # 76 kernels x 10 random features
+    >>> trace = ok.run_online(model, X[:300], y[:300])
+    >>> trace.predictions.shape, model.weights_.shape
+    ((300,), (76,))
+    >>> bool(trace.mse < y[:300].var())            # better than the best constant in hindsight
+    True
     """
 
     def __init__(self, *, m: int = 50, lam: float = 1.0, lam_meta: float = 1.0,

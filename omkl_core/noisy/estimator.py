@@ -34,6 +34,36 @@ def estimate_analytic(coef, draw, p, rng):
     ``x_1..x_N`` and returns ``(theta, N)`` with ``theta = gamma_N p^(N+1)/(p-1) x_1...x_N``
     (``theta = p/(p-1) gamma_0`` when ``N = 0``). Lemma 1: ``E[theta] = f(E[X])``,
     ``E[N] = 1/(p-1)``, ``P(N >= z) = p^-z``, ``E[theta^2] <= p/(p-1) f_+^2(sqrt(p E[X^2]))``.
+
+    Parameters
+    ----------
+    coef : callable
+        ``coef(n) -> gamma_n``, the Taylor coefficients of f.
+    draw : callable
+        ``draw() -> float``, one independent sample of X per call.
+    p : float
+        The sample parameter p > 1 of ``P(N = n) = (p-1)/p^(n+1)``.
+    rng : numpy.random.Generator
+        Source of N.
+
+    Returns
+    -------
+    theta : float
+        The estimate, ``E[theta] = f(E[X])``.
+    n_samples : int
+        N, the number of samples of X used.
+
+    Examples
+    --------
+    Estimate ``exp(E[X])`` from samples of X ~ N(0.5, 0.3^2) (``gamma_n = 1/n!``):
+
+    >>> import math, numpy as np, omkl_core as ok
+    >>> rng = np.random.default_rng(0)
+    >>> draw = lambda: rng.normal(0.5, 0.3)
+    >>> est = [ok.noisy.estimate_analytic(lambda n: 1 / math.factorial(n), draw, 2.0, rng)[0]
+    ...        for _ in range(20000)]
+    >>> bool(abs(np.mean(est) - math.exp(0.5)) < 5 * np.std(est) / np.sqrt(len(est)))
+    True
     """
     p = check_p(p)
     if not callable(coef):

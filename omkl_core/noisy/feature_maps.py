@@ -12,6 +12,7 @@ from scipy import special
 from .. import kernels as _kernels
 from .._validation import (
     check_int,
+    check_option,
     check_point,
     check_positive,
     check_scalar,
@@ -19,6 +20,16 @@ from .._validation import (
 from .estimates import EstimateStore
 from .estimator import check_p, sample_geometric
 from .oracles import Oracle, _as_law
+
+
+def _store_arrays(counts_list, copies_list, level: int):
+    """Empty :class:`EstimateStore` arrays for estimates whose feature level is ``counts[level]``:
+    ``levels`` (m,), ``V`` (m, max level, d) of zeros, ``scales`` (m,) uninitialised."""
+    m = len(counts_list)
+    d = copies_list[0].shape[1]
+    levels = np.array([c[level] for c in counts_list], dtype=np.int64)
+    L = int(levels.max()) if m else 0
+    return levels, np.zeros((m, L, d)), np.empty(m)
 
 
 class NoisyKernel(abc.ABC):
@@ -160,12 +171,7 @@ class DotProductKernel(NoisyKernel):
 
     def assemble(self, counts_list, copies_list, p) -> EstimateStore:
         """Build :class:`EstimateStore` rows from sampled ``N`` and the oracle copies (eq. 2)."""
-        m = len(counts_list)
-        d = copies_list[0].shape[1]
-        levels = np.array([c[0] for c in counts_list], dtype=np.int64)
-        L = int(levels.max()) if m else 0
-        V = np.zeros((m, L, d))
-        scales = np.empty(m)
+        levels, V, scales = _store_arrays(counts_list, copies_list, level=0)
         for i, (n,) in enumerate(counts_list):
             V[i, :n] = copies_list[i]
             scales[i] = math.sqrt(self.beta_n(n)) * p ** (n + 1) / (p - 1.0)   # eq. (2)
@@ -268,7 +274,7 @@ def exponential_kernel(scale: float = 1.0) -> DotProductKernel:
 
 
 class GaussianKernel(NoisyKernel):
-    """``k(x, x') = exp(-||x - x'||^2 / sigma^2)`` (paper 001, Sec. 2 and Appendix B).
+    """``k(x, x') = exp(-||x - x'||^2 / sigma^2)`` (paper 001, Sec. 2, App. B): NB no factor 2, so GaussianKernel(s) = kernels.Gaussian(s / sqrt(2)).
 
     ``k = e^{-|x|^2/s^2} e^{-|x'|^2/s^2} sum_n (2/s^2)^n/n! <x, x'>^n`` gives the feature
     map ``Psi(x)_(n,k) = e^{-|x|^2/s^2} c_n x_k1...x_kn`` with ``c_n = sqrt((2/s^2)^n / n!)``
@@ -282,9 +288,7 @@ class GaussianKernel(NoisyKernel):
 
     def __init__(self, sigma: float, *, variant: str = "corrected"):
         self.sigma = check_positive(sigma, "sigma")
-        if variant not in ("corrected", "printed"):
-            raise ValueError(f"variant must be 'corrected' or 'printed', got {variant!r}")
-        self.variant = variant
+        self.variant = check_option(variant, "variant", ("corrected", "printed"))
         self.name = f"gaussian(sigma={self.sigma:g}, {variant})"
 
     def log_c_n(self, n: int) -> float:
@@ -336,12 +340,7 @@ class GaussianKernel(NoisyKernel):
         return (-1.0) ** n1 * math.exp(log_abs)                                 # eq. (6)
 
     def assemble(self, counts_list, copies_list, p) -> EstimateStore:
-        m = len(counts_list)
-        d = copies_list[0].shape[1]
-        levels = np.array([c[1] for c in counts_list], dtype=np.int64)
-        L = int(levels.max()) if m else 0
-        V = np.zeros((m, L, d))
-        scales = np.empty(m)
+        levels, V, scales = _store_arrays(counts_list, copies_list, level=1)
         for i, (n1, n2) in enumerate(counts_list):
             C = copies_list[i]
             pairs = np.einsum("jd,jd->j", C[0:2 * n1:2], C[1:2 * n1:2])   # <x~(2j-1), x~(2j)>

@@ -9,6 +9,7 @@ import numpy as np
 from .._validation import (
     check_int,
     check_matrix,
+    check_option,
     check_point,
     check_positive,
     check_scalar,
@@ -120,6 +121,22 @@ class NoisyKernelOGD:
     (the ``Psi~(x_i)``), ``gram_`` (t, t) of
     ``Prod(Psi~_i, Psi~_j)``, ``queries_`` (oracle queries per round), ``grads_`` (``g~_t``),
     ``norms_`` (``n~_t`` before projection), ``t_``.
+
+    Examples
+    --------
+    Learn a sign from inputs seen only through noisy copies (linear kernel, smoothed hinge):
+
+    >>> import numpy as np, omkl_core as ok
+    >>> from omkl_core import noisy as nz
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-1, 1, size=(300, 2)); y = np.sign(X[:, 0] + 1e-12)
+    >>> model = ok.NoisyKernelOGD(nz.linear_kernel(), nz.SmoothedHingeLoss(1.0), T=300, eta=1.0,
+    ...                           p=2.0, B_w=4.0, noise=nz.GaussianNoise(0.1), seed=0)
+    >>> scores = model.run(X, y)                   # <w_t, Psi(x_t)>, predicted before y_t is seen
+    >>> float(np.mean(np.sign(scores[150:]) == y[150:]))
+    0.94
+    >>> model.queries_[:5]                          # oracle queries per round (Thm. 1, first bullet)
+    [1, 0, 5, 5, 0]
     """
 
     def __init__(self, kernel, loss, *, T: int, eta="theorem", p: float = 2.0, B_w: float = 1.0,
@@ -130,17 +147,11 @@ class NoisyKernelOGD:
         self.loss = _check_loss(loss)
         self.T = check_int(T, "T", minimum=1)
         self.p = check_p(p)
-        if prod_mode not in ("vectorised", "loop"):
-            raise ValueError(f"prod_mode must be 'vectorised' or 'loop', got {prod_mode!r}")
-        self.prod_mode = prod_mode
-        if norm_update not in ("incremental", "recompute"):
-            raise ValueError(f"norm_update must be 'incremental' or 'recompute', got {norm_update!r}")
-        self.norm_update = norm_update
+        self.prod_mode = check_option(prod_mode, "prod_mode", ("vectorised", "loop"))
+        self.norm_update = check_option(norm_update, "norm_update", ("incremental", "recompute"))
         self.B_w = check_positive(B_w, "B_w")
         self.y_max = check_scalar(y_max, "y_max")
-        if projection not in ("exact", "printed"):
-            raise ValueError(f"projection must be 'exact' or 'printed', got {projection!r}")
-        self.projection = projection
+        self.projection = check_option(projection, "projection", ("exact", "printed"))
         self.noise = _as_law(noise)
         self.B_x = None if B_x is None else check_positive(B_x, "B_x")
         if isinstance(eta, str):
