@@ -2,12 +2,66 @@
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
+
+#: Largest |value| accepted in a data stream (x entries, labels y). Squared losses, x x' and
+#: y x of larger values overflow float64 (max ~1.8e308) within a few steps and would turn
+#: predictions into NaN; such a stream must be rescaled first (``datasets.normalise_stream``).
+MAX_MAGNITUDE = 1e100
+
+
+def _check_real(a, name: str) -> None:
+    if np.iscomplexobj(a):
+        raise TypeError(f"{name} must be real, got complex values (dtype {np.asarray(a).dtype})")
+
+
+def check_magnitude(a, name: str) -> None:
+    """Raise naming ``name`` when an entry of ``a`` exceeds :data:`MAX_MAGNITUDE` in size."""
+    v = np.asarray(a, dtype=np.float64)
+    if v.size and float(np.max(np.abs(v))) > MAX_MAGNITUDE:
+        idx = np.unravel_index(int(np.argmax(np.abs(v))), v.shape) if v.ndim else ()
+        where = f"[{', '.join(map(str, idx))}]" if idx else ""
+        raise ValueError(f"{name}{where} = {float(v[idx]):.3g} is too large (|value| > {MAX_MAGNITUDE:g}): "
+                         "squared losses and products overflow float64 and would turn predictions "
+                         "into NaN; rescale the data first (divide by a constant, then omkl_core.datasets.normalise_stream)")
+
+
+def check_label(y, name: str = "y") -> float:
+    """One label y_t: a finite real scalar no larger than :data:`MAX_MAGNITUDE` in size."""
+    v = check_scalar(y, name)
+    check_magnitude(v, name)
+    return v
+
+
+def physical_memory() -> int | None:
+    """Bytes of physical memory of this machine (None where the OS does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1024 or unit == "PB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} PB"  # pragma: no cover
+
+
+def check_memory(nbytes: float, what: str, limit: int | None = None) -> None:
+    """Refuse, before allocating, a state of ``nbytes`` that exceeds physical memory."""
+    limit = physical_memory() if limit is None else limit
+    if limit is not None and nbytes > limit:
+        raise MemoryError(f"{what} needs {_fmt_bytes(nbytes)} ({nbytes:.3g} bytes) of memory, more than "
+                          f"this machine's {_fmt_bytes(limit)}; choose smaller parameters")
 
 
 def check_matrix(X, name: str = "X") -> np.ndarray:
     """Return ``X`` as a finite float64 2-D array or raise naming ``name``."""
+    _check_real(X, name)
     try:
         A = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -32,6 +86,7 @@ def check_square_matrix(K, name: str = "K") -> np.ndarray:
 
 def check_vector(y, name: str = "y", length: int | None = None) -> np.ndarray:
     """Return ``y`` as a finite float64 1-D array (optionally of ``length``)."""
+    _check_real(y, name)
     try:
         v = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -49,6 +104,9 @@ def check_vector(y, name: str = "y", length: int | None = None) -> np.ndarray:
 def check_point(x, d: int | None = None, name: str = "x") -> np.ndarray:
     """One input vector: finite float64 1-D of length ``d`` (if given)."""
     v = check_vector(x, name)
+    if v.shape[0] == 0:
+        raise ValueError(f"{name} is an empty feature vector: it needs at least one feature")
+    check_magnitude(v, name)
     if d is not None and v.shape[0] != d:
         raise ValueError(f"{name} has dimension {v.shape[0]}, expected d={d}")
     return v
@@ -58,7 +116,10 @@ def check_scalar(value, name: str) -> float:
     """A finite real scalar."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:   # an int too large for a float
+        raise ValueError(f"{name} = {value!r} is too large for a float64") from None
     if not np.isfinite(v):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return v

@@ -55,10 +55,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
-from ._validation import check_positive, check_scalar
+from ._validation import check_label, check_magnitude, check_positive, check_scalar
 
 __all__ = [
     "VAWMeta",
@@ -187,6 +188,23 @@ class _MetaLearner:
         self._ensure_state(1, v.shape[0], False)
         return v
 
+    def _warn_out_of_range(self, z, y) -> None:
+        """Warn once per learner when a label lies outside ``bounds`` = [A, B]: the rules
+        on [A, B]-bounded losses assume labels there, and the expert forecasts are clipped
+        to [A, B] (eq. 28), so the aggregate cannot follow such labels. (Forecasts outside
+        [A, B] with labels inside are what the truncation of eq. 28 is for: no warning.)"""
+        if self._bounds is None or getattr(self, "_range_warned", False):
+            return
+        A, B = self._bounds
+        ya = np.asarray(y, dtype=np.float64)
+        if ya.size and (ya.min() < A or ya.max() > B):
+            self._range_warned = True
+            warnings.warn(f"{type(self).__name__}: labels y in [{ya.min():.4g}, {ya.max():.4g}] lie outside "
+                          f"bounds=[{A:g}, {B:g}]; expert forecasts are clipped to [{A:g}, {B:g}] (eq. 28), so "
+                          "the aggregate cannot follow the labels. Normalise the stream "
+                          "(omkl_core.datasets.normalise_stream) or pass bounds that cover the labels",
+                          RuntimeWarning, stacklevel=3)
+
     # ---- one step ---------------------------------------------------------------------
     def _aggregate(self, zb, p):
         return np.sum(p * zb, axis=-1)
@@ -207,13 +225,17 @@ class _MetaLearner:
         v = self._check_z_one(z)
         zb = truncate(v, self._bounds)[None, :]
         p, yhat = self._predict_step(zb)
+        if not np.isfinite(yhat[0]):
+            raise FloatingPointError(f"{type(self).__name__} produced a non-finite forecast {yhat[0]!r} at step "
+                                     f"{self.n_steps_ + 1}: its weights overflowed (z in [{v.min():.3g}, {v.max():.3g}])")
         self.expert_predictions_ = v.copy()
         return float(yhat[0])
 
     def learn_one(self, z, y) -> None:
         """Observe y_t after the forecasts z_t (shape (N,)) and update the state."""
         v = self._check_z_one(z)
-        yv = check_scalar(y, "y")
+        yv = check_label(y, "y")
+        self._warn_out_of_range(v, yv)
         zb = truncate(v, self._bounds)[None, :]
         self._step(zb, np.array([yv]))
         self.expert_predictions_ = v.copy()
@@ -248,6 +270,8 @@ class _MetaLearner:
             raise ValueError(f"y must be 1-D (T,) (or (R, T) with a 3-D Z), got shape {ya.shape}")
         if not np.all(np.isfinite(ya)):
             raise ValueError("y contains NaN or inf")
+        check_magnitude(ya, "y")
+        self._warn_out_of_range(Zb, ya)
         self._ensure_state(R, N, batched)
         # time-major, contiguous, truncated once (eq. 28)
         Zt = np.ascontiguousarray(truncate(Zb, self._bounds).transpose(1, 0, 2))

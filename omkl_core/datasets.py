@@ -12,12 +12,13 @@ Column choices follow ``data/SOURCES.md`` (see :func:`info` for each dataset's n
 from __future__ import annotations
 
 import csv
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ._validation import check_int
+from ._validation import check_int, check_magnitude, check_matrix, check_vector
 
 __all__ = ["load", "names", "info", "ar4", "normalise_stream", "DATA_DIR", "DatasetInfo"]
 
@@ -148,17 +149,34 @@ def _numeric_columns(path: Path, header, values, raw, cols: list[int]) -> None:
 
 
 def normalise_stream(X, y) -> tuple[np.ndarray, np.ndarray]:
-    """Paper 000 eqs. (33)-(34): y min-max scaled to [0, 1]; X divided by its largest row norm."""
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    """Paper 000 eqs. (33)-(34): y min-max scaled to [0, 1]; X divided by its largest row norm.
+
+    Values beyond ``_validation.MAX_MAGNITUDE`` (1e100) in size are refused (ValueError naming
+    X or y). A row whose norm is over 1e6 times the median row norm makes every other row
+    nearly 0 after (34); the scaling is still applied as printed, with a RuntimeWarning
+    naming the row."""
+    X = check_matrix(X, "X")
+    y = check_vector(y, "y", length=X.shape[0])
+    check_magnitude(X, "X")
+    check_magnitude(y, "y")
     lo, hi = y.min(), y.max()
     if hi == lo:
         raise ValueError("y is constant: the min-max scaling of eq. (33) is undefined")
-    y = (y - lo) / (hi - lo)
-    scale = np.sqrt((X * X).sum(axis=1)).max()
-    if scale == 0:
+    y = (y / 2 - lo / 2) / (hi / 2 - lo / 2)           # halves: hi - lo may overflow float64
+    big = np.abs(X).max()
+    if big == 0:
         raise ValueError("every row of X is zero: the scaling of eq. (34) is undefined")
-    return X / scale, y
+    norms = big * np.sqrt(((X / big) ** 2).sum(axis=1))  # row norms without overflowing x^2
+    scale = norms.max()
+    Xn = X / scale
+    # a single huge row squeezes every other row towards 0 (eq. 34 as printed): say so
+    rest = np.delete(norms, int(np.argmax(norms)))
+    if rest.size and np.median(rest) < 1e-6 * scale:
+        i = int(np.argmax(norms))
+        warnings.warn(f"normalise_stream: row {i} of X has norm {scale:.3g}, over 1e6 times the median "
+                      f"row norm {np.median(rest):.3g}; after eq. (34) the other rows are nearly 0 "
+                      "(an outlier or a unit error in the data?)", RuntimeWarning, stacklevel=2)
+    return Xn, y
 
 
 def load(name: str, normalise: bool = True, variant: str | None = None,

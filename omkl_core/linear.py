@@ -40,6 +40,7 @@ inverse updates lose digits (tests/test_theory_paper002.py).
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,6 +48,9 @@ from scipy.linalg import blas as _blas
 from scipy.linalg import qr_insert, solve_triangular
 
 from ._validation import (
+    check_bool,
+    check_label,
+    check_magnitude,
     check_matrix,
     check_option,
     check_point,
@@ -130,7 +134,7 @@ class _RidgeBase:
     def learn_one(self, x, y) -> None:
         """Reveal y_t for input x_t: accumulate the loss terms, then update the state."""
         x = self._check_x(x)
-        y = check_scalar(y, "y")
+        y = check_label(y, "y")
         self._step(x, y)
 
     def _step(self, x, y):
@@ -139,14 +143,19 @@ class _RidgeBase:
         if not den > 0.0 or not math.isfinite(den):
             raise FloatingPointError(f"non-positive denominator 1 + x'A^-1 x = {den!r} at step {self.t_ + 1}: "
                                      "the (kernel) matrix lost positive definiteness")
-        e = y - gamma
-        self.weighted_loss_ += e * e / den
-        self.square_loss_ += (y - self._clip(gamma)) ** 2
-        self.log_det_ += math.log1p(h)
-        ll = math.nan
-        if self._bayesian:
-            ll = _gaussian_log_loss(y, gamma, self.sigma2 * den)
-            self.log_loss_ += ll
+        try:
+            e = y - gamma
+            self.weighted_loss_ += e * e / den
+            self.square_loss_ += (y - self._clip(gamma)) ** 2
+            self.log_det_ += math.log1p(h)
+            ll = math.nan
+            if self._bayesian:
+                ll = _gaussian_log_loss(y, gamma, self.sigma2 * den)
+                self.log_loss_ += ll
+        except OverflowError:
+            raise OverflowError(f"y = {y:.3g} at step {self.t_ + 1} (prediction gamma = {gamma:.3g}): the squared "
+                                "error (y - gamma)^2 overflows float64; rescale y (e.g. "
+                                "omkl_core.datasets.normalise_stream)") from None
         self._update(x, y, gamma, h, cache)
         self.t_ += 1
         return gamma, den, ll
@@ -154,6 +163,8 @@ class _RidgeBase:
     def _check_stream(self, X, y):
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
+        check_magnitude(X, "X")
+        check_magnitude(y, "y")
         d = self._dim()
         if d is not None and X.shape[1] != d:
             raise ValueError(f"X has {X.shape[1]} columns, the learner has seen d={d}")
@@ -192,6 +203,12 @@ class OnlineRidge(_RidgeBase):
     clip : float or None, default=None
         If set (= Y of Corollary 1), ``predict_one`` returns gamma_t^Y, the clip of gamma_t
         to [-Y, Y]; learning is unchanged.
+    fit_intercept : bool, default=False
+        If true, the algorithm runs on x_t' = (x_t, 1): the last coefficient is an intercept
+        (``intercept_``), penalised by ``a`` like the others, so Theorem 1 holds for the
+        augmented inputs. Without it the model is a ridge regression through the origin,
+        which on data with a non-zero mean (e.g. labels in [0, 1]) can do worse than
+        predicting the mean.
     solver : {"cholesky", "sherman-morrison"}, default="cholesky"
         How A_{t-1}^{-1} is applied (the predictions are the same in exact arithmetic).
 
@@ -234,18 +251,27 @@ class OnlineRidge(_RidgeBase):
 
     _SOLVERS = ("cholesky", "sherman-morrison")
 
-    def __init__(self, a: float = 1.0, *, clip: float | None = None, solver: str = "cholesky"):
+    def __init__(self, a: float = 1.0, *, clip: float | None = None, solver: str = "cholesky",
+                 fit_intercept: bool = False):
         self.a = check_positive(a, "a")
         self.clip = _check_clip(clip)
         self.solver = check_option(solver, "solver", self._SOLVERS)
+        self.fit_intercept = check_bool(fit_intercept, "fit_intercept")
         self.b_ = None
         self._reset_totals()
 
     def _dim(self):
-        return None if self.b_ is None else self.b_.shape[0]
+        """d of the raw inputs (without the constant feature of ``fit_intercept``)."""
+        return None if self.b_ is None else self.b_.shape[0] - int(self.fit_intercept)
+
+    def _augment(self, X):
+        """(x, 1): the algorithm run on inputs with a constant last feature (``fit_intercept``)."""
+        if not self.fit_intercept:
+            return X
+        return np.concatenate([X, np.ones(X.shape[:-1] + (1,))], axis=-1)
 
     def _check_x(self, x):
-        x = check_point(x, self._dim(), "x")
+        x = self._augment(check_point(x, self._dim(), "x"))
         if self.b_ is None:  # A_0 = aI, b_0 = 0, sized on the first input
             n = x.shape[0]
             self.b_ = np.zeros(n)
@@ -260,7 +286,7 @@ class OnlineRidge(_RidgeBase):
     def _check_stream(self, X, y):
         X, y = super()._check_stream(X, y)
         self._check_x(X[0])
-        return X, y
+        return self._augment(X), y
 
     def _gamma_h(self, x):
         if self.solver == "cholesky":
@@ -310,14 +336,24 @@ class OnlineRidge(_RidgeBase):
             return Rinv @ Rinv.T
         return self._A_inv
 
-    @property
-    def coef_(self) -> np.ndarray:
-        """theta_T = A_T^{-1} b_T, the minimiser on the right-hand side of (1)."""
+    def _theta(self) -> np.ndarray:
         if self.b_ is None:
             raise AttributeError("coef_ is defined after the first input")
         if self.solver == "cholesky":
             return solve_triangular(self.chol_, self._Rc[:, -1], lower=False)
         return self._A_inv @ self.b_
+
+    @property
+    def coef_(self) -> np.ndarray:
+        """theta_T = A_T^{-1} b_T, the minimiser on the right-hand side of (1) (without the
+        intercept when ``fit_intercept``)."""
+        theta = self._theta()
+        return theta[:-1] if self.fit_intercept else theta
+
+    @property
+    def intercept_(self) -> float:
+        """The coefficient of the constant feature (0.0 unless ``fit_intercept``)."""
+        return float(self._theta()[-1]) if self.fit_intercept else 0.0
 
 
 class BayesianRidge(OnlineRidge):
@@ -339,8 +375,8 @@ class BayesianRidge(OnlineRidge):
     _bayesian = True
 
     def __init__(self, a: float = 1.0, *, sigma2: float = 1.0, clip: float | None = None,
-                 solver: str = "cholesky"):
-        super().__init__(a=a, clip=clip, solver=solver)
+                 solver: str = "cholesky", fit_intercept: bool = False):
+        super().__init__(a=a, clip=clip, solver=solver, fit_intercept=fit_intercept)
         self.sigma2 = check_positive(sigma2, "sigma2")
 
     def predict_dist(self, x) -> tuple[float, float]:
@@ -440,7 +476,35 @@ class KernelRidge(_RidgeBase):
     def _dim(self):
         return None if self._Xbuf is None else self._Xbuf.shape[1]
 
+    #: A stream is "long" when its total cost passes either estimate (then one warning).
+    LONG_STREAM_FLOPS = 6e10    # ~ a minute at ~1 GFLOP/s
+    LONG_STREAM_BYTES = 1e9
+
+    @classmethod
+    def cost_estimate(cls, T: int) -> tuple[float, float]:
+        """(flops, bytes) of T steps: the triangular solves cost sum_t t^2 ~ T^3/3 flops,
+        the packed factor holds T(T+1)/2 float64 (O(T^3) time, O(T^2) memory)."""
+        return T ** 3 / 3.0, 8.0 * T * (T + 1) / 2.0
+
+    def _warn_long(self, T: int) -> None:
+        if getattr(self, "_long_warned", False):
+            return
+        flops, nbytes = self.cost_estimate(T)
+        if flops > self.LONG_STREAM_FLOPS or nbytes > self.LONG_STREAM_BYTES:
+            self._long_warned = True
+            warnings.warn(f"{type(self).__name__}: a stream of T={T} steps costs O(T^3) time and O(T^2) memory: "
+                          f"about {flops:.2g} flops (minutes at ~1 GFLOP/s: ~{flops / 1e9 / 60:.2g} min) and "
+                          f"{nbytes / 1e9:.2g} GB for the factor of aI + K_T; consider a random-feature learner "
+                          "(OnlineRidge on features, VAW2) for long streams", RuntimeWarning, stacklevel=4)
+
+    def _check_stream(self, X, y):
+        X, y = super()._check_stream(X, y)
+        self._warn_long(self.t_ + X.shape[0])
+        return X, y
+
     def _check_x(self, x):
+        if self.t_ >= 1024 and self.t_ % 1024 == 0:   # one-step use: check as the stream grows
+            self._warn_long(self.t_ + 1)
         return check_point(x, self._dim(), "x")
 
     @property
@@ -655,7 +719,7 @@ class BayesianAlgorithm:
 
     def learn_one(self, x, y) -> None:
         x = self._x(x)
-        y = check_scalar(y, "y")
+        y = check_label(y, "y")
         lp = self._expert_logpdf(x, y)              # ln xi_t^theta(y_t) = -lambda(xi_t^theta, y_t)
         # the weights use only differences of ln xi between experts (the common part cancels in the
         # normalisation): at tiny sigma2 the common part is ~ -1e300 and absorbs ln(sum) or overflows

@@ -13,10 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_matrix, check_vector
+from ._validation import check_magnitude, check_matrix, check_vector
 from .backend import to_numpy
 
-__all__ = ["Trace", "run_online", "mse_curve"]
+__all__ = ["Trace", "run_online", "mse_curve", "PROGRESS_CHUNK"]
+
+#: With ``progress=True`` a vectorised ``run`` is called on chunks of a multiple of this many
+#: steps (the VAW family's feature block, so the blocks and hence the numbers stay the same).
+PROGRESS_CHUNK = 256
 
 
 def mse_curve(losses) -> np.ndarray:
@@ -65,7 +69,10 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
 
     At step t: ``y_hat_t = model.predict_one(x_t)``, then ``model.learn_one(x_t, y_t)``.
     When ``model`` has a vectorised ``run(X, y)`` and ``use_run`` is true it is used instead
-    (same results, much faster). ``progress=True`` shows a tqdm bar (per-step loop only).
+    (same results, much faster). ``progress=True`` shows a tqdm bar on both paths: the
+    vectorised one then runs the stream in consecutive chunks of a multiple of
+    :data:`PROGRESS_CHUNK` steps (``run`` continues from the learner's state), so the bar
+    advances while it works.
 
     Parameters
     ----------
@@ -76,7 +83,7 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
     y : array-like of shape (T,)
         The labels (finite).
     progress : bool, default=False
-        Show a progress bar.
+        Show a progress bar (also on the vectorised path, see above).
     use_run : bool, default=True
         Use the model's vectorised ``run`` when it has one.
 
@@ -95,9 +102,23 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
     """
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])
+    check_magnitude(X, "X")
+    check_magnitude(y, "y")
     if use_run and callable(getattr(model, "run", None)):
         t0 = time.perf_counter()
-        preds = model.run(X, y)
+        if not progress:
+            preds = model.run(X, y)
+        else:   # the stream in consecutive chunks (``run`` continues from the current state)
+            from tqdm.auto import tqdm  # noqa: PLC0415
+
+            T = X.shape[0]
+            chunk = max(PROGRESS_CHUNK, -(-T // 50 // PROGRESS_CHUNK) * PROGRESS_CHUNK)
+            parts = []
+            with tqdm(total=T, desc=type(model).__name__, unit="step", leave=False, mininterval=0) as bar:
+                for start in range(0, T, chunk):
+                    parts.append(np.asarray(to_numpy(model.run(X[start:start + chunk], y[start:start + chunk]))))
+                    bar.update(min(chunk, T - start))
+            preds = np.concatenate(parts, axis=-1)
         return Trace.from_predictions(preds, y, time.perf_counter() - t0)
     for attr in ("predict_one", "learn_one"):
         if not callable(getattr(model, attr, None)):

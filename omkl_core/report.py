@@ -6,11 +6,22 @@ merges every notebook's rows into ``results/scorecard.{md,csv}`` (``reproduce.sh
 after the notebooks). Nothing in the library reads ``results/`` except this merge.
 
 The results folder is ``$OMKL_RESULTS`` if set, else ``results/`` at the repository root,
-so notebooks behave the same whether papermill or JupyterLab runs them.
+so notebooks behave the same whether papermill or JupyterLab runs them. ``reproduce.sh
+--quick`` points it at ``results/quick/``, so a quick run never overwrites or mixes with the
+full results.
+
+Every table and the scorecard carry a stamp (:func:`run_stamp`): the mode (``quick``/``full``,
+from ``$OMKL_MODE``, which ``reproduce.sh`` sets, or :func:`set_mode`; ``unspecified``
+otherwise), the date, the commit and a summary of the machine.
 """
 from __future__ import annotations
 
+import datetime as _dt
+import json
 import os
+import platform
+import subprocess
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +31,56 @@ from . import paper_values
 
 __all__ = ["results_dir", "save_table", "save_figure", "add_scorecard_rows", "scorecard",
            "SCORECARD_COLUMNS", "to_markdown", "TOLERANCE_RULE", "REL_TOL", "N_SD",
-           "within_tolerance", "cell_row", "claim_row", "compare", "scorecard_rows"]
+           "within_tolerance", "cell_row", "claim_row", "compare", "scorecard_rows", "run_stamp", "set_mode", "MODES"]
+
+#: The modes a run can be stamped with.
+MODES = ("quick", "full", "unspecified")
+_REPO = Path(__file__).resolve().parent.parent
+
+
+def set_mode(mode: str) -> None:
+    """Declare the mode of this run for the stamps (a notebook: ``set_mode("quick" if quick else "full")``)."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}; got {mode!r}")
+    os.environ["OMKL_MODE"] = mode
+
+
+@lru_cache(maxsize=1)
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "-C", str(_REPO), "describe", "--always", "--dirty", "--abbrev=10"],
+                             capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown (not a git checkout)"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown (git not available)"
+
+
+@lru_cache(maxsize=1)
+def _machine() -> str:
+    import numpy  # noqa: PLC0415
+
+    from ._validation import physical_memory  # noqa: PLC0415
+
+    mem = physical_memory()
+    parts = [f"{platform.system()} {platform.machine()}", f"{os.cpu_count()} CPUs",
+             f"{mem / 2**30:.0f} GiB RAM" if mem else "RAM unknown",
+             f"Python {platform.python_version()}", f"NumPy {numpy.__version__}"]
+    proc = platform.processor()
+    return ", ".join(([proc] if proc else []) + parts)
+
+
+def run_stamp() -> dict:
+    """What produced a result: mode, UTC date, commit (``-dirty``: uncommitted changes), machine."""
+    mode = os.environ.get("OMKL_MODE", "unspecified")
+    return {"mode": mode if mode in MODES else "unspecified",
+            "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": _commit(), "machine": _machine()}
+
+
+def _stamp_line(stamp: dict) -> str:
+    warn = " — QUICK RUN: small horizons, not comparable with the published numbers" if stamp["mode"] == "quick" else ""
+    return (f"_Produced by a **{stamp['mode']}** run on {stamp['date']}, commit `{stamp['commit']}`, "
+            f"on {stamp['machine']}{warn}._\n")
 
 #: Columns of every scorecard row (see :func:`add_scorecard_rows`).
 SCORECARD_COLUMNS = ["paper", "item", "row", "column", "published", "reproduced_mean",
@@ -69,8 +129,10 @@ def claim_row(paper: str, item: str, claim: str, holds: bool, note: str = "") ->
 
 
 def results_dir(sub: str | None = None) -> Path:
-    """``results/`` (or ``results/<sub>``), created if missing."""
-    root = Path(os.environ.get("OMKL_RESULTS", Path(__file__).resolve().parent.parent / "results"))
+    """``results/`` (or ``results/<sub>``), created if missing: ``$OMKL_RESULTS`` if set, else
+    ``results/quick/`` in quick mode (:func:`set_mode`) and ``results/`` otherwise."""
+    default = _REPO / "results" / ("quick" if os.environ.get("OMKL_MODE") == "quick" else "")
+    root = Path(os.environ.get("OMKL_RESULTS") or default)
     path = root / sub if sub else root
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -94,11 +156,14 @@ def to_markdown(df: pd.DataFrame, floatfmt: str = ".4g", index: bool = False) ->
 
 
 def save_table(df: pd.DataFrame, name: str, floatfmt: str = ".4g", index: bool = False) -> Path:
-    """Write ``results/tables/<name>.csv`` and ``.md``; returns the markdown path."""
+    """Write ``results/tables/<name>.csv``, ``.md`` (first line: the :func:`run_stamp`) and
+    ``<name>.stamp.json``; returns the markdown path."""
     out = results_dir("tables")
+    stamp = run_stamp()
     df.to_csv(out / f"{name}.csv", index=index)
+    (out / f"{name}.stamp.json").write_text(json.dumps(stamp, indent=1) + "\n", encoding="utf-8")
     md = out / f"{name}.md"
-    md.write_text(to_markdown(df, floatfmt=floatfmt, index=index), encoding="utf-8")
+    md.write_text(_stamp_line(stamp) + "\n" + to_markdown(df, floatfmt=floatfmt, index=index), encoding="utf-8")
     return md
 
 
@@ -117,27 +182,54 @@ def add_scorecard_rows(section: str, rows: pd.DataFrame) -> Path:
         raise ValueError(f"rows lacks scorecard columns {missing}")
     path = results_dir("scorecard") / f"{section}.csv"
     rows[SCORECARD_COLUMNS].to_csv(path, index=False)
+    path.with_suffix(".stamp.json").write_text(json.dumps(run_stamp(), indent=1) + "\n", encoding="utf-8")
     return path
 
 
 def scorecard(verbose: bool = False) -> pd.DataFrame:
-    """Merge every notebook's rows into ``results/scorecard.{csv,md}`` and return them."""
+    """Merge every notebook's rows into ``results/scorecard.{csv,md}`` and return them.
+
+    The markdown names, for each section, the mode, date, commit and machine of the run that
+    produced it; with no rows yet it says so instead of a "0 of 0" summary.
+    """
     parts = sorted(results_dir("scorecard").glob("*.csv"))
-    frames = [pd.read_csv(p, dtype={"paper": str}) for p in parts]   # keep "000", not 0
-    frames = [f for f in frames if not f.empty]
+    frames, sections = [], []
+    for p in parts:
+        f = pd.read_csv(p, dtype={"paper": str})   # keep "000", not 0
+        if f.empty:
+            continue
+        frames.append(f)
+        sp = p.with_suffix(".stamp.json")
+        st = json.loads(sp.read_text(encoding="utf-8")) if sp.exists() else {
+            "mode": "unknown", "date": "unknown", "commit": "unknown", "machine": "unknown"}
+        sections.append(f"| {p.stem} | {len(f)} | {st['mode']} | {st['date']} | `{st['commit']}` | {st['machine']} |")
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORECARD_COLUMNS)
     root = results_dir()
     df.to_csv(root / "scorecard.csv", index=False)
-    n_in = int(df["within_tolerance"].astype(bool).sum()) if len(df) else 0
-    header = ("# omkl reproduction scorecard\n\n"
-              "Published value, reproduced mean ± sd over repetitions, ratio reproduced/published, "
+    stamp = run_stamp()
+    # True only (read back from CSV: booleans or strings; NaN = not judged, e.g. a quick run)
+    n_in = int(df["within_tolerance"].astype(str).str.lower().eq("true").sum()) if len(df) else 0
+    if len(df):
+        summary = f"{n_in} of {len(df)} rows within tolerance."
+        table = to_markdown(df)
+        origin = ("Produced by (one row per notebook section):\n\n"
+                  "| section | rows | mode | date | commit | machine |\n|---|---|---|---|---|---|\n"
+                  + "\n".join(sections) + "\n\n")
+    else:
+        summary = ("No scorecard rows yet: no notebook that compares with published numbers has "
+                   f"finished in {root}. Run ./reproduce.sh (all notebooks) to fill it.")
+        table, origin = "", ""
+    quick = any(" | quick | " in s for s in sections) or stamp["mode"] == "quick"
+    header = ("# omkl reproduction scorecard\n\n" + _stamp_line(stamp) + "\n"
+              + ("**Quick run**: small horizons for a smoke test; these numbers are not a reproduction "
+                 "of the papers (full results: ./reproduce.sh without --quick).\n\n" if quick else "")
+              + "Published value, reproduced mean ± sd over repetitions, ratio reproduced/published, "
               "and whether the cell is within its stated tolerance.\n\n"
-              f"Tolerance rule: {TOLERANCE_RULE}\n\n"
-              f"{n_in} of {len(df)} rows within tolerance.\n\n")
-    (root / "scorecard.md").write_text(header + to_markdown(df), encoding="utf-8")
+              f"Tolerance rule: {TOLERANCE_RULE}\n\n" + origin + f"{summary}\n\n")
+    (root / "scorecard.md").write_text(header + table, encoding="utf-8")
     if verbose:
-        n_in = int(df["within_tolerance"].astype(bool).sum()) if len(df) else 0
-        print(f"scorecard: {len(df)} cells, {n_in} within tolerance -> {root / 'scorecard.md'}")
+        what = f"{len(df)} cells, {n_in} within tolerance" if len(df) else "no rows yet"
+        print(f"scorecard ({stamp['mode']} run): {what} -> {root / 'scorecard.md'}")
     return df
 
 

@@ -32,7 +32,11 @@ Two numerically equivalent drivers of the batched layer (:class:`VAWExperts`):
     factorisation of C:  1 + s_{t+j} = G_jj^2,  the one-step ridge residuals are
     y - r = diag(G) G^{-1} (y - F w0), and after the block
     S_{t+K}^{-1} = P0 - V^T V,  w = w0 + V^T g  with V = G^{-1} F P0, g = G^{-1}(y - F w0).
-    All of it is batched matrix algebra (BLAS-3) -- about 10x faster than the per-step form.
+    All of it is batched matrix algebra (BLAS-3): S^{-1} and w are kept side by side as one
+    (..., m, m + 1) array [S^{-1} | w], so a block costs two products of the size of the
+    arithmetic floor (F [P0 | w0] and V^T [V | -g]), one small one (G^{-1} [F P0 | F w0 - y]),
+    one batched Cholesky and k small products for G^{-1}; ``benchmarks/bench_expert_layer.py``
+    prints its time against the flop floor measured on the same machine.
     The predictions agree with the per-step recursion to rounding error (tests: 1e-10).
 """
 from __future__ import annotations
@@ -42,7 +46,14 @@ from collections.abc import Iterable
 import numpy as np
 
 from . import backend as _backend
-from ._validation import check_bool, check_int, check_option, check_positive, check_scalar
+from ._validation import (
+    check_bool,
+    check_int,
+    check_label,
+    check_option,
+    check_positive,
+    check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
+)
 
 __all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer"]
 
@@ -68,8 +79,8 @@ class VAWExperts(_backend.NamespaceHolder):
     backend : "numpy" | "cupy" | "auto".
     method : "block" (default, Woodbury over ``block_size`` steps) or "sm" (per-step
         Sherman-Morrison). Same predictions up to rounding.
-    block_size : steps per block for ``method="block"``; None (default) picks 16 for up to 128
-        experts and 8 above (measured fastest with NumPy on a 2-core machine, m = 50).
+    block_size : steps per block for ``method="block"``; None (default) = 16 (measured fastest
+        with NumPy on a 2-core machine, N = 76, m = 50).
 
     Attributes (after the first step)
     ----------
@@ -108,16 +119,40 @@ class VAWExperts(_backend.NamespaceHolder):
         self.batch_shape_ = tuple(batch_shape)
         self.m_ = int(m)
         B = int(np.prod(batch_shape)) if batch_shape else 1
-        P = xp.zeros((B, m, m), dtype=xp.float64)
+        if self.method == "block":
+            # one (B, m, m + 1) array [S^{-1} | w]: the block driver reads F S^{-1} and F w with
+            # one matrix product and updates both with one more; _P and _w are views of it
+            self._Pw = xp.zeros((B, m, m + 1), dtype=xp.float64)
+            self._P = self._Pw[:, :, :m]
+            self._w = self._Pw[:, :, m]
+        else:                                         # per-step updates run faster on contiguous P
+            self._Pw = None
+            self._P = xp.zeros((B, m, m), dtype=xp.float64)
+            self._w = xp.zeros((B, m), dtype=xp.float64)
         idx = xp.arange(m)
-        P[:, idx, idx] = 1.0 / self.lam
-        self._P = P                                   # flat (B, m, m) views of the state
-        self._w = xp.zeros((B, m), dtype=xp.float64)
+        self._P[:, idx, idx] = 1.0 / self.lam
         self._expose()
 
     def _expose(self) -> None:
         self.P_ = self._P.reshape(self.batch_shape_ + (self.m_, self.m_))
         self.w_ = self._w.reshape(self.batch_shape_ + (self.m_,))
+
+    def __getstate__(self):
+        # P_ and w_ (and, for the block driver, _P and _w) are views: pickle the arrays they
+        # view once and rebuild the views on load, so the state stays one piece of memory
+        state = super().__getstate__()
+        for name in ("P_", "w_") + (("_P", "_w") if getattr(self, "_Pw", None) is not None else ()):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        self.P_ = self.w_ = None
+        if getattr(self, "_Pw", None) is not None:
+            self._P = self._Pw[:, :, :self.m_]
+            self._w = self._Pw[:, :, self.m_]
+        if self.batch_shape_ is not None:
+            self._expose()
 
     def _check_phi(self, phi, name: str = "phi", has_time: bool = False):
         """Return phi as a backend float64 array, its batch shape, validated."""
@@ -159,7 +194,7 @@ class VAWExperts(_backend.NamespaceHolder):
 
     def learn_one(self, phi, y) -> None:
         """Observe y_t for features phi (..., m): eq. (10) for S^{-1}, RLS step for w."""
-        y = check_scalar(y, "y")
+        y = check_label(y, "y")
         a = self._check_phi(phi)
         flat = a.reshape(-1, self.m_)
         xp = self._xp
@@ -235,50 +270,60 @@ class VAWExperts(_backend.NamespaceHolder):
         return Z
 
     def _run_block(self, F, y):
-        """Woodbury form of K consecutive Sherman-Morrison steps (see module docstring)."""
+        """Woodbury form of K consecutive Sherman-Morrison steps (see module docstring).
+
+        Per block, with Pw = [P0 | w0] (P0 = S^{-1} is symmetric, so F P0 = (P0 F^T)^T):
+        [F P0 | F w0] = F Pw (one matrix product), C = F P0 F^T, the Cholesky factor G of
+        I + C and G^{-1} (:func:`_cholesky_inverse`, vectorised over experts),
+        [V | -g] = G^{-1} [F P0 | F w0 - y] and Pw -= V^T [V | -g] (one more product), i.e.
+        S^{-1} <- P0 - V^T V and w <- w0 + V^T g. Besides these products (the arithmetic
+        floor) only (B, k, k) work remains."""
         xp = self._xp
         B, Tb, m = F.shape
-        K = self.block_size or (16 if B <= 128 else 8)
+        K = self.block_size or 16
         Z = xp.empty((B, Tb), dtype=xp.float64)
-        P, w = self._P, self._w
+        Pw = self._Pw
+        upd = xp.empty_like(Pw)                                   # reused: no 1.5 MB allocation per block
         for start in range(0, Tb, K):
             Fk = F[:, start:start + K, :]                         # (B, k, m)
             k = Fk.shape[1]
-            yk = y[start:start + k]
-            U = xp.matmul(P, Fk.transpose(0, 2, 1))               # P0 F^T      (B, m, k)
-            C = xp.matmul(Fk, U)                                  # F P0 F^T    (B, k, k)
+            UR = xp.matmul(Fk, Pw)                                # [F P0 | F w0]   (B, k, m+1)
+            r = UR[:, :, m].copy()                                # F w0
+            C = xp.matmul(UR[:, :, :m], Fk.transpose(0, 2, 1))    # F P0 F^T (+ I in _cholesky_inverse)
+            G, Gi = _cholesky_inverse(xp, C)                      # I + C = G G^T, Gi = G^{-1}
+            UR[:, :, m] -= y[start:start + k][None, :]            # [F P0 | F w0 - y]
+            VG = xp.matmul(Gi, UR)                                # [V | -g]        (B, k, m+1)
+            g = -VG[:, :, m]
+            # one-step ridge predictions F w0 + (sum_{i<j} G_ji g_i)_j: they depend on y_{<j}
+            # only (exactly 0 at t = 1); G's diagonal enters through G G^T = I + C alone
             idx = xp.arange(k)
-            C[:, idx, idx] += 1.0
-            G = xp.linalg.cholesky(C)                             # C = G G^T
-            r = xp.einsum("bkm,bm->bk", Fk, w)                    # F w0
-            rhs = xp.concatenate([U.transpose(0, 2, 1), (yk[None, :] - r)[:, :, None]], axis=2)
-            sol, acc = _forward_substitution(xp, G, rhs)          # G^{-1}[F P0 | y - F w0]
-            V, g = sol[:, :, :m], sol[:, :, m]
             dg = G[:, idx, idx]                                   # sqrt(1 + s_{t+j})
-            # one-step ridge predictions y - diag(G) g = F w0 + (sum_{i<j} G_ji g_i)_j,
-            # written without y_j so that they depend on y_{<j} only (exactly 0 at t = 1)
-            ridge_pred = r + acc[:, :, m]
+            G[:, idx, idx] = 0.0
+            ridge_pred = r + xp.einsum("bji,bi->bj", G, g)
             Z[:, start:start + k] = ridge_pred if self.ridge else ridge_pred / (dg * dg)
-            P -= xp.matmul(V.transpose(0, 2, 1), V)               # S^{-1} after the block
-            w += xp.einsum("bkm,bk->bm", V, g)
+            xp.matmul(VG[:, :, :m].transpose(0, 2, 1), VG, out=upd)
+            Pw -= upd                                             # S^{-1} -= V^T V;  w += V^T g
         self.t_ += Tb
         return Z
 
 
-def _forward_substitution(xp, G, R):
-    """Solve G X = R for lower-triangular G (B, k, k), R (B, k, c), batched over B.
+def _cholesky_inverse(xp, C):
+    """Lower-triangular G with G G^T = I + C, and G^{-1}, for a batch C (B, k, k).
 
-    Row-by-row forward substitution: k batched matvecs (cheaper than a batched LU solve for
-    the small k of a block). Also returns A (B, k, c) with A_j = sum_{i<j} G_ji X_i, so that
-    G_jj X_j = R_j - A_j holds without the divide-multiply round trip."""
-    k = G.shape[1]
-    X = xp.empty_like(R)
-    A = xp.zeros_like(R)
-    X[:, 0, :] = R[:, 0, :] / G[:, 0, 0, None]
-    for j in range(1, k):
-        A[:, j, :] = xp.matmul(G[:, j:j + 1, :j], X[:, :j, :])[:, 0, :]
-        X[:, j, :] = (R[:, j, :] - A[:, j, :]) / G[:, j, j, None]
-    return X, A
+    G from one batched Cholesky call; G^{-1} row by row (k steps, each one batched product
+    over the B matrices): row i of G^{-1} = (-(G_i,<i G_<i^{-1}) / G_ii, 1 / G_ii), where
+    G_<i^{-1} is the leading i x i block already computed. No per-matrix LAPACK inverse
+    (which costs more than all the rest of a block for these small k)."""
+    B, k, _ = C.shape
+    idx = xp.arange(k)
+    C[:, idx, idx] += 1.0
+    G = xp.linalg.cholesky(C)
+    inv_d = 1.0 / G[:, idx, idx]
+    Gi = xp.zeros((B, k, k), dtype=xp.float64)
+    Gi[:, idx, idx] = inv_d
+    for i in range(1, k):
+        Gi[:, i:i + 1, :i] = xp.matmul(G[:, i:i + 1, :i], Gi[:, :i, :i]) * (-inv_d[:, i])[:, None, None]
+    return G, Gi
 
 
 def _is_block_list(obj) -> bool:

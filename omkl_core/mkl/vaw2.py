@@ -36,6 +36,7 @@ with ``seed=s`` draws exactly the features of repetition 0 of ``expert_predictio
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -45,10 +46,13 @@ from .. import backend as _backend
 from .._validation import (
     check_bool,
     check_int,
+    check_label,
+    check_magnitude,
     check_matrix,
+    check_memory,
     check_point,
     check_positive,
-    check_scalar,
+    check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
     check_vector,
 )
 from ..features import KernelDictionary, apply_feature_map, paper000_sigmas, resolve_feature_map
@@ -71,6 +75,15 @@ def _dictionary_spec(dictionary):
         raise TypeError("dictionary must be None (paper 000's 76 kernels) or a pair "
                         "(kinds, sigmas)") from None
     return list(kinds), np.asarray(sigmas, dtype=np.float64)
+
+
+def _check_state_memory(m, feature_map, dictionary, repetitions=1):
+    """Refuse an expert layer whose (R, N, m', m') inverses would not fit in memory."""
+    n_kernels = len(_dictionary_spec(dictionary)[0])
+    m_feat = 2 * m if feature_map == "sincos" else m
+    nbytes = 8.0 * repetitions * n_kernels * m_feat * m_feat
+    check_memory(nbytes, f"the VAW expert layer (R={repetitions} x N={n_kernels} kernels x "
+                         f"{m_feat} x {m_feat} float64 inverses, m={m})")
 
 
 def _draw_dictionaries(d, m, repetitions, seed, dictionary, feature_map, backend):
@@ -129,6 +142,7 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     repetitions = check_int(repetitions, "repetitions")
     time_block = check_int(time_block, "time_block")
     feature_map = resolve_feature_map(feature_map, map, "expert_predictions: ")
+    _check_state_memory(m, feature_map, dictionary, repetitions)
     dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, dictionary, feature_map, backend)
     experts = VAWExperts(lam=lam, ridge=ridge, backend=backend, method=method)
     Z = experts.run(feature_blocks(X, dicts, time_block), y)                # (R, N, T)
@@ -236,6 +250,7 @@ class _VAWFamily:
         self.backend = backend
         _backend.get_namespace(backend)
         self.bounds = bounds
+        _check_state_memory(self.m, self.feature_map, dictionary)
         self.meta_ = self._make_meta()              # validates meta hyper-parameters
         self._reset_state()
 
@@ -285,18 +300,45 @@ class _VAWFamily:
 
     def learn_one(self, x, y) -> None:
         """Observe y_t: the meta-learner learns on z_t, then every expert VAW updates."""
-        y = check_scalar(y, "y")
+        y = check_label(y, "y")
+        self._warn_unscaled(x, y)
         x, phi, z = self._z(x)
         self.meta_.learn_one(z, y)
         self.experts_.learn_one(phi, y)
         self.expert_predictions_ = np.asarray(z).copy()
         self._last = None
 
+    def _warn_unscaled(self, X, y) -> None:
+        """Warn once when the stream is not scaled as the model assumes: labels in
+        ``bounds`` (eq. 33) and ||x_t|| <= 1 (eq. 34), the range the paper's kernel
+        bandwidths (section 4) and the truncation (eq. 28) are chosen for."""
+        if getattr(self, "_unscaled_warned", False):
+            return
+        Xa = np.atleast_2d(np.asarray(X, dtype=np.float64))
+        ya = np.atleast_1d(np.asarray(y, dtype=np.float64))
+        norm = float(np.sqrt((Xa * Xa).sum(axis=1)).max()) if Xa.size else 0.0
+        lo, hi = (0.0, 1.0) if self.bounds is None else (float(self.bounds[0]), float(self.bounds[1]))
+        problems = []
+        if ya.size and (ya.min() < lo or ya.max() > hi):
+            problems.append(f"labels y in [{ya.min():.4g}, {ya.max():.4g}], outside [{lo:g}, {hi:g}] (eq. 33)")
+        if norm > 1.0 + 1e-9:
+            problems.append(f"inputs with ||x|| = {norm:.4g} > 1 (eq. 34)")
+        if problems:
+            self._unscaled_warned = True
+            self.meta_._range_warned = True    # one warning with the reason, not a second from the meta-learner
+            warnings.warn(f"{type(self).__name__}: the stream is not normalised ({'; '.join(problems)}); the kernel "
+                          "bandwidths of paper 000 section 4 and the truncation bounds assume normalised data, "
+                          "so expect a large error. Normalise it (omkl_core.datasets.normalise_stream; "
+                          "the CLI does unless --no-normalise)", RuntimeWarning, stacklevel=3)
+
     def run(self, X, y, time_block: int = TIME_BLOCK):
         """Predictions for a whole stream (same as the predict_one/learn_one loop, to rounding):
         the expert layer runs block-wise (batched VAW), then the meta-learner over Z (T, N)."""
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
+        check_magnitude(X, "X")
+        check_magnitude(y, "y")
+        self._warn_unscaled(X, y)
         self._ensure(X.shape[1])
         blocks = (b[0] for b in feature_blocks(X, [self.dictionary_], time_block))
         Z = self.experts_.run(blocks, y).T                                  # (T, N)

@@ -1,0 +1,472 @@
+"""Sweeps: a grid of (dataset, learner, parameters, seed) cells -> one tidy row per cell.
+
+This module sits at the top of the dependency graph (it imports learners, datasets, the
+protocol and ``report``; nothing in the library imports it).
+
+    rows = sweep.run({"datasets": ["airfoil", "concrete"],
+                      "learners": [{"name": "VAW2", "params": {"m": 50}},
+                                   {"name": "OnlineRidge", "params": {"a": 0.1}}],
+                      "seeds": [0, 1, 2, 3, 4],
+                      "max_steps": 1000},
+                     executor="processes", cache_dir="results/sweep-cache")
+
+or ``omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786]``
+with the same keys in a TOML file.
+
+Cells
+    The grid is ``datasets x learners x seeds`` in that order (the order of the rows, whatever
+    order the cells finish in). A cell's randomness comes only from the cell itself: its
+    ``seed`` is passed to the learner's constructor (``seed=...``) when the learner takes one,
+    so a row never depends on which worker ran it or when. Every cell runs with one BLAS
+    thread (parallelism comes from running cells side by side), so floating-point reductions
+    are the same in every executor and **rows are bit-for-bit identical** across ``serial``,
+    ``processes`` and ``dask`` (all columns but ``seconds`` and ``cached``).
+
+Rows (columns)
+    ``dataset, learner, label, params`` (canonical JSON), ``seed, T, mse, mean_loss`` (= mse for
+    the square loss), ``final_loss`` (the squared loss of the last step), ``seconds`` and ``cpu_seconds``
+    (wall-clock and CPU time of the online pass; from the cache: of the run that filled it;
+    on a shared machine the CPU time is the stable one), ``curve_t, curve`` (the
+    running MSE e_t at ``curve_points`` steps, evenly spaced from 1 to T), ``error`` (``""`` or
+    ``"ExceptionType: message"`` -- a failing cell is recorded, the sweep goes on), ``cached``
+    and ``key`` (the cache key).
+
+Cache
+    A small content-addressed store of JSON files, ``cache_dir/ab/<sha256>.json``, keyed by
+    (code version, data hash, learner, canonical parameters, seed, max_steps, curve_points):
+    the code version is the SHA-256 of every ``omkl_core/**/*.py`` source, the data hash the
+    SHA-256 of the (X, y) bytes a cell sees. Re-running a sweep after an interruption or a
+    change elsewhere recomputes only the cells whose key changed. Only the process that calls
+    :func:`run` reads and writes the cache (workers just compute), so on a cluster the cache
+    lives on the client's disk and workers need no shared file system; files are written to
+    a temporary name and renamed, so an interrupted sweep never leaves a half-written entry.
+    Failed cells are not cached (they are retried next time). Floats round-trip exactly
+    through JSON (``repr`` is the shortest exact form), so a cached row equals a computed one.
+
+    Why not ``joblib.Memory``: it keys a call by the pickled arguments and the *one* decorated
+    function's source, so a change in a learner the function calls would not invalidate it;
+    it stores pickles (not readable, not portable across library versions) and it is not a
+    dependency of omkl. The store here is a few lines, keys exactly what matters, and its
+    entries are human-readable.
+
+Executors
+    ``"serial"`` (this process), ``"processes"`` (:class:`concurrent.futures.ProcessPoolExecutor`,
+    every core by default, ``max_workers=`` to change it) and ``"dask"`` (``client`` is a
+    :class:`distributed.Client` or a scheduler address such as ``"tcp://host:8786"``; Dask is
+    imported only on this path). The data of each dataset is sent to the workers once
+    (Dask: ``client.scatter(..., broadcast=True)``), so workers need omkl installed but not
+    the ``data/`` folder; each result carries the worker's code version and a cell computed by
+    different omkl sources is recorded as an error instead of entering the cache.
+"""
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+import math
+import os
+import sys
+import time
+import tomllib
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager, nullcontext
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from . import datasets as _datasets
+from . import report as _report
+from ._validation import check_bool, check_int, check_option
+from .protocol import run_online
+
+__all__ = ["run", "load_spec", "cells", "learners", "code_version", "data_hash", "summarise", "mean_ranks",
+           "main_sweep", "EXECUTORS", "ROW_COLUMNS"]
+
+EXECUTORS = ("serial", "processes", "dask")
+#: Columns of the rows :func:`run` returns, in order.
+ROW_COLUMNS = ["dataset", "learner", "label", "params", "seed", "T", "mse", "mean_loss",
+               "final_loss", "seconds", "cpu_seconds", "curve_t", "curve", "error", "cached", "key"]
+#: Columns that may differ between two runs of the same cell (everything else is bit-identical).
+VOLATILE_COLUMNS = ("seconds", "cpu_seconds", "cached")
+_SPEC_KEYS = ("datasets", "learners", "seeds", "max_steps", "curve_points")
+
+
+# ----------------------------------------------------------------------------- the spec
+def learners() -> dict[str, type]:
+    """Learner classes exported by :mod:`omkl_core` (``predict_one`` and ``learn_one``), by name."""
+    import omkl_core  # noqa: PLC0415
+
+    return {name: obj for name, obj in vars(omkl_core).items()
+            if isinstance(obj, type) and callable(getattr(obj, "learn_one", None))
+            and callable(getattr(obj, "predict_one", None))}
+
+
+def _dataset_names() -> list[str]:
+    return [*_datasets.names(), "ar4"]
+
+
+def load_spec(spec) -> dict:
+    """Validate a sweep spec (a dict, or the path of a TOML file) and return it normalised.
+
+    Keys: ``datasets`` (names of :func:`omkl_core.datasets.load`, or ``"ar4"``), ``learners``
+    (a list of ``{"name": <class exported by omkl_core>, "params": {...}, "label": optional}``),
+    ``seeds`` (non-negative ints), optional ``max_steps`` (run on the first ``max_steps`` steps
+    of every stream) and ``curve_points`` (points of the down-sampled MSE curve, default 50).
+    Every error names the offending key, e.g. ``spec['learners'][1]['name']``.
+    """
+    if isinstance(spec, (str, os.PathLike)):
+        path = Path(spec)
+        if not path.is_file():
+            raise ValueError(f"spec: no such TOML file {str(path)!r}")
+        try:
+            spec = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"spec: {path} is not valid TOML: {exc}") from None
+    if not isinstance(spec, dict):
+        raise TypeError(f"spec must be a dict or the path of a TOML file, got {type(spec).__name__}")
+    unknown = sorted(set(spec) - set(_SPEC_KEYS))
+    if unknown:
+        raise ValueError(f"spec has unknown key(s) {unknown}; known: {list(_SPEC_KEYS)}")
+    for key in ("datasets", "learners", "seeds"):
+        if key not in spec:
+            raise ValueError(f"spec['{key}'] is missing")
+        if not isinstance(spec[key], (list, tuple)) or len(spec[key]) == 0:
+            raise ValueError(f"spec['{key}'] must be a non-empty list, got {spec[key]!r}")
+    known_data = _dataset_names()
+    for i, name in enumerate(spec["datasets"]):
+        if name not in known_data:
+            raise ValueError(f"spec['datasets'][{i}]: unknown dataset {name!r}; known: {', '.join(known_data)}")
+    known = learners()
+    out_learners = []
+    for i, item in enumerate(spec["learners"]):
+        where = f"spec['learners'][{i}]"
+        if not isinstance(item, dict) or "name" not in item:
+            raise ValueError(f"{where} must be a table {{name = ..., params = {{...}}}}, got {item!r}")
+        extra = sorted(set(item) - {"name", "params", "label"})
+        if extra:
+            raise ValueError(f"{where} has unknown key(s) {extra}; known: ['name', 'params', 'label']")
+        name = item["name"]
+        if name not in known:
+            raise ValueError(f"{where}['name']: unknown learner {name!r}; known: {', '.join(sorted(known))}")
+        params = dict(item.get("params", {}) or {})
+        if "seed" in params:
+            raise ValueError(f"{where}['params'] must not set 'seed': seeds come from spec['seeds']")
+        try:
+            json.dumps(params, sort_keys=True, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}['params'] must hold plain values (numbers, strings, lists, tables): {exc}") from None
+        try:                                           # bad hyper-parameters fail here, not in every cell
+            _make_learner(known[name], params, 0)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{where}['params'] rejected by {name}: {exc}") from None
+        label = item.get("label", name)
+        if not isinstance(label, str):
+            raise TypeError(f"{where}['label'] must be a string, got {label!r}")
+        out_learners.append({"name": name, "params": params, "label": label})
+    seeds = []
+    for i, s in enumerate(spec["seeds"]):
+        seeds.append(check_int(s, f"spec['seeds'][{i}]", minimum=0))
+    max_steps = spec.get("max_steps")
+    if max_steps is not None:
+        max_steps = check_int(max_steps, "spec['max_steps']", minimum=2)
+    curve_points = check_int(spec.get("curve_points", 50), "spec['curve_points']", minimum=2)
+    return {"datasets": list(spec["datasets"]), "learners": out_learners, "seeds": seeds,
+            "max_steps": max_steps, "curve_points": curve_points}
+
+
+def _make_learner(cls: type, params: dict, seed: int):
+    """``cls(**params, seed=seed)`` when the constructor takes ``seed``, else ``cls(**params)``."""
+    try:
+        takes_seed = "seed" in inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        takes_seed = False
+    return cls(**params, seed=seed) if takes_seed else cls(**params)
+
+
+def cells(spec) -> list[dict]:
+    """The cells of a spec, in row order: datasets x learners x seeds."""
+    spec = load_spec(spec)
+    return [{"dataset": d, "learner": lrn["name"], "label": lrn["label"], "params": _canonical(lrn["params"]),
+             "seed": s, "max_steps": spec["max_steps"], "curve_points": spec["curve_points"]}
+            for d in spec["datasets"] for lrn in spec["learners"] for s in spec["seeds"]]
+
+
+def _canonical(params: dict) -> str:
+    return json.dumps(params, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+# ----------------------------------------------------------------------- keys and data
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """SHA-256 of every ``omkl_core/**/*.py`` source (paths and contents, sorted by path)."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def data_hash(X, y) -> str:
+    """SHA-256 of a stream's shapes and float64 bytes."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    h = hashlib.sha256(repr((X.shape, y.shape)).encode())
+    h.update(X.tobytes())
+    h.update(y.tobytes())
+    return h.hexdigest()
+
+
+def _load_data(name: str, max_steps: int | None):
+    X, y = _datasets.ar4() if name == "ar4" else _datasets.load(name)
+    if max_steps is not None:
+        X, y = X[:max_steps], y[:max_steps]
+    return np.ascontiguousarray(X), np.ascontiguousarray(y)
+
+
+def _cell_key(cell: dict, dhash: str, version: str) -> str:
+    payload = {"code": version, "data": dhash, **{k: cell[k] for k in
+               ("learner", "params", "seed", "max_steps", "curve_points")}}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+class _Store:
+    """Content-addressed JSON store: ``root/ab/<key>.json``, written atomically."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict | None:
+        try:
+            return json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+
+    def put(self, key: str, row: dict) -> None:
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(row, allow_nan=True), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+# ------------------------------------------------------------------------- one cell
+@contextmanager
+def _one_blas_thread():
+    """Run with one BLAS/OpenMP thread (threadpoolctl when installed, else unchanged)."""
+    try:
+        from threadpoolctl import threadpool_limits  # noqa: PLC0415
+    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn/dask setups
+        yield
+        return
+    with threadpool_limits(limits=1):
+        yield
+
+
+def _run_cell(cell: dict, X, y) -> dict:
+    """Compute one cell (in whichever process runs it); never raises."""
+    row = {"version": code_version(), "mse": math.nan, "mean_loss": math.nan, "final_loss": math.nan,
+           "seconds": math.nan, "cpu_seconds": math.nan, "curve_t": [], "curve": [], "error": "", "T": int(len(y))}
+    try:
+        cls = learners()[cell["learner"]]
+        model = _make_learner(cls, json.loads(cell["params"]), cell["seed"])
+        with _one_blas_thread():
+            t0, c0 = time.perf_counter(), time.thread_time()
+            trace = run_online(model, X, y)
+            seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
+        T = len(trace.losses)
+        idx = np.unique(np.linspace(0, T - 1, min(cell["curve_points"], T)).round().astype(np.int64))
+        row.update(mse=float(trace.mse), mean_loss=float(np.mean(trace.losses)),
+                   final_loss=float(trace.losses[-1]), seconds=float(seconds), cpu_seconds=float(cpu_seconds),
+                   curve_t=[int(i) + 1 for i in idx], curve=[float(v) for v in trace.mse_curve[idx]])
+    except Exception as exc:  # noqa: BLE001 - a failing cell is recorded, the sweep goes on
+        row["error"] = f"{type(exc).__name__}: {exc}"
+    return row
+
+
+# ---------------------------------------------------------------------------- the run
+def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_workers: int | None = None,
+        progress: bool = True) -> pd.DataFrame:
+    """Run every cell of ``spec`` and return one row per cell (see the module docstring).
+
+    Parameters
+    ----------
+    spec : dict or str or path
+        The grid (keys ``datasets``, ``learners``, ``seeds``, optional ``max_steps`` and
+        ``curve_points``; see :func:`load_spec`), or the path of a TOML file holding it.
+    executor : {"serial", "processes", "dask"}, default="processes"
+        Where cells run. Rows are identical whichever is chosen.
+    client : distributed.Client or str, optional
+        For ``executor="dask"``: a client, or a scheduler address (``"tcp://host:8786"``)
+        to connect to (and disconnect from afterwards). None: the current default client.
+    cache_dir : str or path, optional
+        Folder of the on-disk cache (created if missing); None disables caching.
+    max_workers : int, optional
+        Processes for ``executor="processes"`` (default: every core).
+    progress : bool, default=True
+        One tqdm bar over the cells, with ETA.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`ROW_COLUMNS`, one row per cell in grid order.
+    """
+    executor = check_option(executor, "executor", EXECUTORS)
+    progress = check_bool(progress, "progress")
+    if max_workers is not None:
+        max_workers = check_int(max_workers, "max_workers")
+    if client is not None and executor != "dask":
+        raise ValueError(f"client is only used with executor='dask', got executor={executor!r}")
+    spec = load_spec(spec)
+    todo = cells(spec)
+    version = code_version()
+    data = {name: _load_data(name, spec["max_steps"]) for name in spec["datasets"]}
+    dhash = {name: data_hash(*xy) for name, xy in data.items()}
+    store = _Store(cache_dir) if cache_dir is not None else None
+
+    results: list[dict | None] = [None] * len(todo)
+    keys = [_cell_key(c, dhash[c["dataset"]], version) for c in todo]
+    missing = []
+    for i, key in enumerate(keys):
+        hit = store.get(key) if store is not None else None
+        if hit is not None:
+            results[i] = {**hit, "cached": True}
+        else:
+            missing.append(i)
+
+    bar = _bar(len(todo), len(todo) - len(missing), progress)
+    with bar:
+        def done(i: int, row: dict) -> None:
+            if row.pop("version", version) != version and not row["error"]:
+                row["error"] = "RuntimeError: the worker runs different omkl_core sources (code version mismatch)"
+            row["cached"] = False
+            if store is not None and not row["error"]:
+                store.put(keys[i], {k: v for k, v in row.items() if k != "cached"})
+            results[i] = row
+            bar.update(1)
+
+        if executor == "serial":
+            for i in missing:
+                done(i, _run_cell(todo[i], *data[todo[i]["dataset"]]))
+        elif executor == "processes" and missing:
+            workers = max_workers or os.cpu_count() or 1
+            with ProcessPoolExecutor(max_workers=min(workers, len(missing))) as pool:
+                futures = {pool.submit(_run_cell, todo[i], *data[todo[i]["dataset"]]): i for i in missing}
+                for fut in as_completed(futures):
+                    done(futures[fut], _result_or_error(fut.result))
+        elif executor == "dask" and missing:
+            _run_dask(todo, missing, data, client, done)
+
+    rows = [{**c, **r, "key": k} for c, r, k in zip(todo, results, keys)]
+    return pd.DataFrame(rows, columns=ROW_COLUMNS)
+
+
+def _result_or_error(get) -> dict:
+    try:
+        return get()
+    except Exception as exc:  # noqa: BLE001 - e.g. a worker process that died
+        return {"mse": math.nan, "mean_loss": math.nan, "final_loss": math.nan, "seconds": math.nan,
+                "cpu_seconds": math.nan, "curve_t": [], "curve": [], "T": 0, "error": f"{type(exc).__name__}: {exc}"}
+
+
+def _run_dask(todo, missing, data, client, done) -> None:
+    """Submit the missing cells to a Dask cluster; the data goes to every worker once."""
+    try:
+        import distributed  # noqa: PLC0415
+    except ImportError:
+        raise ImportError("executor='dask' needs dask.distributed: pip install 'omkl[dask]'") from None
+    own = False
+    if client is None:
+        try:
+            client = distributed.get_client()
+        except ValueError:
+            raise ValueError("executor='dask' needs client= (a distributed.Client or a scheduler "
+                             "address such as 'tcp://host:8786'); no default client exists") from None
+    elif isinstance(client, str):
+        client = distributed.Client(client)
+        own = True
+    elif not isinstance(client, distributed.Client):
+        raise TypeError(f"client must be a distributed.Client or a scheduler address, got {type(client).__name__}")
+    try:
+        shared = {name: client.scatter(list(xy), broadcast=True) for name, xy in data.items()
+                  if any(todo[i]["dataset"] == name for i in missing)}
+        futures = {}
+        for i in missing:
+            cell = todo[i]
+            X_f, y_f = shared[cell["dataset"]]
+            fut = client.submit(_run_cell, cell, X_f, y_f, pure=False)
+            futures[fut] = i
+        for fut in distributed.as_completed(list(futures)):
+            done(futures[fut], _result_or_error(fut.result))
+    finally:
+        if own:
+            client.close()
+
+
+def _bar(total: int, initial: int, enabled: bool):
+    if not enabled:
+        return _NoBar()
+    from tqdm.auto import tqdm  # noqa: PLC0415
+
+    return tqdm(total=total, initial=initial, desc="sweep cells", unit="cell", dynamic_ncols=True)
+
+
+class _NoBar(nullcontext):
+    def update(self, n: int = 1) -> None:
+        pass
+
+
+# ------------------------------------------------------------------------ reporting
+def summarise(rows: pd.DataFrame) -> pd.DataFrame:
+    """MSE mean and sd over seeds, wall-clock and CPU seconds per 1,000 steps, per (dataset, label, params)."""
+    ok = rows[rows["error"] == ""].assign(sec_per_1000=lambda r: 1e3 * r["seconds"] / r["T"],
+                                          cpu_per_1000=lambda r: 1e3 * r["cpu_seconds"] / r["T"])
+    g = ok.groupby(["dataset", "label", "params"], sort=False)
+    out = g.agg(mse_mean=("mse", "mean"), mse_sd=("mse", "std"), n_seeds=("seed", "size"),
+                sec_per_1000=("sec_per_1000", "mean"), cpu_per_1000=("cpu_per_1000", "mean")).reset_index()
+    failed = int((rows["error"] != "").sum())
+    out.attrs["failed_cells"] = failed
+    return out
+
+
+def mean_ranks(rows: pd.DataFrame) -> pd.Series:
+    """Mean rank of each learner label over datasets (rank 1 = lowest seed-mean MSE on a dataset;
+    ties share the mean rank), sorted best first -- the leaderboard's summary."""
+    ok = rows[rows["error"] == ""]
+    per = ok.groupby(["dataset", "label"], sort=False)["mse"].mean()
+    ranks = per.groupby(level="dataset", sort=False).rank(method="average")
+    return ranks.groupby(level="label", sort=False).mean().sort_values().rename("mean_rank")
+
+
+def main_sweep(args) -> int:
+    """The ``omkl sweep`` handler: run the spec, print the summary, optionally write the rows.
+
+    Exit status 0, 1 when some cell failed (the others still ran and are reported), 2 for a
+    bad spec or option (one line on stderr)."""
+    executor = args.executor or ("dask" if args.scheduler else "processes")
+    try:
+        if args.scheduler and executor != "dask":
+            raise ValueError(f"--scheduler needs --executor dask, got --executor {executor}")
+        rows = run(args.spec, executor=executor, client=args.scheduler, cache_dir=args.cache_dir,
+                   max_workers=args.workers if executor == "processes" else None, progress=not args.quiet)
+    except (ValueError, TypeError, ImportError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(_report.to_markdown(summarise(rows), floatfmt=".5g"), end="")
+    failed = rows[rows["error"] != ""]
+    for r in failed.itertuples():
+        print(f"failed: {r.dataset} {r.label} {r.params} seed={r.seed}: {r.error}")
+    print(f"{len(rows)} cells, {int(rows['cached'].sum())} from the cache, {len(failed)} failed")
+    if args.out:
+        out = rows.copy()
+        out["curve_t"] = out["curve_t"].map(json.dumps)
+        out["curve"] = out["curve"].map(json.dumps)            # floats as repr: exact round trip
+        out.to_csv(args.out, index=False)
+    return 1 if len(failed) else 0

@@ -1,0 +1,200 @@
+"""omkl_core.sweep: executors give identical rows, the cache, failures, argument errors, the CLI."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import omkl_core
+from omkl_core import sweep
+from omkl_core.cli import main
+
+ROOT = str(Path(__file__).resolve().parent.parent)
+
+SPEC = {"datasets": ["airfoil", "concrete"],
+        "learners": [{"name": "OnlineRidge", "params": {"a": 0.1}},
+                     {"name": "VAW2", "params": {"m": 8}}],
+        "seeds": [0, 1],
+        "max_steps": 120,
+        "curve_points": 10}
+
+STABLE = [c for c in sweep.ROW_COLUMNS if c not in sweep.VOLATILE_COLUMNS]
+
+
+@pytest.fixture(autouse=True)
+def _worktree_on_workers_path(monkeypatch):
+    """Worker processes (process pool, Dask) import this checkout's omkl_core."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
+
+
+def _stable(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows[STABLE].reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def serial_rows():
+    return sweep.run(SPEC, executor="serial", progress=False)
+
+
+def test_rows_one_per_cell_in_grid_order(serial_rows):
+    rows = serial_rows
+    assert list(rows.columns) == sweep.ROW_COLUMNS
+    assert len(rows) == 2 * 2 * 2
+    assert list(rows["dataset"]) == ["airfoil"] * 4 + ["concrete"] * 4
+    assert list(rows["learner"][:4]) == ["OnlineRidge", "OnlineRidge", "VAW2", "VAW2"]
+    assert list(rows["seed"][:4]) == [0, 1, 0, 1]
+    assert (rows["error"] == "").all() and (rows["T"] == 120).all()
+    assert not rows["cached"].any()
+    # the seed reaches the learner: VAW2 differs between seeds, the seedless ridge does not
+    vaw = rows[(rows["learner"] == "VAW2") & (rows["dataset"] == "airfoil")]["mse"].to_numpy()
+    ridge = rows[(rows["learner"] == "OnlineRidge") & (rows["dataset"] == "airfoil")]["mse"].to_numpy()
+    assert vaw[0] != vaw[1] and ridge[0] == ridge[1]
+    # the row's numbers are those of a direct run_online of the same cell
+    X, y = omkl_core.datasets.load("concrete")
+    trace = omkl_core.run_online(omkl_core.VAW2(m=8, seed=1), X[:120], y[:120])
+    r = rows.iloc[7]
+    assert (r["learner"], r["seed"]) == ("VAW2", 1)
+    assert r["mse"] == trace.mse and r["final_loss"] == trace.losses[-1]
+    assert r["curve_t"][0] == 1 and r["curve_t"][-1] == 120 and len(r["curve"]) == 10
+    np.testing.assert_array_equal(r["curve"], trace.mse_curve[np.asarray(r["curve_t"]) - 1])
+
+
+def test_processes_executor_gives_identical_rows(serial_rows):
+    rows = sweep.run(SPEC, executor="processes", max_workers=2, progress=False)
+    pd.testing.assert_frame_equal(_stable(rows), _stable(serial_rows), check_exact=True)
+
+
+def test_dask_executor_gives_identical_rows(serial_rows):
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        rows = sweep.run(SPEC, executor="dask", client=client, progress=False)
+        by_address = sweep.run({**SPEC, "seeds": [1]}, executor="dask", client=cluster.scheduler_address,
+                               progress=False)
+    pd.testing.assert_frame_equal(_stable(rows), _stable(serial_rows), check_exact=True)
+    pd.testing.assert_frame_equal(_stable(by_address),
+                                  _stable(serial_rows[serial_rows["seed"] == 1]), check_exact=True)
+
+
+def test_cache_hit_on_rerun_and_invalidated_by_a_parameter_change(tmp_path, serial_rows):
+    first = sweep.run(SPEC, executor="serial", cache_dir=tmp_path, progress=False)
+    assert not first["cached"].any()
+    assert len(list(tmp_path.rglob("*.json"))) == len(first)
+    again = sweep.run(SPEC, executor="serial", cache_dir=tmp_path, progress=False)
+    assert again["cached"].all()
+    pd.testing.assert_frame_equal(_stable(again), _stable(serial_rows), check_exact=True)
+    assert (again["seconds"] == first["seconds"]).all()           # the stored run's seconds
+    changed = {**SPEC, "learners": [SPEC["learners"][0], {"name": "VAW2", "params": {"m": 9}}]}
+    third = sweep.run(changed, executor="serial", cache_dir=tmp_path, progress=False)
+    is_vaw = third["learner"] == "VAW2"
+    assert third.loc[~is_vaw, "cached"].all()                      # ridge cells: unchanged key
+    assert not third.loc[is_vaw, "cached"].any()                   # m = 9: recomputed
+    assert not np.array_equal(third.loc[is_vaw, "mse"], serial_rows.loc[is_vaw, "mse"])
+
+
+def test_cache_key_follows_code_version_and_data(tmp_path, monkeypatch):
+    spec = {**SPEC, "datasets": ["airfoil"], "learners": SPEC["learners"][:1], "seeds": [0]}
+    a = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False)
+    b = sweep.run({**spec, "max_steps": 121}, executor="serial", cache_dir=tmp_path, progress=False)
+    assert not b["cached"].any() and a["key"][0] != b["key"][0]    # other data, other key
+    monkeypatch.setattr(sweep, "code_version", lambda: "an edited library")
+    c = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False)
+    assert not c["cached"].any() and c["key"][0] != a["key"][0]
+
+
+def test_code_version_hashes_the_sources():
+    v = sweep.code_version()
+    assert len(v) == 64 and v == sweep.code_version()
+    assert sweep.data_hash(np.zeros((2, 1)), np.zeros(2)) != sweep.data_hash(np.zeros((2, 1)), np.ones(2))
+
+
+class _Exploding:
+    """A learner that fails on its 5th step (seed 1 only)."""
+
+    def __init__(self, seed=0):
+        self.seed, self.t_ = seed, 0
+
+    def predict_one(self, x):
+        return 0.0
+
+    def learn_one(self, x, y):
+        self.t_ += 1
+        if self.seed == 1 and self.t_ == 5:
+            raise FloatingPointError("diverged at step 5")
+
+
+def test_failing_cell_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setattr(omkl_core, "_Exploding", _Exploding, raising=False)
+    spec = {"datasets": ["airfoil"], "learners": [{"name": "_Exploding"}], "seeds": [0, 1, 2], "max_steps": 20}
+    rows = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False)
+    assert list(rows["error"] == "") == [True, False, True]
+    assert rows["error"][1] == "FloatingPointError: diverged at step 5"
+    assert np.isnan(rows["mse"][1]) and np.isfinite(rows["mse"][[0, 2]]).all()
+    again = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False)
+    assert list(again["cached"]) == [True, False, True]            # failures are retried, not cached
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    ({"learners": [{"name": "NoSuchLearner"}]}, r"spec\['learners'\]\[0\]\['name'\].*NoSuchLearner"),
+    ({"learners": [{"name": "OnlineRidge", "params": {"a": -1.0}}]}, r"spec\['learners'\]\[0\]\['params'\]"),
+    ({"learners": [{"name": "OnlineRidge", "params": {"seed": 3}}]}, r"must not set 'seed'"),
+    ({"datasets": ["airfoil", "mnist"]}, r"spec\['datasets'\]\[1\].*mnist"),
+    ({"seeds": []}, r"spec\['seeds'\]"),
+    ({"seeds": [-1]}, r"spec\['seeds'\]\[0\]"),
+    ({"max_steps": 1}, r"spec\['max_steps'\]"),
+    ({"colour": "red"}, r"unknown key.*colour"),
+])
+def test_spec_errors_name_the_key(change, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        sweep.run({**SPEC, **change}, executor="serial", progress=False)
+
+
+def test_executor_and_client_errors_name_the_argument(tmp_path):
+    with pytest.raises(ValueError, match="executor"):
+        sweep.run(SPEC, executor="threads", progress=False)
+    with pytest.raises(ValueError, match="client"):
+        sweep.run(SPEC, executor="serial", client="tcp://localhost:8786", progress=False)
+    with pytest.raises(ValueError, match="no such TOML"):
+        sweep.run(tmp_path / "missing.toml", executor="serial", progress=False)
+
+
+def test_cli_sweep_reads_toml_and_writes_rows(tmp_path, capsys, serial_rows):
+    spec = tmp_path / "grid.toml"
+    spec.write_text('datasets = ["airfoil", "concrete"]\nseeds = [0, 1]\nmax_steps = 120\ncurve_points = 10\n'
+                    '[[learners]]\nname = "OnlineRidge"\nparams = {a = 0.1}\n'
+                    '[[learners]]\nname = "VAW2"\nparams = {m = 8}\n')
+    out = tmp_path / "rows.csv"
+    assert main(["sweep", str(spec), "--executor", "serial", "--cache-dir", str(tmp_path / "c"),
+                 "--out", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "8 cells, 0 from the cache, 0 failed" in text and "| airfoil | VAW2 |" in text
+    written = pd.read_csv(out, keep_default_na=False)
+    np.testing.assert_array_equal(written["mse"].to_numpy(float), serial_rows["mse"].to_numpy())
+    assert json.loads(written["curve"][3]) == serial_rows["curve"][3]        # exact float round trip
+    assert main(["sweep", str(spec), "--executor", "serial", "--cache-dir", str(tmp_path / "c"), "--quiet"]) == 0
+    assert "8 cells, 8 from the cache" in capsys.readouterr().out
+
+
+def test_cli_sweep_bad_spec_is_one_line(tmp_path, capsys):
+    spec = tmp_path / "bad.toml"
+    spec.write_text('datasets = ["airfoil"]\nseeds = [0]\n[[learners]]\nname = "Nope"\n')
+    assert main(["sweep", str(spec), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "Nope" in err and err.count("\n") == 1
+
+
+def test_summary_and_mean_ranks_from_rows(serial_rows):
+    summ = sweep.summarise(serial_rows)
+    assert len(summ) == 4 and (summ["n_seeds"] == 2).all()
+    sel = serial_rows[(serial_rows["dataset"] == "concrete") & (serial_rows["label"] == "VAW2")]["mse"]
+    row = summ[(summ["dataset"] == "concrete") & (summ["label"] == "VAW2")].iloc[0]
+    assert row["mse_mean"] == sel.mean() and row["mse_sd"] == sel.std()
+    ranks = sweep.mean_ranks(serial_rows)
+    per = serial_rows.groupby(["dataset", "label"])["mse"].mean().unstack()
+    expected = per.rank(axis=1).mean()
+    assert ranks.to_dict() == pytest.approx(expected.to_dict())
+    assert ranks.is_monotonic_increasing and set(ranks.index) == {"VAW2", "OnlineRidge"}
