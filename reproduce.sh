@@ -6,6 +6,7 @@
 #   ./reproduce.sh --quick         notebooks with quick=True (small horizons, for CI), results in results/quick/
 #   ./reproduce.sh --only NAME     one notebook: a name, a path or a unique prefix (e.g. p000_vaw2)
 #   ./reproduce.sh setup           set-up only
+#   ./reproduce.sh mutants [ARGS]  domain mutation testing of the theory tests (tools/mutants.py)
 #   ./reproduce.sh --help
 #
 # Ctrl-C / SIGTERM stops the whole run within seconds (kernel shut down, exit status 130/143);
@@ -91,7 +92,7 @@ run_child() {
     return "$rc"
 }
 
-usage() { sed -n '2,20p' "$SELF" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "$SELF" | sed 's/^# \{0,1\}//'; }
 
 setup() {
     if [[ -n "${OMKL_SKIP_SETUP:-}" ]]; then
@@ -254,6 +255,11 @@ while (($#)); do
         --quick) quick="True"; run_opts+=("$1"); shift ;;
         --only) [[ $# -ge 2 && -n "$2" ]] || { echo "error: --only needs a notebook name" >&2; exit 2; }; only="$2"; run_opts+=("$1"); shift 2 ;;
         --only=*) only="${1#--only=}"; [[ -n "$only" ]] || { echo "error: --only needs a notebook name" >&2; exit 2; }; run_opts+=("--only"); shift ;;
+        mutants)
+            if ((${#run_opts[@]})); then
+                echo "error: ${run_opts[*]} applies to notebook runs, not to 'mutants'" >&2; exit 2
+            fi
+            cmd="mutants"; shift; args=("$@"); break ;;
         *) echo "error: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
     esac
 done
@@ -274,5 +280,6 @@ case "$cmd" in
         run_child "$VENV/bin/ruff" check --quiet omkl_core tests benchmarks || { echo "error: ruff found problems (above)" >&2; exit 1; }
         run_child "$PY" -m pytest tests ${args[@]+"${args[@]}"}
         ;;
+    mutants) run_child "$PY" tools/mutants.py ${args[@]+"${args[@]}"} ;;
     run) MPLBACKEND=Agg run_notebooks "$quick" "$only" ;;
 esac

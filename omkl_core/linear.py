@@ -721,10 +721,16 @@ class BayesianAlgorithm:
         x = self._x(x)
         y = check_label(y, "y")
         lp = self._expert_logpdf(x, y)              # ln xi_t^theta(y_t) = -lambda(xi_t^theta, y_t)
-        z = self.log_weights_ + lp
-        m = z.max()
-        log_g = m + math.log(np.exp(z - m).sum())   # ln g_t(y_t)
+        # the weights use only differences of ln xi between experts (the common part cancels in the
+        # normalisation): at tiny sigma2 the common part is ~ -1e300 and absorbs ln(sum) or overflows
+        # to -inf for every expert (nan weights before); -(q_k - q_min)/(2 sigma2) keeps the best expert at 0
+        q = (y - self.thetas @ x) ** 2
+        rel = self.log_weights_ - (q - q.min()) / (2.0 * self.sigma2)
+        m = rel.max()
+        log_sum = math.log(np.exp(rel - m).sum())
+        log_s = m + log_sum
+        log_g = float(-0.5 * (_LOG_2PI + math.log(self.sigma2)) - q.min() / (2.0 * self.sigma2) + log_s)  # ln g_t(y_t)
         self.log_loss_ -= log_g                     # L_t = L_{t-1} + lambda(g_t, y_t)
         self.expert_log_loss_ -= lp
-        self.log_weights_ = z - log_g               # P_t^* = xi_t^theta(y_t) P_{t-1}^* / g_t(y_t)
+        self.log_weights_ = (rel - m) - log_sum     # P_t^* = xi_t^theta(y_t) P_{t-1}^* / g_t(y_t)
         self.t_ += 1

@@ -891,3 +891,23 @@ def test_paper002_river_bayesian_linear_regression_oracle(alpha, beta, solver):
         assert np.max(np.abs(wrong_mean - r_mean)) / scale_m > 1e3 * EQ_RTOL
         wrong_var = BayesianRidge(a=alpha / beta, sigma2=beta, solver=solver).trajectory(X, y).variance
         assert np.max(np.abs(wrong_var / r_var - 1.0)) > 0.1
+
+
+def test_paper002_bayesian_algorithm_finite_at_tiny_sigma2():
+    """Regression (issue 12): sigma2 = 1e-300. The experts' log-densities are ~ -1e300, so the common
+    part absorbed ln(sum) (weights summing to 2) or overflowed to -inf for every expert (nan weights).
+    Now the weights are normalised, finite and concentrate on the expert closest to y_t; the log loss
+    is +inf only when it truly exceeds float64 (|y - mu| ~ 1e5 here), never nan."""
+    thetas = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+    alg = ok.BayesianAlgorithm(thetas, sigma2=1e-300)
+    x = np.array([1.0, 2.0])
+    alg.learn_one(x, 1.5)                               # predictions 1.0, 2.0, 1.5: only expert 3 is exact
+    assert np.all(np.isfinite(alg.weights_)) and alg.weights_.sum() == pytest.approx(1.0, rel=1e-12)
+    np.testing.assert_allclose(alg.weights_, [0.0, 0.0, 1.0], atol=1e-15)
+    assert math.isfinite(alg.log_loss_)
+    alg.learn_one(x, 1.0)                               # now expert 1 exact; experts 1 and 3 each missed once by 0.5
+    np.testing.assert_allclose(alg.weights_, [0.5, 0.0, 0.5], atol=1e-15)
+    with np.errstate(over="ignore"):
+        alg.learn_one(x, 1e5)
+    assert np.all(np.isfinite(alg.weights_)) and alg.weights_.sum() == pytest.approx(1.0)
+    assert not math.isnan(alg.log_loss_) and math.isfinite(alg.predict_one(x))

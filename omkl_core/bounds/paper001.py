@@ -93,9 +93,11 @@ def paper001_theorem2_expected_queries(p) -> float:
 
 
 def paper001_theorem4_eta(B_w, B_g, B_psi) -> float:
-    """Thm. 4: ``eta = sqrt(B_w / (B_g B_Psi))``."""
-    return math.sqrt(check_positive(B_w, "B_w") / (check_positive(B_g, "B_g")
-                                                    * check_positive(B_psi, "B_psi")))
+    """Thm. 4: ``eta = sqrt(B_w / (B_g B_Psi))``, in log space: ``B_g B_Psi`` overflows float64
+    (Gaussian kernel, small sigma) while ``eta`` itself is representable."""
+    log_eta = 0.5 * (math.log(check_positive(B_w, "B_w")) - math.log(check_positive(B_g, "B_g"))
+                     - math.log(check_positive(B_psi, "B_psi")))
+    return math.exp(log_eta)
 
 
 def paper001_theorem4_regret_bound(B_w, B_g, B_psi, T) -> float:

@@ -291,9 +291,18 @@ class GaussianKernel(NoisyKernel):
         self.variant = check_option(variant, "variant", ("corrected", "printed"))
         self.name = f"gaussian(sigma={self.sigma:g}, {variant})"
 
+    def log_c_n(self, n: int) -> float:
+        """``ln c_n`` with ``ln((2/s^2)^n / n!) = n ln(2/s^2) - ln n!`` (``math.lgamma``: no
+        ``n!`` is formed, so large ``n``, reached at ``p`` close to 1, cannot overflow)."""
+        log_a = n * math.log(2.0 / self.sigma ** 2) - math.lgamma(n + 1)
+        return 0.5 * log_a if self.variant == "corrected" else log_a
+
     def c_n(self, n: int) -> float:
-        a = (2.0 / self.sigma ** 2) ** n / math.factorial(n)
-        return math.sqrt(a) if self.variant == "corrected" else a
+        return math.exp(self.log_c_n(n))
+
+    def _log_n1_factor(self, n1: int, p) -> float:
+        """``ln(p^n1 / (n1! sigma^(2 n1)))``, the ``N_1`` part of eq. (6) in log space."""
+        return n1 * (math.log(p) - 2.0 * math.log(self.sigma)) - math.lgamma(n1 + 1)
 
     def kernel(self, x, xp):
         """``<Psi(x), Psi(x')>`` of the feature map in use: the Gaussian kernel for
@@ -326,8 +335,9 @@ class GaussianKernel(NoisyKernel):
 
     def prefactor(self, n1: int, n2: int, p) -> float:
         """``(-1)^n1 p^(n1+n2+2) / (n1! sigma^(2 n1) (p-1)^2) * c_n2`` of eq. (6)."""
-        return ((-1.0) ** n1 * p ** (n1 + n2 + 2)
-                / (math.factorial(n1) * self.sigma ** (2 * n1) * (p - 1.0) ** 2) * self.c_n(n2))
+        log_abs = (self._log_n1_factor(n1, p) + (n2 + 2) * math.log(p) - 2.0 * math.log(p - 1.0)
+                   + self.log_c_n(n2))
+        return (-1.0) ** n1 * math.exp(log_abs)                                 # eq. (6)
 
     def assemble(self, counts_list, copies_list, p) -> EstimateStore:
         levels, V, scales = _store_arrays(counts_list, copies_list, level=1)
@@ -346,10 +356,9 @@ class GaussianKernel(NoisyKernel):
         if n2 != m2:
             return 0.0
         A, B = est_a.copies[0], est_b.copies[0]
-        s2 = self.sigma ** 2
-        coef = ((-1.0) ** (n1 + m1) * p ** (n1 + m1 + 2 * n2 + 4) * self.c_n(n2) ** 2
-                / (math.factorial(n1) * math.factorial(m1) * s2 ** (n1 + m1) * (p - 1.0) ** 4))
-        val = coef
+        val = (-1.0) ** (n1 + m1) * math.exp(
+            self._log_n1_factor(n1, p) + self._log_n1_factor(m1, p) + (2 * n2 + 4) * math.log(p)
+            + 2.0 * self.log_c_n(n2) - 4.0 * math.log(p - 1.0))
         for j in range(n1):
             val *= float(A[2 * j] @ A[2 * j + 1])
         for j in range(m1):
@@ -364,8 +373,9 @@ class GaussianKernel(NoisyKernel):
         A = est.copies[0]
         xp = np.asarray(xp, float)
         s2 = self.sigma ** 2
-        val = ((-1.0) ** n1 * p ** (n1 + n2 + 2) * self.c_n(n2) ** 2
-               / (math.factorial(n1) * s2 ** n1 * (p - 1.0) ** 2) * math.exp(-float(xp @ xp) / s2))
+        val = (-1.0) ** n1 * math.exp(
+            self._log_n1_factor(n1, p) + (n2 + 2) * math.log(p) + 2.0 * self.log_c_n(n2)
+            - 2.0 * math.log(p - 1.0) - float(xp @ xp) / s2)
         for j in range(n1):
             val *= float(A[2 * j] @ A[2 * j + 1])
         for j in range(n2):
@@ -402,7 +412,8 @@ class GaussianKernel(NoisyKernel):
         """Lemma 5 with the corrected feature map (see THEORY.md):
         ``E||Psi~||^2 <= (p/(p-1))^2 exp(2 (sqrt(p) + p) B_x / sigma^2)``."""
         p = check_p(p)
-        return (p / (p - 1.0)) ** 2 * math.exp(2.0 * (math.sqrt(p) + p) * B_x / self.sigma ** 2)
+        log_b = 2.0 * math.log(p / (p - 1.0)) + 2.0 * (math.sqrt(p) + p) * B_x / self.sigma ** 2
+        return math.exp(log_b) if log_b < 709.0 else math.inf     # inf, not OverflowError
 
     def feature_norm_bound_printed(self, p, B_x) -> float:
         """Lemma 5 as printed: ``(p/(p-1))^2 exp((sqrt(p) B + 2 p sqrt(B)) / sigma^2)``."""

@@ -30,6 +30,14 @@ class _AnalyticLoss:
     def taylor(self, n: int) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def log_abs_taylor(self, n: int) -> tuple[float, float]:
+        """``(sign(gamma_n), ln|gamma_n|)``, ``(0.0, -inf)`` when ``gamma_n = 0``. Lemma 1's
+        estimator multiplies ``gamma_n`` by ``p^(n+1)`` and ``n`` samples; in log space a
+        tiny ``gamma_n`` and a huge product cannot give ``0 * inf``. Subclasses whose
+        coefficients underflow (``1/n!``) override this with a closed form."""
+        g = float(self.taylor(n))
+        return (0.0, -math.inf) if g == 0.0 else (math.copysign(1.0, g), math.log(abs(g)))
+
     def taylor_coefficients(self, n_max: int) -> np.ndarray:
         return np.array([self.taylor(n) for n in range(n_max + 1)])
 
@@ -101,7 +109,10 @@ class ExponentialLoss(_AnalyticLoss):
         return self.sign * np.exp(self.sign * np.asarray(a, float))
 
     def taylor(self, n):
-        return self.sign ** (n + 1) / math.factorial(n)
+        return self.sign ** (n + 1) * math.exp(-math.lgamma(n + 1))     # sign^(n+1) / n!
+
+    def log_abs_taylor(self, n):
+        return float(self.sign ** (n + 1)), -math.lgamma(n + 1)
 
     def derivative_plus(self, a):
         return np.exp(np.asarray(a, float))
@@ -135,8 +146,16 @@ class SmoothedAbsoluteLoss(_AnalyticLoss):
     def taylor(self, n):
         if n % 2 == 0:
             return 0.0
+        sign, log_abs = self.log_abs_taylor(n)
+        return sign * math.exp(log_abs)
+
+    def log_abs_taylor(self, n):
+        """``gamma_(2m+1) = 2/sqrt(pi) (-1)^m s^(2m+1) / (m! (2m+1))`` in log space."""
+        if n % 2 == 0:
+            return 0.0, -math.inf
         m = (n - 1) // 2
-        return 2.0 / math.sqrt(math.pi) * (-1) ** m * self.s ** n / (math.factorial(m) * n)
+        return (float((-1) ** m),
+                math.log(2.0 / math.sqrt(math.pi)) + n * math.log(self.s) - math.lgamma(m + 1) - math.log(n))
 
     def derivative_plus(self, a):
         return special.erfi(self.s * np.asarray(a, float))
@@ -169,6 +188,7 @@ class SmoothedHingeLoss(_AnalyticLoss):
     def __init__(self, s: float = 1.0):
         self.s = check_positive(s, "s")
         self._cache: dict[int, float] = {}
+        self._log_cache: dict[int, tuple[float, float]] = {}
 
     def __call__(self, a):
         a = np.asarray(a, float)
@@ -200,8 +220,16 @@ class SmoothedHingeLoss(_AnalyticLoss):
                 logg = (n * math.log(s) + math.log(abs(hk)) + 0.5 * ((n - 1) * math.log(2.0) + math.lgamma(n))
                         - s * s - 0.5 * math.log(math.pi) - math.lgamma(n + 1))
                 g = math.copysign(math.exp(logg), hk)
+                self._log_cache[n] = (math.copysign(1.0, hk), logg)
             self._cache[n] = g
         return self._cache[n]
+
+    def log_abs_taylor(self, n):
+        n = int(n)
+        if n == 0:
+            return super().log_abs_taylor(0)
+        g = self.taylor(n)
+        return self._log_cache.get(n, (0.0, -math.inf)) if g == 0.0 or n in self._log_cache else super().log_abs_taylor(n)
 
     def corrected_bound(self, a):
         """A valid bound (Taylor expansion about 0, not about 1): ``l'_+(a) <= 1/2 +

@@ -58,8 +58,27 @@ def grad_length_estimate(kernel, loss, store: EstimateStore, alpha, oracle: Orac
         else:
             inner = np.zeros(n)
         X = y * inner if loss.kind == "classification" else inner - y
-    theta = loss.taylor(n) * p ** (n + 1) / (p - 1.0) * float(np.prod(X))
+    theta = _lemma1_term(loss, n, p, X)
     return y * theta if loss.kind == "classification" else theta
+
+
+def _lemma1_term(loss, n: int, p, X) -> float:
+    """``gamma_n p^(n+1)/(p-1) prod_j X_j`` (Lemma 1) in log space.
+
+    At ``p`` near 1 the level ``n`` is large: ``gamma_n`` (``~ 1/n!``) underflows to 0 while
+    ``prod_j X_j`` overflows to inf, and the plain product is ``0 * inf = nan``. Summing
+    logarithms gives the representable value (0 when a factor is exactly 0). A value that
+    is genuinely beyond float64 raises instead of returning inf or nan."""
+    sign, log_abs = loss.log_abs_taylor(n)
+    X = np.asarray(X, dtype=np.float64)
+    if sign == 0.0 or np.any(X == 0.0):
+        return 0.0
+    sign *= float(np.prod(np.sign(X)))
+    log_abs += (n + 1) * math.log(p) - math.log(p - 1.0) + float(np.sum(np.log(np.abs(X))))  # Lemma 1
+    if log_abs > 709.0:
+        raise ValueError(f"the Lemma 1 gradient estimate at level n={n} is beyond float64 "
+                         f"(ln|g~| = {log_abs:.1f}); use a larger p or smaller B_w")
+    return sign * math.exp(log_abs)
 
 
 # ----------------------------------------------------------------------------------------
@@ -140,7 +159,7 @@ class NoisyKernelOGD:
                 raise ValueError(f"eta must be a positive number or 'theorem', got {eta!r}")
             if self.B_x is None:
                 raise ValueError("eta='theorem' needs B_x (a bound on E||x~_t||^2)")
-            from . import bounds  # noqa: PLC0415
+            from .. import bounds  # noqa: PLC0415
 
             B_psi = bounds.paper001_feature_bound(self.kernel, self.p, self.B_x)
             B_g = bounds.paper001_lemma2_grad_bound(self.loss, self.p, self.B_w, B_psi,
@@ -150,6 +169,9 @@ class NoisyKernelOGD:
                                  f"overflow float64 (B_Psi={B_psi:.3g}, B_g={B_g:.3g}); "
                                  "pass an explicit eta or smaller B_w / B_x")
             self.eta_ = bounds.paper001_theorem4_eta(self.B_w, B_g, B_psi)
+            if self.eta_ == 0.0:
+                raise ValueError("eta='theorem' is not representable: Thm. 4's eta underflows float64 "
+                                 f"(B_Psi={B_psi:.3g}, B_g={B_g:.3g}); pass an explicit eta or smaller B_w / B_x")
         else:
             self.eta_ = check_positive(eta, "eta")
         self.eta = eta

@@ -1,0 +1,288 @@
+"""Domain mutation testing: does each paper's theory test file notice a plausible wrong implementation?
+
+Usage (from the repository root; ``./reproduce.sh mutants`` runs it with the project venv)::
+
+    python tools/mutants.py                 # every mutant, 2 workers
+    python tools/mutants.py --paper 000     # one paper's mutants
+    python tools/mutants.py --only p001-step-over-T --workers 1
+    python tools/mutants.py --list          # print the mutants, run nothing
+
+Each mutant is one textual edit of the library, located by a pattern that must occur exactly
+once in its file (the command fails, before running anything, if a pattern is missing or
+ambiguous -- so the list cannot silently go stale when the source moves). For every mutant
+the repository's ``omkl_core``, ``tests`` and ``data`` are copied to a temporary directory,
+the edit is applied there, and **only that paper's theory tests**
+(``tests/test_theory_paperNNN.py``) are run with ``PYTHONPATH`` pointing at the copy,
+``HYPOTHESIS_PROFILE=ci`` and ``pytest -x`` (stop at the first failure). A mutant is
+*killed* when pytest fails (or times out), *survived* when every test passes. The unmutated
+copy is run first for every paper involved; if it fails, nothing else is reported.
+
+Exit status: 0 when every mutant is killed, 1 when one survives, 2 on a bad pattern or a
+failing baseline. The mutation score is killed / total.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    paper: str          # "000", "001", ...: which theory test file judges it
+    path: str           # file inside the repository
+    pattern: str        # must occur exactly once
+    replacement: str
+    what: str           # the plausible mistake it models
+
+
+M = Mutant
+MUTANTS: list[Mutant] = [
+    # ----------------------------------------------------------------- paper 000 (VAW2)
+    M("p000-vaw-predicts-with-ridge", "000", "omkl_core/vaw.py",
+      "z = r if self.ridge else r / (1.0 + s)", "z = r",
+      "single VAW predicts with S_{t-1} (online ridge) instead of S_t (eq. 9)"),
+    M("p000-vaw-sm-driver-ridge", "000", "omkl_core/vaw.py",
+      "Z[:, t] = r if self.ridge else r * inv", "Z[:, t] = r",
+      "per-step expert driver forgets Phi_t Phi_t^T before predicting"),
+    M("p000-vaw-block-driver-sqrt", "000", "omkl_core/vaw.py",
+      "ridge_pred if self.ridge else ridge_pred / (dg * dg)", "ridge_pred if self.ridge else ridge_pred / dg",
+      "block driver divides by sqrt(1 + s) instead of 1 + s"),
+    M("p000-vaw-S0-lambda", "000", "omkl_core/vaw.py",
+      "P[:, idx, idx] = 1.0 / self.lam", "P[:, idx, idx] = self.lam",
+      "S_0^{-1} = lambda I instead of I / lambda (eq. 10)"),
+    M("p000-vaw-rls-sign", "000", "omkl_core/vaw.py",
+      "self._w += k * (y - r)[:, None]", "self._w += k * (y + r)[:, None]",
+      "sign flip in the recursive least-squares residual"),
+    M("p000-vaw-sherman-morrison-half", "000", "omkl_core/vaw.py",
+      "self._P -= k[:, :, None] * u[:, None, :]            # eq. (10)",
+      "self._P -= 0.5 * k[:, :, None] * u[:, None, :]",
+      "Sherman-Morrison downdate with a wrong factor (eq. 10)"),
+    M("p000-meta-vaw-is-ridge", "000", "omkl_core/aggregation.py",
+      "yhat = num if self.ridge else num / denom", "yhat = num",
+      "meta-VAW replaced by online ridge (predicts with A_{t-1}, eqs. 9-10)"),
+    M("p000-meta-vaw-predicts-zero", "000", "omkl_core/aggregation.py",
+      "yhat = num if self.ridge else num / denom", "yhat = 0.0 * num",
+      "meta-learner that predicts 0 (non-learning)"),
+    M("p000-meta-vaw-b-off-by-one", "000", "omkl_core/aggregation.py",
+      "self.b_ += y[:, None] * zb", "self.b_ += y[:, None] * zb * (self.n_steps_ > 0)",
+      "off-by-one in the time index of sum_{i<t} y_i z_i"),
+    M("p000-ewa-eta-times-4", "000", "omkl_core/aggregation.py",
+      "return _softmax(-self._eta * self.cum_)", "return _softmax(-4.0 * self._eta * self.cum_)",
+      "EWA learning rate four times too large (eq. 29-30)"),
+    M("p000-ewa-eta-bound-constant", "000", "omkl_core/bounds/aggregation.py",
+      "return 1.0 / (2.0 * (B - A) ** 2)", "return 1.0 / (8.0 * (B - A) ** 2)",
+      "EWA exp-concavity learning rate 1/(8 (B-A)^2) instead of 1/(2 (B-A)^2)"),
+    M("p000-rff-scale", "000", "omkl_core/features.py",
+      "return np.sqrt(2.0) * xp.cos(proj + b)", "return xp.cos(proj + b)",
+      "random Fourier feature without the sqrt(2) (eq. 2)"),
+    M("p000-lemma1-variance-constant", "000", "omkl_core/bounds/paper000.py",
+      'return 2.0 * check_nonneg(f_norm_sq, "f_norm_sq") / check_int(m, "m")',
+      'return 4.0 * check_nonneg(f_norm_sq, "f_norm_sq") / check_int(m, "m")',
+      "Lemma 1 variance bound with a wrong constant"),
+    M("p000-theorem3-log-N-constant", "000", "omkl_core/bounds/paper000.py",
+      '+ 4.0 * Y * Y * math.log(N)\n', '+ 8.0 * Y * Y * math.log(N)\n',
+      "Theorem 3 with 8 Y^2 ln N instead of 4 Y^2 ln N"),
+    M("p000-vaw-bound-log-T", "000", "omkl_core/bounds/paper000.py",
+      "return 0.5 * lam * check_nonneg(w_norm_sq, \"w_norm_sq\") + 0.5 * m * Y * Y * math.log1p(",
+      "return 0.5 * lam * check_nonneg(w_norm_sq, \"w_norm_sq\") + 1.0 * m * Y * Y * math.log1p(",
+      "VAW bound (11) with m Y^2 instead of m Y^2 / 2"),
+    M("p000-mlpoly-rate", "000", "omkl_core/aggregation.py",
+      "1.0 / (1.0 / self.eta_ + r2 + newB[:, None] - self.B_[:, None])",
+      "1.0 / (1.0 / self.eta_ + newB[:, None] - self.B_[:, None])",
+      "ML-Poly learning rate without the r^2 term (opera MLpol)"),
+    M("p000-mlprod-rate", "000", "omkl_core/aggregation.py",
+      "neweta = np.minimum(inv, np.sqrt(self._logN / self.L_))",
+      "neweta = np.minimum(inv, np.sqrt(1.0 / self.L_))",
+      "ML-Prod learning rate without ln N (opera MLprod)"),
+    M("p000-boa-second-order", "000", "omkl_core/aggregation.py",
+      "self.Rreg_ += 0.5 * (r - self.eta_ * r2 + B2 * (self.eta_ * r > 0.5))",
+      "self.Rreg_ += 0.5 * (r + B2 * (self.eta_ * r > 0.5))",
+      "BOA without its second-order term eta r^2 (opera 1.2.0)"),
+    M("p000-gradient-trick-factor", "000", "omkl_core/aggregation.py",
+      "g = 2.0 * (yhat - y)\n", "g = (yhat - y)\n",
+      "linearised square loss without the factor 2 (opera's gradient trick)"),
+    # ---------------------------------------------------------- paper 001 (noisy kernels)
+    M("p001-step-over-T", "001", "omkl_core/noisy/ogd.py",
+      "a_t = -g * self.eta_ / math.sqrt(self.T)", "a_t = -g * self.eta_ / self.T",
+      "step size eta/T instead of eta/sqrt(T) (Alg. 1)"),
+    M("p001-step-sign", "001", "omkl_core/noisy/ogd.py",
+      "a_t = -g * self.eta_ / math.sqrt(self.T)", "a_t = g * self.eta_ / math.sqrt(self.T)",
+      "gradient ascent instead of descent"),
+    M("p001-learner-frozen", "001", "omkl_core/noisy/ogd.py",
+      "a_t = -g * self.eta_ / math.sqrt(self.T)", "a_t = 0.0 * g",
+      "a learner that never moves (w = 0)"),
+    M("p001-projection-printed", "001", "omkl_core/noisy/ogd.py",
+      "c = math.sqrt(self.B_w / n_t) if self.projection == \"exact\" else math.sqrt(self.B_w) / n_t",
+      "c = math.sqrt(self.B_w) / n_t",
+      "projection with the printed sqrt(B_w)/n_t"),
+    M("p001-projection-radius", "001", "omkl_core/noisy/ogd.py",
+      "if n_t > self.B_w:                                                   # projection",
+      "if n_t > 4.0 * self.B_w:",
+      "projection onto the wrong ball"),
+    M("p001-norm-cross-term", "001", "omkl_core/noisy/ogd.py",
+      "n_t = self._norm2 + 2.0 * a_t * float(alpha[:t] @ row[:t])",
+      "n_t = self._norm2 + a_t * float(alpha[:t] @ row[:t])",
+      "incremental ||w||^2 without the factor 2 on the cross term"),
+    M("p001-grad-regression-sign", "001", "omkl_core/noisy/ogd.py",
+      'X = y * inner if loss.kind == "classification" else inner - y',
+      'X = y * inner if loss.kind == "classification" else inner + y',
+      "regression margin <w, Psi> + y"),
+    M("p001-geometric-support", "001", "omkl_core/noisy/estimator.py",
+      "return rng.geometric(1.0 - 1.0 / p, size=size) - 1",
+      "return rng.geometric(1.0 - 1.0 / p, size=size)",
+      "N drawn on {1, 2, ...} instead of {0, 1, ...} (Sec. 3.2)"),
+    M("p001-lemma1-exponent", "001", "omkl_core/noisy/estimator.py",
+      "theta = _coef_value(coef, n) * p ** (n + 1) / (p - 1.0) * prod",
+      "theta = _coef_value(coef, n) * p ** n / (p - 1.0) * prod",
+      "Lemma 1 estimator with p^N instead of p^(N+1)"),
+    M("p001-lemma1-missing-factor", "001", "omkl_core/noisy/estimator.py",
+      "theta = gammas[N] * np.power(p, N + 1.0) / (p - 1.0) * prods",
+      "theta = gammas[N] * np.power(p, N + 0.0) * prods",
+      "vectorised Lemma 1 estimator missing the factor p/(p-1)"),
+    M("p001-dot-feature-scale", "001", "omkl_core/noisy/feature_maps.py",
+      "scales[i] = math.sqrt(self.beta_n(n)) * p ** (n + 1) / (p - 1.0)   # eq. (2)",
+      "scales[i] = self.beta_n(n) * p ** (n + 1) / (p - 1.0)",
+      "eq. (2) with beta_N instead of sqrt(beta_N)"),
+    M("p001-gauss-sign", "001", "omkl_core/noisy/feature_maps.py",
+      "return (-1.0) ** n1 * math.exp(log_abs)", "return math.exp(log_abs)",
+      "eq. (6) without the (-1)^N1"),
+    M("p001-gauss-cn-printed", "001", "omkl_core/noisy/feature_maps.py",
+      'return 0.5 * log_a if self.variant == "corrected" else log_a', "return log_a",
+      "Gaussian feature map with the printed c_n (App. B)"),
+    M("p001-prod-levels", "001", "omkl_core/noisy/estimates.py",
+      "same = A.levels[:, None] == B.levels[None, :]", "same = A.levels[:, None] >= B.levels[None, :]",
+      "Prod not zero across different levels (Subroutine 3)"),
+    M("p001-theorem1-queries", "001", "omkl_core/bounds/paper001.py",
+      "return p / (p - 1.0) ** 2", "return 1.0 / (p - 1.0) ** 2",
+      "Theorem 1(b) expected queries 1/(p-1)^2"),
+    M("p001-theorem4-eta", "001", "omkl_core/bounds/paper001.py",
+      "log_eta = 0.5 * (math.log(check_positive(B_w", "log_eta = 1.0 * (math.log(check_positive(B_w",
+      "Theorem 4 learning rate without the square root"),
+    M("p001-exp-loss-taylor", "001", "omkl_core/noisy/losses.py",
+      "return self.sign ** (n + 1) * math.exp(-math.lgamma(n + 1))", "return self.sign ** n * math.exp(-math.lgamma(n + 1))",
+      "Taylor coefficients of e^{-a}' with the wrong sign pattern"),
+    M("p001-smoothed-abs-taylor", "001", "omkl_core/noisy/losses.py",
+      "return (float((-1) ** m),", "return (1.0,",
+      "erf Taylor coefficients without the alternating sign (App. C)"),
+]
+
+COPY_DIRS = ("omkl_core", "tests", "data")
+COPY_FILES = ("pyproject.toml",)
+
+
+def check_patterns(mutants) -> list[str]:
+    errors = []
+    for m in mutants:
+        src = ROOT / m.path
+        if not src.is_file():
+            errors.append(f"{m.name}: file {m.path} not found")
+            continue
+        n = src.read_text().count(m.pattern)
+        if n != 1:
+            errors.append(f"{m.name}: pattern occurs {n} times in {m.path} (need exactly 1): {m.pattern!r}")
+    return errors
+
+
+def make_copy(dest: Path) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc", ".pytest_cache")
+    for d in COPY_DIRS:
+        if (ROOT / d).exists():
+            shutil.copytree(ROOT / d, dest / d, ignore=ignore)
+    for f in COPY_FILES:
+        if (ROOT / f).exists():
+            shutil.copy2(ROOT / f, dest / f)
+
+
+def run_tests(copy: Path, paper: str, timeout: float) -> tuple[str, float, str]:
+    env = dict(os.environ, PYTHONPATH=str(copy), HYPOTHESIS_PROFILE="ci", MPLBACKEND="Agg",
+               PYTHONDONTWRITEBYTECODE="1")
+    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
+           f"tests/test_theory_paper{paper}.py"]
+    t0 = time.perf_counter()
+    try:
+        r = subprocess.run(cmd, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.perf_counter() - t0, ""
+    dt = time.perf_counter() - t0
+    tail = [ln for ln in r.stdout.splitlines() if ln.startswith("FAILED") or ln.startswith("ERROR")]
+    return ("passed" if r.returncode == 0 else "failed"), dt, (tail[0] if tail else r.stdout.strip().splitlines()[-1:][0] if r.stdout.strip() else "")
+
+
+def run_one(m: Mutant | None, paper: str, timeout: float) -> tuple[str, float, str]:
+    with tempfile.TemporaryDirectory(prefix="omkl-mutant-") as tmp:
+        copy = Path(tmp)
+        make_copy(copy)
+        if m is not None:
+            f = copy / m.path
+            f.write_text(f.read_text().replace(m.pattern, m.replacement, 1))
+        return run_tests(copy, paper, timeout)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--paper", action="append", help="only this paper's mutants (000, 001, ...)")
+    ap.add_argument("--only", action="append", help="only the mutant(s) with this name")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per test run (a timeout counts as killed)")
+    ap.add_argument("--list", action="store_true", help="print the mutants and exit")
+    args = ap.parse_args(argv)
+
+    mutants = [m for m in MUTANTS if (not args.paper or m.paper in args.paper)
+               and (not args.only or m.name in args.only)]
+    if args.only and len(mutants) != len(set(args.only)):
+        print(f"error: unknown mutant name(s): {sorted(set(args.only) - {m.name for m in mutants})}", file=sys.stderr)
+        return 2
+    errors = check_patterns(mutants)
+    if errors:
+        for e in errors:
+            print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.list:
+        for m in mutants:
+            print(f"{m.name:34s} paper {m.paper}  {m.path}: {m.what}")
+        return 0
+
+    t_start = time.perf_counter()
+    papers = sorted({m.paper for m in mutants})
+    print(f"[mutants] {len(mutants)} mutants, papers {', '.join(papers)}, {args.workers} workers", flush=True)
+    with ThreadPoolExecutor(max_workers=args.workers) as pool:
+        base = dict(zip(papers, pool.map(lambda p: run_one(None, p, args.timeout), papers)))
+        for p in papers:
+            status, dt, info = base[p]
+            print(f"[baseline] paper {p}: {status} in {dt:.1f}s", flush=True)
+            if status != "passed":
+                print(f"error: the unmutated theory tests of paper {p} do not pass ({info}); "
+                      "fix them before measuring mutants", file=sys.stderr)
+                return 2
+        results = {}
+        futures = {m.name: pool.submit(run_one, m, m.paper, args.timeout) for m in mutants}
+        for m in mutants:
+            status, dt, info = futures[m.name].result()
+            verdict = "survived" if status == "passed" else "killed"
+            results[m.name] = verdict
+            by = f" ({status})" if status == "timeout" else (f"  by {info}" if verdict == "killed" else "")
+            print(f"{verdict:8s} {m.name:34s} {dt:6.1f}s  {m.what}{by}", flush=True)
+    killed = sum(v == "killed" for v in results.values())
+    total = len(results)
+    print(f"[mutants] score {killed}/{total} = {killed / total:.1%} killed "
+          f"({time.perf_counter() - t_start:.0f}s wall)", flush=True)
+    survivors = [n for n, v in results.items() if v == "survived"]
+    if survivors:
+        print(f"[mutants] survived: {', '.join(survivors)}", flush=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
