@@ -110,7 +110,7 @@ MUTANTS: list[Mutant] = [
       "self.Rreg_ += 0.5 * (r + B2 * (self.eta_ * r > 0.5))",
       "BOA without its second-order term eta r^2 (opera 1.2.0)"),
     M("p000-gradient-trick-factor", "000", "omkl_core/aggregation.py",
-      "g = 2.0 * (yhat - y)\n", "g = (yhat - y)\n",
+      "    return 2.0 * (yhat - y)\n", "    return (yhat - y)\n",
       "linearised square loss without the factor 2 (opera's gradient trick)"),
     # ---------------------------------------------------------- paper 001 (noisy kernels)
     M("p001-step-over-T", "001", "omkl_core/noisy/ogd.py",
