@@ -175,6 +175,27 @@ MUTANTS: list[Mutant] = [
     M("p001-smoothed-abs-taylor", "001", "omkl_core/noisy/losses.py",
       "return (float((-1) ** m),", "return (1.0,",
       "erf Taylor coefficients without the alternating sign (App. C)"),
+    # ------------------------------------------------- paper 003 (graph-aided OMKL, SFG-MKL)
+    M("p003-q-without-in-neighbours", "003", "omkl_core/mkl/sfg.py",
+      "q = p @ self.A_                                                       # eq. (15)",
+      "q = p.copy()",
+      "q_{i,t} = p_{i,t} instead of the sum over in-neighbours (eq. 15)"),
+    M("p003-exploration-over-N", "003", "omkl_core/mkl/sfg.py",
+      "p = (1.0 - xi) * ubar + xi / self.dominating_set_.size * self._inD   # eq. (12)",
+      "p = (1.0 - xi) * ubar + xi / ubar.shape[-1] * self._inD",
+      "exploration xi/N instead of xi/|D| (eq. 12): p no longer sums to 1"),
+    M("p003-ellhat-over-q", "003", "omkl_core/mkl/sfg.py",
+      "ell_hat[r, st.node] = loss_hat / p_sel                             # eq. (16)",
+      "ell_hat[r, st.node] = loss_hat / st.q[r, st.node]",
+      "eq. (16) importance weight 1/q instead of 1/p"),
+    M("p003-ell-unweighted", "003", "omkl_core/mkl/_rfbase.py",
+      "ell = np.where(st.valid, loss / q_sel, 0.0)                   # eq. (14)",
+      "ell = np.where(st.valid, loss, 0.0)",
+      "eq. (14) loss estimate without the 1/q importance weight (biased)"),
+    M("p003-refined-exploration-over-N", "003", "omkl_core/mkl/sfg.py",
+      "p = (1.0 - xi) * ubar + xi * Dp / Dp.sum(axis=1, keepdims=True)     # eq. (24)",
+      "p = (1.0 - xi) * ubar + xi * Dp / ubar.shape[-1]",
+      "SFG-MKL-R exploration xi/N instead of xi/|D'_t| (eq. 24)"),
 ]
 
 COPY_DIRS = ("omkl_core", "tests", "data")
