@@ -1,10 +1,11 @@
 """omkl_core -- online (multi-)kernel regression with numerically verified theory.
 
 Public API (DESIGN.md): ``ok.datasets.load``, ``ok.datasets.ar4``, ``ok.run_online``,
-``ok.backend``, and one class per algorithm, named as in the papers:
+``ok.backend``, ``ok.interop.to_river`` / ``ok.interop.to_sklearn`` (River and scikit-learn are
+imported only when these are called), and one class per algorithm, named as in the papers:
 
 * paper 000 (VAW2): ``RandomFourierFeatures``, ``KernelDictionary``, ``VAW``, ``VAWExperts``,
-  the meta-learners ``VAWMeta``, ``EWA``, ``AggregatingAlgorithm``, ``MLProd``, ``MLPoly``,
+  the meta-learners ``VAWMeta``, ``EWA``, ``CalibratedEWA``, ``AggregatingAlgorithm``, ``MLProd``, ``MLPoly``,
   ``BOA``, and the multi-kernel learners ``VAW2``, ``VAWEWA``, ``VAWAggr``, ``VAWMLProd``,
   ``VAWMLPoly``, ``VAWBOA`` (with ``expert_predictions`` shared by all of them);
 * paper 001 (noisy inputs): ``NoisyKernelOGD``, ``SingleCopyKernelOGD``, ``estimate_analytic``;
@@ -13,6 +14,8 @@ Public API (DESIGN.md): ``ok.datasets.load``, ``ok.datasets.ar4``, ``ok.run_onli
 * paper 004 (additive and sparse models, batch ``fit``/``predict``): ``AdaBoost``,
   ``GradientBoosting``, ``Lasso``, ``ConstrainedLasso``, ``BestSubset``, ``gibbs_posterior``,
   ``RBFDictionary`` (``PAPER004_EXPORTS``; bounds in ``bounds.paper004``).
+* paper 003 (graph-aided OMKL): ``SFGMKL``, ``SFGMKLR``, ``Raker``, ``OMKR``, ``OMKLGF``,
+  ``feedback_graph``, ``paper003_dictionary`` (and ``ok.kernels.dissimilarity``).
 """
 from . import (
                additive,
@@ -21,6 +24,7 @@ from . import (
                bounds,
                datasets,
                features,
+               interop,
                kernels,
                linear,
                mkl,
@@ -31,8 +35,8 @@ from . import (
                vaw,
 )
 from .additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
-from .aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd, VAWMeta
-from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary
+from .aggregation import BOA, EWA, AggregatingAlgorithm, CalibratedEWA, MLPoly, MLProd, VAWMeta
+from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary, paper003_dictionary
 from .linear import (
                BayesianAlgorithm,
                BayesianRidge,
@@ -40,7 +44,7 @@ from .linear import (
                KernelRidge,
                OnlineRidge,
 )
-from .mkl import VAW2, VAWBOA, VAWEWA, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions
+from .mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, VAW2, VAWBOA, VAWEWA, Raker, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions, feedback_graph
 from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic
 from .protocol import Trace, run_online
 from .vaw import VAW, VAWExperts
@@ -53,18 +57,20 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 
 __all__ = [
     # modules
-    "aggregation", "backend", "bounds", "datasets", "features", "kernels", "linear", "mkl",
+    "aggregation", "backend", "bounds", "datasets", "features", "interop", "kernels", "linear", "mkl",
     "noisy", "paper_values", "protocol", "report", "vaw",
     # protocol
     "Trace", "run_online",
     # paper 000
     "RandomFourierFeatures", "KernelDictionary", "paper000_dictionary", "VAW", "VAWExperts",
-    "VAWMeta", "EWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA",
+    "VAWMeta", "EWA", "CalibratedEWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA",
     "VAW2", "VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA", "expert_predictions",
     # paper 001
     "NoisyKernelOGD", "SingleCopyKernelOGD", "estimate_analytic",
     # paper 002
     "OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge", "BayesianAlgorithm",
+    # paper 003
+    "SFGMKL", "SFGMKLR", "Raker", "OMKR", "OMKLGF", "feedback_graph", "paper003_dictionary",
     # paper 004
     "additive", "AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso", "BestSubset",
     "gibbs_posterior", "RBFDictionary", "PAPER004_EXPORTS",

@@ -7,7 +7,8 @@ time step into one forecast of the label ``y_t``:
 class                   rule                                                        source
 ======================  ==========================================================  =========
 :class:`VAWMeta`        Vovk-Azoury-Warmuth forecaster on ``z_t`` (-> "VAW2")       P000 eqs. (9)-(10), (22)-(23), (28)
-:class:`EWA`            exponentially weighted average of truncated forecasts       P000 eqs. (28)-(30); opera ``ewa`` / ``ewaCalib`` (ref. A.2)
+:class:`EWA`            exponentially weighted average of truncated forecasts       P000 eqs. (28)-(30); opera ``ewa`` (ref. A.2)
+:class:`CalibratedEWA`  EWA with opera's online-calibrated learning-rate grid       opera ``ewaCalib`` (ref. A.2), opera's default ``"EWA"``
 :class:`AggregatingAlgorithm`  Vovk's AA for the square loss on ``[A, B]``          P000 sec. 4 ("VAW-Aggr"); ref. B; CBL sec. 3.5-3.6
 :class:`MLProd`         ML-Prod as coded in the R package opera                     ref. A.1, A.5 (Gaillard, Stoltz & van Erven 2014)
 :class:`MLPoly`         ML-Poly (opera's ``MLpol``)                                  ref. A.1, A.4 (Gaillard, Stoltz & van Erven 2014)
@@ -56,14 +57,17 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_label, check_magnitude, check_positive, check_scalar
+from ._validation import check_bool, check_label, check_magnitude, check_option, check_positive, check_scalar
 
 __all__ = [
     "VAWMeta",
     "EWA",
+    "CalibratedEWA",
+    "CalibratedEWAState",
     "AggregatingAlgorithm",
     "MLProd",
     "MLPoly",
@@ -143,7 +147,7 @@ class _MetaLearner:
 
     _min_experts = 1
 
-    def __init__(self, bounds=None, n_experts=None):
+    def __init__(self, n_experts=None, *, bounds=None):
         self.bounds = bounds
         self.n_experts = n_experts
         self._bounds = _check_bounds(bounds)
@@ -276,11 +280,23 @@ class _MetaLearner:
         # time-major, contiguous, truncated once (eq. 28)
         Zt = np.ascontiguousarray(truncate(Zb, self._bounds).transpose(1, 0, 2))
         Y = np.ascontiguousarray(Y)
+        out = self._run_stream(Zt, Y)
+        self.expert_predictions_ = Zb[:, -1, :].copy() if batched else Zb[0, -1, :].copy()
+        return np.ascontiguousarray(out.T) if batched else out[:, 0].copy()
+
+    def _run_stream(self, Zt, Y):
+        """Predict-then-learn over time-major truncated forecasts Zt (T, R, N) and labels Y (T, R).
+
+        Returns the predictions (T, R).  This generic loop calls ``_step``; the rules override
+        it with a fused loop (same floating-point operations in the same order, fewer Python
+        calls per step: the per-step interpreter overhead, not the arithmetic on N = 76
+        numbers, is what a step costs).
+        """
+        T, R = Y.shape
         out = np.empty((T, R))
         for t in range(T):
             out[t] = self._step(Zt[t], Y[t])
-        self.expert_predictions_ = Zb[:, -1, :].copy() if batched else Zb[0, -1, :].copy()
-        return np.ascontiguousarray(out.T) if batched else out[:, 0].copy()
+        return out
 
     @property
     def weights_(self):
@@ -339,14 +355,12 @@ class VAWMeta(_MetaLearner):
     which is what alpha_{T+1} would be without the z_{T+1} z_{T+1}^T term.
     """
 
-    def __init__(self, lam: float = 1.0, bounds=None, ridge: bool = False, n_experts=None,
+    def __init__(self, n_experts=None, *, lam: float = 1.0, bounds=None, ridge: bool = False,
                  shrink_to: str = "zero"):
-        super().__init__(bounds=bounds, n_experts=n_experts)
+        super().__init__(n_experts, bounds=bounds)
         self.lam = lam
         self.ridge = ridge
-        if shrink_to not in ("zero", "uniform"):
-            raise ValueError(f"shrink_to must be 'zero' or 'uniform', got {shrink_to!r}")
-        self.shrink_to = shrink_to
+        self.shrink_to = check_option(shrink_to, "shrink_to", ("zero", "uniform"))
         self._lam = check_positive(lam, "lam")
         if not isinstance(ridge, (bool, np.bool_)):
             raise TypeError(f"ridge must be a bool, got {type(ridge).__name__}")
@@ -379,13 +393,15 @@ class VAWMeta(_MetaLearner):
 
 
 # ---------------------------------------------------------------------------------------
-# EWA: paper eq. (29) and opera's ewa / ewaCalib
+# EWA: paper eq. (29) and opera's ewa
 # ---------------------------------------------------------------------------------------
-class EWA(_MetaLearner):
-    """Exponentially weighted average forecaster (P000 eq. (29), bound (30); ref. A.2).
+_TIME_BLOCK = 512    # steps per block of the vectorised fixed-eta EWA (bounds its memory)
 
-    ``calibrated=False, gradient=False`` (default) -- P000 eq. (29) on the truncated
-    forecasts zbar_t (eq. (28)):
+
+class EWA(_MetaLearner):
+    """Exponentially weighted average forecaster with a fixed learning rate (P000 eq. (29), bound (30); ref. A.2).
+
+    ``gradient=False`` (default) -- P000 eq. (29) on the truncated forecasts zbar_t (eq. (28)):
 
         alpha_1 = (1/N, ..., 1/N),
         alpha_{t+1,j} = alpha_{t,j} exp(-eta (zbar_{t,j} - y_t)^2) / sum_k (same),
@@ -397,48 +413,63 @@ class EWA(_MetaLearner):
     loss of step t enters alpha_{t+1}.)  Bound (30), CBL Prop. 3.1 (square loss is
     eta-exp-concave on [A, B] for eta <= 1/(2(B-A)^2)):
     sum_t (yhat_t - y_t)^2 - min_j sum_t (zbar_{t,j} - y_t)^2 <= ln N / eta = 8 Y^2 ln N
-    (``omkl_core.bounds.ewa_bound``).
+    (``omkl_core.bounds.ewa_bound``).  The weights of step t depend on the labels only through
+    the cumulative losses L_{t-1}, so ``run`` computes all of them at once (cumulative sums
+    over time, in the same order of additions as the step-by-step loop: the same numbers).
 
     ``gradient=True`` -- opera's fixed-eta ``ewa`` with the gradient trick (ref. A.2):
     p_{t,k} ∝ exp(eta R_{t-1,k}), R_{t,k} = R_{t-1,k} + r_{t,k},
     r_{t,k} = 2 (yhat_t - y_t)(yhat_t - zbar_{t,k})  (exponentiated gradient).
 
-    ``calibrated=True`` -- opera's default ``mixture(model = "EWA")``, i.e. ``ewaCalib``
-    with ``grid.eta = NULL``, gamma = 2, gradient trick (ref. A.2, opera >= 1.2.0): a grid of
-    fixed-eta members, each linearising at its own prediction; at t = 1 the grid {1} is
-    replaced by eta0 = 1 / mean_k |ln w0_k + r_{1,k}| (w0_k = 1/N, the ln term included as
-    in opera); the mixture follows the member of least cumulative true square loss (ties
-    -> smallest eta); when it is the largest (smallest) eta of the grid, eta*2, 4, 8
-    (eta/2, 4, 8) are added, each run from scratch on all data seen so far.  Here every
-    grid value is eta0 * 2^k (k integer) and each member's state is a function of
-    (eta0, k, data) only, so members of a global exponent range are kept running and a
-    member joins a repetition's grid with exactly the state a re-run from scratch gives;
-    R repetitions share that range (each repetition has its own eta0 and its own active
-    [k_lo, k_hi]).  When the plain average is the best forecaster, the smallest etas all
-    give weights exactly 1/N and tie exactly, opera's ``order()`` picks the smallest, and
-    the grid grows by 3 members at *every* step (opera then re-runs 3 members from scratch
-    per step, O(T^2)); such members are stored once, as the "uniform" member, which is
-    bit-for-bit their state, so a step costs the same however long the grid is.  Quirk kept from opera: if mean |ln w0 + r_1| = 0 (only possible for
-    N = 1) opera divides by zero; here eta0 = 1 then.  ``eta`` must be None.
-    Attributes: ``eta_`` (the eta the next prediction uses), ``grid_eta_`` (the grid).
+    Opera's default ``mixture(model = "EWA")`` calibrates eta online on a grid: that is a
+    different algorithm, :class:`CalibratedEWA`.  The old spelling ``EWA(calibrated=True)``
+    still works: it emits a ``DeprecationWarning`` and returns a :class:`CalibratedEWA`.
+
+    Parameters
+    ----------
+    n_experts : int or None, default=None
+        Number N of experts; None: taken from the first ``z``.
+    eta : float > 0 or None, default=None
+        Learning rate; None: 1/(2 (B - A)^2) from ``bounds`` (= 1/2 on [0, 1]).
+    bounds : (float, float) or None, default=(0, 1)
+        [A, B] for the truncation (28); None: no truncation (``eta`` is then required).
+    gradient : bool, default=False
+        False: exponential weights on the square losses (eq. 29); True: opera's linearised
+        losses (gradient trick, ref. A.1).
+    calibrated : bool, default=False
+        Deprecated; ``True`` returns :class:`CalibratedEWA` (with a ``DeprecationWarning``).
+
+    Attributes
+    ----------
+    cum_ : ndarray of shape (R, N)
+        Cumulative square losses L_{t,k} (``gradient=False``) or cumulative regrets R_{t,k}.
+    eta_ : float
+        The learning rate in use.
+    weights_ : ndarray of shape (N,) or (R, N)
+        The weights the next prediction uses.
     """
 
-    def __init__(self, eta=None, bounds=(0, 1), calibrated: bool = False,
-                 gradient: bool = False, n_experts=None):
-        super().__init__(bounds=bounds, n_experts=n_experts)
+    def __new__(cls, n_experts=None, *, calibrated=False, **kwargs):
+        if cls is EWA and isinstance(calibrated, (bool, np.bool_)) and calibrated:
+            warnings.warn("EWA(calibrated=True) is deprecated: opera's calibrated EWA is its own class, "
+                          "CalibratedEWA(n_experts, bounds=...)", DeprecationWarning, stacklevel=2)
+            if kwargs.get("eta") is not None:
+                raise ValueError("eta must be None when calibrated=True (the grid is calibrated online, ref. A.2)")
+            unknown = set(kwargs) - {"eta", "bounds", "gradient"}
+            if unknown:
+                raise TypeError(f"EWA() got unexpected keyword argument(s) {sorted(unknown)}")
+            return CalibratedEWA(n_experts, bounds=kwargs.get("bounds", (0, 1)))
+        return super().__new__(cls)
+
+    def __init__(self, n_experts=None, *, eta=None, bounds=(0, 1), gradient: bool = False,
+                 calibrated: bool = False):
+        super().__init__(n_experts, bounds=bounds)
         self.eta = eta
-        self.calibrated = calibrated
         self.gradient = gradient
-        if not isinstance(calibrated, (bool, np.bool_)):
-            raise TypeError(f"calibrated must be a bool, got {type(calibrated).__name__}")
-        if not isinstance(gradient, (bool, np.bool_)):
-            raise TypeError(f"gradient must be a bool, got {type(gradient).__name__}")
-        if calibrated:
-            if eta is not None:
-                raise ValueError("eta must be None when calibrated=True (the grid is "
-                                 "calibrated online, ref. A.2)")
-            self._eta = None
-        elif eta is None:
+        self.calibrated = calibrated
+        check_bool(calibrated, "calibrated")
+        check_bool(gradient, "gradient")
+        if eta is None:
             if self._bounds is None:
                 raise ValueError("eta must be given when bounds is None (the default "
                                  "eta = 1/(2(B-A)^2) needs bounds)")
@@ -447,30 +478,186 @@ class EWA(_MetaLearner):
         else:
             self._eta = check_positive(eta, "eta")
 
+    def _init_state(self, R, N):
+        # gradient=False: cumulative losses L_{t,k}; gradient=True: cumulative regrets R_{t,k}
+        self.cum_ = np.zeros((R, N))
+
+    def _weights(self):
+        if self.gradient:
+            return _softmax(self._eta * self.cum_)     # p ∝ exp(eta R_{t-1})
+        return _softmax(-self._eta * self.cum_)        # eq. (29): alpha ∝ exp(-eta L_{t-1})
+
+    def _update(self, zb, y, yhat, p):
+        if self.gradient:
+            self.cum_ += 2.0 * (yhat - y)[:, None] * (yhat[:, None] - zb)    # r_t (ref. A.1)
+        else:
+            d = zb - y[:, None]
+            self.cum_ += d * d                                               # (zbar - y)^2
+
+    def _run_stream(self, Zt, Y):
+        T, R = Y.shape
+        out = np.empty((T, R))
+        if not self.gradient:
+            # eq. (29) for a whole block of steps: L_{t-1} by a cumulative sum started from the
+            # current state (np.add.accumulate adds in time order, as the loop's +=)
+            neg_eta = -self._eta
+            for a in range(0, T, _TIME_BLOCK):
+                b = min(T, a + _TIME_BLOCK)
+                C = np.empty((b - a + 1,) + self.cum_.shape)
+                C[0] = self.cum_
+                np.subtract(Zt[a:b], Y[a:b, :, None], out=C[1:])
+                np.multiply(C[1:], C[1:], out=C[1:])                          # (zbar - y)^2
+                np.add.accumulate(C, axis=0, out=C)                           # L_{t-1}, t = a..b
+                W = _softmax(neg_eta * C[:-1])
+                out[a:b] = np.add.reduce(W * Zt[a:b], axis=-1)
+                self.cum_ = C[-1].copy()
+            self.n_steps_ += T
+            return out
+        # gradient trick: fused loop, the operations of _weights/_aggregate/_update inlined
+        if R == 1:
+            return self._run_gradient_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
+        eta, cum = self._eta, self.cum_
+        amax, add_red, exp = np.maximum.reduce, np.add.reduce, np.exp
+        for t in range(T):
+            zb, y = Zt[t], Y[t]
+            a = eta * cum
+            e = exp(a - amax(a, axis=-1, keepdims=True))
+            p = e / add_red(e, axis=-1, keepdims=True)
+            yhat = add_red(p * zb, axis=-1)
+            out[t] = yhat
+            cum += 2.0 * (yhat - y)[:, None] * (yhat[:, None] - zb)          # r_t (ref. A.1)
+        self.n_steps_ += T
+        return out
+
+    def _run_gradient_single(self, Z, ys):
+        """One stream, 1-D state: the loop of ``_run_stream`` with scalars for yhat_t (same numbers)."""
+        T = len(ys)
+        out = np.empty(T)
+        eta, cum = self._eta, self.cum_[0]                 # a view: updated in place
+        amax, add_red, exp = np.maximum.reduce, np.add.reduce, np.exp
+        for t in range(T):
+            z = Z[t]
+            a = eta * cum
+            e = exp(a - amax(a))
+            yhat = add_red(e / add_red(e) * z)
+            out[t] = yhat
+            cum += 2.0 * (yhat - ys[t]) * (yhat - z)        # r_t (ref. A.1)
+        self.n_steps_ += T
+        return out
+
+    @property
+    def eta_(self):
+        """Learning rate the next prediction uses (fixed)."""
+        return None if self._R is None else self._eta
+
+    def _params_repr(self):
+        return f"eta={self.eta!r}, bounds={self.bounds!r}, gradient={self.gradient!r}"
+
+
+# ---------------------------------------------------------------------------------------
+# Calibrated EWA: opera's ewaCalib
+# ---------------------------------------------------------------------------------------
+@dataclass
+class CalibratedEWAState:
+    """State of :class:`CalibratedEWA` for R repetitions and N experts.
+
+    Every grid value is eta0 * 2^k (k an integer exponent).  Members k_lo..k_hi are stored
+    explicitly (G = k_hi - k_lo + 1 of them, a range shared by the R repetitions); a member
+    below k_lo is stored once as the "uniform" member while its weights have been exactly 1/N
+    at every step (see :class:`CalibratedEWA`).
+    """
+
+    w0: np.ndarray       # (N,) float: opera's prior weights 1/N; enter only eta0 (ln w0 + r_1)
+    eta0: np.ndarray     # (R,) float: base learning rate, grid = eta0 * 2^k; 1 before t = 1,
+                         #   then 1 / mean_k |ln w0_k + r_{1,k}|
+    k_lo: int            # smallest exponent with an explicitly stored member
+    k_hi: int            # largest exponent with an explicitly stored member
+    Rg: np.ndarray       # (R, G, N) float: cumulative regret of each stored member, no ln w0 term
+    CL: np.ndarray       # (R, G) float: cumulative true square loss of each stored member's forecasts
+    RU: np.ndarray       # (R, N) float: cumulative regret of the uniform member (weights exactly 1/N)
+    CLU: np.ndarray      # (R,) float: cumulative square loss of the uniform member
+    sat: np.ndarray      # (R,) int64: largest k whose member has had exactly uniform weights at every
+                         #   step so far (_K_INF: every k)
+    lo: np.ndarray       # (R,) int64: smallest exponent of each repetition's active grid
+    hi: np.ndarray       # (R,) int64: largest exponent of each repetition's active grid
+    best: np.ndarray     # (R,) int64: exponent k of the member the next prediction follows
+    hist_z: list         # T_seen arrays (R, N): truncated forecasts seen, to re-run new members
+    hist_y: list         # T_seen arrays (R,): labels seen
+
+
+class CalibratedEWA(_MetaLearner):
+    """opera's calibrated EWA, ``ewaCalib`` (ref. A.2): EWA whose learning rate follows the best member of a grid.
+
+    opera's default ``mixture(model = "EWA")`` (``grid.eta = NULL``, gamma = 2, gradient trick,
+    opera >= 1.2.0): a grid of fixed-eta gradient-trick EWA members (:class:`EWA` with
+    ``gradient=True``), each linearising at its own prediction; at t = 1 the grid {1} is
+    replaced by eta0 = 1 / mean_k |ln w0_k + r_{1,k}| (w0_k = 1/N, the ln term included as
+    in opera); the mixture follows the member of least cumulative true square loss (ties
+    -> smallest eta); when it is the largest (smallest) eta of the grid, eta*2, 4, 8
+    (eta/2, 4, 8) are added, each run from scratch on all data seen so far.
+
+    Departures from opera's code, none changing a number: every grid value is eta0 * 2^k
+    (k integer) and each member's state is a function of (eta0, k, data) only, so members of
+    a global exponent range are kept running and a member joins a repetition's grid with
+    exactly the state a re-run from scratch gives; R repetitions share that range (each
+    repetition has its own eta0 and its own active [lo, hi]).  When the plain average is the
+    best forecaster, the smallest etas all give weights exactly 1/N and tie exactly, opera's
+    ``order()`` picks the smallest, and the grid grows by 3 members at *every* step (opera
+    then re-runs 3 members from scratch per step, O(T^2)); such members are stored once, as
+    the "uniform" member, which is bit-for-bit their state, so a step costs the same however
+    long the grid is.  Quirk kept from opera: if mean |ln w0 + r_1| = 0 (only possible for
+    N = 1) opera divides by zero; here eta0 = 1 then.
+
+    Parameters
+    ----------
+    n_experts : int or None, default=None
+        Number N of experts; None: taken from the first ``z``.
+    bounds : (float, float) or None, default=(0, 1)
+        [A, B] for the truncation (28); None: opera's rule on the raw forecasts.
+
+    Attributes
+    ----------
+    state_ : CalibratedEWAState
+        The grid members and the calibration bookkeeping (one comment per field there).
+    eta_ : float or ndarray of shape (R,)
+        The learning rate the next prediction uses.
+    eta0_ : ndarray of shape (R,)
+        Base of the grid.
+    grid_eta_ : ndarray or list of ndarray
+        The active grid of each repetition, in increasing order.
+    weights_ : ndarray of shape (N,) or (R, N)
+        The weights the next prediction uses.
+    """
+
+    def __init__(self, n_experts=None, *, bounds=(0, 1)):
+        super().__init__(n_experts, bounds=bounds)
+        self.state_ = None
+        self._grid_cache = None     # (k_lo, k_hi, eta0, ks, etas): derived from state_, not state
+
+    @property
+    def calibrated(self):
+        """Always True (kept so that code reading ``EWA(...).calibrated`` keeps working)."""
+        return True
+
     # ---- state ------------------------------------------------------------------------
     def _init_state(self, R, N):
-        if not self.calibrated:
-            # gradient=False: cumulative losses L_{t,k}; gradient=True: cumulative regrets
-            self.cum_ = np.zeros((R, N))
-            return
-        self._w0 = np.full(N, 1.0 / N)
-        self.eta0_ = np.ones(R)                       # grid = eta0 * 2^k ; {1} before t=1
-        # explicit members k_lo..k_hi (global over repetitions): regret (no ln w0 term) and
-        # cumulative true square loss
-        self._k_lo, self._k_hi = 0, 0
-        self._Rg = np.zeros((R, 1, N))
-        self._CL = np.zeros((R, 1))
-        # "uniform" member (weights exactly 1/N at every step) and, per repetition, the
-        # largest exponent whose member has had exactly uniform weights at every step so far
-        self._RU = np.zeros((R, N))
-        self._CLU = np.zeros(R)
-        self._sat = np.full(R, _K_INF, dtype=np.int64)
-        self._lo = np.zeros(R, dtype=np.int64)        # active grid of each repetition
-        self._hi = np.zeros(R, dtype=np.int64)
-        self._best = np.zeros(R, dtype=np.int64)      # exponent k of the member in use
-        self._hist_z, self._hist_y = [], []
+        self.state_ = CalibratedEWAState(
+            w0=np.full(N, 1.0 / N), eta0=np.ones(R), k_lo=0, k_hi=0,
+            Rg=np.zeros((R, 1, N)), CL=np.zeros((R, 1)), RU=np.zeros((R, N)), CLU=np.zeros(R),
+            sat=np.full(R, _K_INF, dtype=np.int64), lo=np.zeros(R, dtype=np.int64),
+            hi=np.zeros(R, dtype=np.int64), best=np.zeros(R, dtype=np.int64), hist_z=[], hist_y=[])
 
-    # ---- calibrated helpers -----------------------------------------------------------
+    def reset(self):
+        super().reset()
+        self.state_ = None
+        self._grid_cache = None
+        return self
+
+    @property
+    def eta0_(self):
+        return None if self.state_ is None else self.state_.eta0
+
+    # ---- members ------------------------------------------------------------------------
     # Members with k < k_lo are not stored: a repetition only ever holds such a member in its
     # grid when k <= sat (its weights were exactly (1/N, ..., 1/N) at every past step), and
     # then its state *is* the uniform member's state (RU, CLU) bit for bit, which is what a
@@ -480,37 +667,71 @@ class EWA(_MetaLearner):
     # exactly (all of them predicting the plain average), independent of the grid's length.
     def _member_etas(self, k_lo, k_hi):
         ks = np.arange(k_lo, k_hi + 1)
-        return self.eta0_[:, None] * np.exp2(ks)[None, :]          # (R, G)
+        return self.state_.eta0[:, None] * np.exp2(ks)[None, :]      # (R, G)
+
+    def _grid_arrays(self):
+        """(ks, etas) of the stored members k_lo..k_hi, recomputed only when they change."""
+        st = self.state_
+        c = self._grid_cache
+        if c is None or c[0] != st.k_lo or c[1] != st.k_hi or c[2] is not st.eta0:
+            c = (st.k_lo, st.k_hi, st.eta0, np.arange(st.k_lo, st.k_hi + 1), self._member_etas(st.k_lo, st.k_hi))
+            self._grid_cache = c
+        return c[3], c[4]
 
     @staticmethod
     def _member_step(Rg, CL, etas, zb, y):
         """One step of fixed-eta gradient-trick EWA for every member (R, G, N)."""
-        W = _softmax(etas[:, :, None] * Rg)                        # p of each member
-        pred = np.sum(W * zb[:, None, :], axis=-1)                 # (R, G)
+        a = etas[:, :, None] * Rg
+        e = np.exp(a - np.maximum.reduce(a, axis=-1, keepdims=True))
+        W = e / np.add.reduce(e, axis=-1, keepdims=True)               # p of each member
+        pred = np.add.reduce(W * zb[:, None, :], axis=-1)              # (R, G)
         err = pred - y[:, None]
         CL += err * err
         Rg += 2.0 * err[:, :, None] * (pred[:, :, None] - zb[:, None, :])
         return pred
 
+    @staticmethod
+    def _uniform_member_step(RU, CLU, zb, y):
+        """``_member_step`` of the eta = 0 member, whose weights are exactly 1/N (exp(0) / N): the
+        same numbers with fewer operations.  RU (R, N), CLU (R,) are updated in place."""
+        pred = np.add.reduce((1.0 / zb.shape[-1]) * zb, axis=-1)     # (R,)
+        err = pred - y
+        CLU += err * err
+        RU += 2.0 * err[:, None] * (pred[:, None] - zb)
+        return pred
+
     def _saturation_exponent(self):
-        """Per repetition, the largest k with exp(eta0 2^k RU_k - max) == 1 for every k."""
-        a = self.eta0_[:, None] * self._RU
-        xmin = np.min(a - np.max(a, axis=-1, keepdims=True), axis=-1)     # <= 0
+        """Per repetition, the largest k with exp(eta0 2^k RU_k - max) == 1 for every k.
+
+        Only ``min(sat, .)`` of the result is used: where the first estimate k shows that the
+        exact value (within k - 4 .. k + 4 of it) cannot go below the current ``sat``, k - 4 is
+        returned instead (>= sat, so the same minimum) and the exact adjustment is skipped.
+        """
+        st = self.state_
+        a = st.eta0[:, None] * st.RU
+        xmin = (a - a.max(axis=-1, keepdims=True)).min(axis=-1)              # <= 0
         out = np.full(xmin.shape, _K_INF, dtype=np.int64)
         nz = xmin < 0
-        if np.any(nz):
+        if nz.any():
             xm = xmin[nz]
             k = np.floor(np.log2(2.0 ** -54 / -xm)).astype(np.int64)
+            if (k - 4 >= st.sat[nz]).all():
+                out[nz] = k - 4
+                return out
             for _ in range(4):   # exact adjustment: exp(x 2^k) == 1 and exp(x 2^(k+1)) != 1
                 up = np.exp(np.ldexp(xm, k + 1)) == 1.0
-                k = np.where(up, k + 1, k)
-                down = np.exp(np.ldexp(xm, k)) != 1.0
-                k = np.where(down, k - 1, k)
+                k_up = np.where(up, k + 1, k)
+                down = np.exp(np.ldexp(xm, k_up)) != 1.0
+                k_new = np.where(down, k_up - 1, k_up)
+                if np.array_equal(k_new, k):
+                    break        # a fixed point: the remaining rounds would change nothing
+                k = k_new
             out[nz] = k
         return out
 
     def _extend_global(self, k_lo_new, k_hi_new):
         """Add explicit members, each re-run from scratch on the stored history."""
+        st = self.state_
         R, N = self._R, self.n_experts_
 
         def rerun(lo, hi):
@@ -518,111 +739,111 @@ class EWA(_MetaLearner):
             Rg, CL = np.zeros((R, max(hi - lo + 1, 0), N)), np.zeros((R, max(hi - lo + 1, 0)))
             if hi >= lo:
                 etas = self._member_etas(lo, hi)
-                for zs, ys in zip(self._hist_z, self._hist_y):
+                for zs, ys in zip(st.hist_z, st.hist_y):
                     self._member_step(Rg, CL, etas, zs, ys)
             return Rg, CL
 
-        (R_lo, C_lo), (R_hi, C_hi) = rerun(k_lo_new, self._k_lo - 1), rerun(self._k_hi + 1, k_hi_new)
-        self._Rg = np.concatenate([R_lo, self._Rg, R_hi], axis=1)
-        self._CL = np.concatenate([C_lo, self._CL, C_hi], axis=1)
-        self._k_lo, self._k_hi = min(self._k_lo, k_lo_new), max(self._k_hi, k_hi_new)
+        (R_lo, C_lo), (R_hi, C_hi) = rerun(k_lo_new, st.k_lo - 1), rerun(st.k_hi + 1, k_hi_new)
+        st.Rg = np.concatenate([R_lo, st.Rg, R_hi], axis=1)
+        st.CL = np.concatenate([C_lo, st.CL, C_hi], axis=1)
+        st.k_lo, st.k_hi = min(st.k_lo, k_lo_new), max(st.k_hi, k_hi_new)
 
     def _state_of_best(self):
-        virtual = self._best < self._k_lo
-        g = np.clip(self._best - self._k_lo, 0, self._k_hi - self._k_lo)
-        Rb = np.take_along_axis(self._Rg, g[:, None, None], axis=1)[:, 0, :]
-        return np.where(virtual[:, None], self._RU, Rb)
-
-    def _calibrated_weights(self):
-        eta = self.eta0_ * np.exp2(self._best.astype(np.float64))
-        return _softmax(eta[:, None] * self._state_of_best())
-
-    def _calibrated_update(self, zb, y):
-        # (a) saturation of the stored-as-uniform members at this step (state before update)
-        self._sat = np.minimum(self._sat, self._saturation_exponent())
-        # (b) members of a grid below k_lo that stop being saturated become explicit
-        has_virtual = self._lo < self._k_lo
-        if np.any(has_virtual):
-            top_virtual = np.minimum(self._hi, self._k_lo - 1)
-            need = has_virtual & (top_virtual > self._sat)
-            if np.any(need):
-                k_new = int(np.min(np.maximum(self._lo, self._sat + 1)[need]))
-                self._extend_global(k_new, self._k_hi)
-        # (c) one step of every explicit member and of the uniform member
-        self._hist_z.append(zb.copy())
-        self._hist_y.append(y.copy())
-        etas = self._member_etas(self._k_lo, self._k_hi)
-        self._member_step(self._Rg, self._CL, etas, zb, y)
-        RU, CLU = self._RU[:, None, :], self._CLU[:, None]
-        self._member_step(RU, CLU, np.zeros((self._R, 1)), zb, y)
-        if self.n_steps_ == 0:
-            # t = 1: grid.eta <- 1 / mean|R.w0|, R.w0 = ln w0 + r_1 (ref. A.2 step 4);
-            # only member k = 0 exists and its regret row is r_1.
-            m = np.mean(np.abs(np.log(self._w0)[None, :] + self._Rg[:, 0, :]), axis=-1)
-            safe = np.where(m > 0, m, 1.0)
-            self.eta0_ = np.where(m > 0, 1.0 / safe, 1.0)
-        # (d) best member of each repetition's grid (ties -> smallest eta, as opera's order())
-        ks = np.arange(self._k_lo, self._k_hi + 1)
-        active = (ks[None, :] >= self._lo[:, None]) & (ks[None, :] <= self._hi[:, None])
-        CLm = np.where(active, self._CL, np.inf)
-        g = np.argmin(CLm, axis=1)
-        best_explicit = ks[g]
-        min_explicit = CLm[np.arange(self._R), g]
-        has_virtual = self._lo < self._k_lo
-        self._best = np.where(has_virtual & (self._CLU <= min_explicit), self._lo, best_explicit)
-        # (e) grid extension at the extremities (opera: +3 members, factors gamma^1..3)
-        up = self._best == self._hi
-        down = self._best == self._lo
-        new_hi = np.where(up, self._hi + 3, self._hi)
-        new_lo = np.where(down, self._lo - 3, self._lo)
-        if new_hi.max() > self._k_hi:
-            self._extend_global(self._k_lo, int(new_hi.max()))
-        # new members below k_lo that were not saturated at every step need explicit states
-        need_lo = np.maximum(new_lo, self._sat + 1)
-        below = need_lo < self._k_lo
-        if np.any(below):
-            self._extend_global(int(np.min(need_lo[below])), self._k_hi)
-        self._hi, self._lo = new_hi, new_lo
+        st = self.state_
+        virtual = st.best < st.k_lo
+        g = np.minimum(np.maximum(st.best - st.k_lo, 0), st.k_hi - st.k_lo)
+        Rb = st.Rg[np.arange(self._R), g]                               # (R, N)
+        return np.where(virtual[:, None], st.RU, Rb)
 
     # ---- rule -------------------------------------------------------------------------
     def _weights(self):
-        if self.calibrated:
-            return self._calibrated_weights()
-        if self.gradient:
-            return _softmax(self._eta * self.cum_)     # p ∝ exp(eta R_{t-1})
-        return _softmax(-self._eta * self.cum_)        # eq. (29): alpha ∝ exp(-eta L_{t-1})
+        st = self.state_
+        eta = st.eta0 * np.exp2(st.best.astype(np.float64))
+        return _softmax(eta[:, None] * self._state_of_best())
+
+    def _run_stream(self, Zt, Y):
+        # The forecast of step t is the forecast of member `best` (state before the update), which
+        # step (c) of the update computes anyway with the same operations: take it from there
+        # instead of recomputing the weights (same numbers; ``predict_one`` still uses _weights).
+        T, R = Y.shape
+        out = np.empty((T, R))
+        for t in range(T):
+            out[t] = self._update(Zt[t], Y[t], None, None)
+            self.n_steps_ += 1
+        return out
 
     def _update(self, zb, y, yhat, p):
-        if self.calibrated:
-            self._calibrated_update(zb, y)
-        elif self.gradient:
-            self.cum_ += 2.0 * (yhat - y)[:, None] * (yhat[:, None] - zb)    # r_t (ref. A.1)
-        else:
-            d = zb - y[:, None]
-            self.cum_ += d * d                                               # (zbar - y)^2
+        """Steps (a)-(e) of one update; returns the forecast of the member in use before it."""
+        st = self.state_
+        # (a) saturation of the stored-as-uniform members at this step (state before update)
+        st.sat = np.minimum(st.sat, self._saturation_exponent())
+        # (b) members of a grid below k_lo that stop being saturated become explicit
+        has_virtual = st.lo < st.k_lo
+        if has_virtual.any():
+            top_virtual = np.minimum(st.hi, st.k_lo - 1)
+            need = has_virtual & (top_virtual > st.sat)
+            if need.any():
+                k_new = int(np.min(np.maximum(st.lo, st.sat + 1)[need]))
+                self._extend_global(k_new, st.k_hi)
+        # (c) one step of every explicit member and of the uniform member
+        st.hist_z.append(zb.copy())
+        st.hist_y.append(y.copy())
+        ks, etas = self._grid_arrays()
+        pred = self._member_step(st.Rg, st.CL, etas, zb, y)                    # (R, G)
+        pred_u = self._uniform_member_step(st.RU, st.CLU, zb, y)[:, None]      # (R, 1)
+        # forecast of the member in use (a member below k_lo in use is stored as the uniform one)
+        virtual = st.best < st.k_lo
+        g = np.minimum(np.maximum(st.best - st.k_lo, 0), st.k_hi - st.k_lo)
+        yhat_used = np.where(virtual, pred_u[:, 0], pred[np.arange(self._R), g])
+        if self.n_steps_ == 0:
+            # t = 1: grid.eta <- 1 / mean|R.w0|, R.w0 = ln w0 + r_1 (ref. A.2 step 4);
+            # only member k = 0 exists and its regret row is r_1.
+            m = np.mean(np.abs(np.log(st.w0)[None, :] + st.Rg[:, 0, :]), axis=-1)
+            safe = np.where(m > 0, m, 1.0)
+            st.eta0 = np.where(m > 0, 1.0 / safe, 1.0)
+        # (d) best member of each repetition's grid (ties -> smallest eta, as opera's order())
+        active = (ks[None, :] >= st.lo[:, None]) & (ks[None, :] <= st.hi[:, None])
+        CLm = np.where(active, st.CL, np.inf)
+        g = np.argmin(CLm, axis=1)
+        best_explicit = ks[g]
+        min_explicit = CLm[np.arange(self._R), g]
+        has_virtual = st.lo < st.k_lo
+        st.best = np.where(has_virtual & (st.CLU <= min_explicit), st.lo, best_explicit)
+        # (e) grid extension at the extremities (opera: +3 members, factors gamma^1..3)
+        up = st.best == st.hi
+        down = st.best == st.lo
+        new_hi = np.where(up, st.hi + 3, st.hi)
+        new_lo = np.where(down, st.lo - 3, st.lo)
+        if new_hi.max() > st.k_hi:
+            self._extend_global(st.k_lo, int(new_hi.max()))
+        # new members below k_lo that were not saturated at every step need explicit states
+        need_lo = np.maximum(new_lo, st.sat + 1)
+        below = need_lo < st.k_lo
+        if below.any():
+            self._extend_global(int(np.min(need_lo[below])), st.k_hi)
+        st.hi, st.lo = new_hi, new_lo
+        return yhat_used
 
     @property
     def eta_(self):
         """Learning rate the next prediction uses ((R,) array for batched runs)."""
         if self._R is None:
             return None
-        if not self.calibrated:
-            return self._eta
-        eta = self.eta0_ * np.exp2(self._best.astype(np.float64))
+        st = self.state_
+        eta = st.eta0 * np.exp2(st.best.astype(np.float64))
         return eta.copy() if self._batched else float(eta[0])
 
     @property
     def grid_eta_(self):
-        """The calibrated grid of each repetition (list of arrays), None if not calibrated."""
-        if self._R is None or not self.calibrated:
+        """The calibrated grid of each repetition (list of arrays)."""
+        if self._R is None:
             return None
-        grids = [self.eta0_[r] * np.exp2(np.arange(self._lo[r], self._hi[r] + 1))
-                 for r in range(self._R)]
+        st = self.state_
+        grids = [st.eta0[r] * np.exp2(np.arange(st.lo[r], st.hi[r] + 1)) for r in range(self._R)]
         return grids if self._batched else grids[0]
 
     def _params_repr(self):
-        return (f"eta={self.eta!r}, bounds={self.bounds!r}, calibrated={self.calibrated!r}, "
-                f"gradient={self.gradient!r}")
+        return f"bounds={self.bounds!r}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -646,10 +867,26 @@ class AggregatingAlgorithm(_MetaLearner):
     (``omkl_core.bounds.aa_bound``).  ``weights_`` are the exponential weights wbar; the
     forecast is gamma_t, not <wbar_t, zbar_t>.  ``eta`` may be set lower than 2/(B-A)^2
     (any eta <= 2/(B-A)^2 keeps the square loss eta-mixable); ``bounds`` is required.
+
+    Parameters
+    ----------
+    n_experts : int or None, default=None
+        Number N of experts; None: taken from the first ``z``.
+    bounds : (float, float), default=(0, 1)
+        [A, B]: truncation (28) and the range of the substitution function (required).
+    eta : float > 0 or None, default=None
+        Learning rate, at most 2/(B - A)^2; None: 2/(B - A)^2.
+
+    Attributes
+    ----------
+    cum_loss_ : ndarray of shape (R, N)
+        Cumulative square losses of the truncated forecasts.
+    weights_ : ndarray of shape (N,) or (R, N)
+        The exponential weights wbar of the next step.
     """
 
-    def __init__(self, bounds=(0, 1), eta=None, n_experts=None):
-        super().__init__(bounds=bounds, n_experts=n_experts)
+    def __init__(self, n_experts=None, *, bounds=(0, 1), eta=None):
+        super().__init__(n_experts, bounds=bounds)
         self.eta = eta
         A, B = _check_bounds(bounds, required=True)
         eta_max = 2.0 / (B - A) ** 2
@@ -723,10 +960,87 @@ class MLPoly(_MetaLearner):
         eta_{t+1,k} = 1 / (1/eta_{t,k} + r_{t,k}^2 + B_t - B_{t-1}),  eta_{1,k} = e^700, B_0 = 0.
 
     No prior weights enter MLpol (opera refuses them).
+
+    Parameters
+    ----------
+    n_experts : int or None, default=None
+        Number N of experts; None: taken from the first ``z``.
+    bounds : (float, float) or None, default=(0, 1)
+        [A, B] for the truncation (28); None: opera's rule on the raw forecasts.
+
+    Attributes
+    ----------
+    regret_ : ndarray of shape (R, N)
+        Cumulative regrets R_{t,k}.
+    eta_ : ndarray of shape (R, N)
+        Learning rates of the next step.
+    B_ : ndarray of shape (R,)
+        Largest squared instantaneous regret so far.
     """
 
-    def __init__(self, bounds=(0, 1), n_experts=None):
-        super().__init__(bounds=bounds, n_experts=n_experts)
+    def __init__(self, n_experts=None, *, bounds=(0, 1)):
+        super().__init__(n_experts, bounds=bounds)
+
+    def _run_stream(self, Zt, Y):
+        # fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
+        T, R = Y.shape
+        N = self.n_experts_
+        out = np.empty((T, R))
+        if R == 1:
+            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
+        Rg, eta, B = self.regret_, self.eta_, self.B_
+        add_red, max_red, maximum, where = np.add.reduce, np.maximum.reduce, np.maximum, np.where
+        single = R == 1
+        for t in range(T):
+            zb, y = Zt[t], Y[t]
+            num = eta * maximum(Rg, 0.0)
+            s = add_red(num, axis=-1)
+            has_pos = max_red(Rg, axis=-1) > 0
+            if single:   # the same values as the np.where form below, without the select
+                p = num / s[:, None] if has_pos[0] else np.full((1, N), 1.0 / N)
+            else:
+                safe = where(has_pos, s, 1.0)
+                p = where(has_pos[:, None], num / safe[:, None], 1.0 / N)
+            yhat = add_red(p * zb, axis=-1)
+            out[t] = yhat
+            g = 2.0 * (yhat - y)
+            r = g[:, None] * yhat[:, None] - g[:, None] * zb
+            Rg += r
+            r2 = r * r
+            newB = maximum(B, max_red(r2, axis=-1))
+            eta = 1.0 / (1.0 / eta + r2 + newB[:, None] - B[:, None])
+            B = newB
+        self.eta_, self.B_ = eta, B
+        self.n_steps_ += T
+        return out
+
+    def _run_single(self, Z, ys):
+        """One stream, 1-D state, scalar yhat_t and B_t (the same operations, the same numbers)."""
+        T, N = len(ys), self.n_experts_
+        out = np.empty(T)
+        Rg, eta, B = self.regret_[0], self.eta_[0], float(self.B_[0])   # Rg: a view, updated in place
+        add_red, max_red, maximum = np.add.reduce, np.maximum.reduce, np.maximum
+        uniform = np.full(N, 1.0 / N)
+        for t in range(T):
+            z = Z[t]
+            if max_red(Rg) > 0:
+                num = eta * maximum(Rg, 0.0)
+                p = num / add_red(num)
+            else:
+                p = uniform
+            yhat = add_red(p * z)
+            out[t] = yhat
+            g = 2.0 * (yhat - ys[t])
+            r = g * yhat - g * z
+            Rg += r
+            r2 = r * r
+            m = max_red(r2)
+            newB = m if m > B else B
+            eta = 1.0 / (1.0 / eta + r2 + newB - B)
+            B = newB
+        self.eta_, self.B_ = eta[None, :], np.array([B])
+        self.n_steps_ += T
+        return out
 
     def _init_state(self, R, N):
         self.regret_ = np.zeros((R, N))
@@ -763,15 +1077,93 @@ class MLProd(_MetaLearner):
         R_k <- (eta_{t+1,k}/eta_{t,k}) R_k + ln(1 + eta_{t+1,k} r_{t,k}).
 
     This is opera's variant (new eta inside the log, old exponent rescaled); the prior
-    ln w0 is wiped out at t = 1 by the ratio e^{-700}.  opera 1.2.0 computes exp(R) with
-    ``truncate1`` (clipped to [e^-700, e^700]) instead of subtracting max R; the two agree
-    unless all R_k < -700.  Needs N >= 2 (ln N = 0 makes opera's eta zero and its weights NaN).
+    ln w0 is wiped out at t = 1 by the ratio e^{-700}.  Needs N >= 2 (ln N = 0 makes opera's
+    eta zero and its weights NaN).
+
+    Departure from opera's code (the weights): every opera version computes
+    ``w <- truncate1(exp(R))`` -- exp(R) clipped to [e^-700, e^700] -- without subtracting
+    max R: ``R/MLprod.R`` of 1.2.0 (the R path, its default) and of 1.2.2, and 1.2.0's optional
+    C++ path (``src/MLProdEigen.cpp``: ``R.exp().unaryExpr(truncate1)``).  ref. A.5 says
+    "max-subtracted": that is this class's form, not opera's.  Here p ∝ eta exp(R - max R).
+    In exact arithmetic the two give the same p whenever every R_k lies in [-700, 700] (the
+    factor e^{-max R} cancels in the normalisation); in floating point they then differ by
+    rounding only (<= 4.4e-16 in the predictions against the opera fixtures, README table).
+    Outside that range opera clips each exp(R_k) into [e^-700, e^700] and the two differ;
+    exp(R - max R) never overflows.
+
+    Parameters
+    ----------
+    n_experts : int or None, default=None
+        Number N >= 2 of experts; None: taken from the first ``z``.
+    bounds : (float, float) or None, default=(0, 1)
+        [A, B] for the truncation (28); None: opera's rule on the raw forecasts.
+
+    Attributes
+    ----------
+    R_ : ndarray of shape (R, N)
+        Exponents R_k of the weights.
+    L_ : ndarray of shape (R, N)
+        1 + cumulative squared regrets.
+    maxloss_ : ndarray of shape (R, N)
+        Largest |r_{t,k}| so far.
+    eta_ : ndarray of shape (R, N)
+        Learning rates of the next step.
     """
 
     _min_experts = 2
 
-    def __init__(self, bounds=(0, 1), n_experts=None):
-        super().__init__(bounds=bounds, n_experts=n_experts)
+    def __init__(self, n_experts=None, *, bounds=(0, 1)):
+        super().__init__(n_experts, bounds=bounds)
+
+    def _run_stream(self, Zt, Y):
+        # fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
+        T, R = Y.shape
+        out = np.empty((T, R))
+        if R == 1:
+            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
+        Rr, L, maxloss, eta, logN = self.R_, self.L_, self.maxloss_, self.eta_, self._logN
+        add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
+        with np.errstate(divide="ignore"):
+            for t in range(T):
+                zb, y = Zt[t], Y[t]
+                ew = eta * exp(Rr - max_red(Rr, axis=-1, keepdims=True))
+                p = ew / add_red(ew, axis=-1, keepdims=True)
+                yhat = add_red(p * zb, axis=-1)
+                out[t] = yhat
+                g = 2.0 * (yhat - y)
+                r = g[:, None] * yhat[:, None] - g[:, None] * zb
+                L += r * r
+                maxloss = np.maximum(maxloss, np.abs(r))
+                neweta = np.minimum(1.0 / (2.0 * maxloss), np.sqrt(logN / L))
+                Rr = neweta / eta * Rr + log(1.0 + neweta * r)
+                eta = neweta
+        self.R_, self.maxloss_, self.eta_ = Rr, maxloss, eta
+        self.n_steps_ += T
+        return out
+
+    def _run_single(self, Z, ys):
+        """One stream, 1-D state, scalar yhat_t (the same operations, the same numbers)."""
+        T = len(ys)
+        out = np.empty(T)
+        Rr, L, maxloss, eta, logN = self.R_[0], self.L_[0], self.maxloss_[0], self.eta_[0], self._logN
+        add_red, max_red, exp, log, sqrt = np.add.reduce, np.maximum.reduce, np.exp, np.log, np.sqrt
+        maximum, minimum, absolute = np.maximum, np.minimum, np.abs
+        with np.errstate(divide="ignore"):
+            for t in range(T):
+                z = Z[t]
+                ew = eta * exp(Rr - max_red(Rr))
+                yhat = add_red(ew / add_red(ew) * z)
+                out[t] = yhat
+                g = 2.0 * (yhat - ys[t])
+                r = g * yhat - g * z
+                L += r * r                                   # L_: a view, updated in place
+                maxloss = maximum(maxloss, absolute(r))
+                neweta = minimum(1.0 / (2.0 * maxloss), sqrt(logN / L))
+                Rr = neweta / eta * Rr + log(1.0 + neweta * r)
+                eta = neweta
+        self.R_, self.maxloss_, self.eta_ = Rr[None, :], maxloss[None, :], eta[None, :]
+        self.n_steps_ += T
+        return out
 
     def _init_state(self, R, N):
         w0 = np.full(N, 1.0 / N)
@@ -813,16 +1205,93 @@ class BOA(_MetaLearner):
     w0_k S_k^{-1/2} exp(Rreg_k / sqrt(S_k)); then normalised.  Update
     S_k <- S_k + 2.2 r_{t,k}^2;  for S_k > 0: Rreg_k <- Rreg_k + r_{t,k} - r_{t,k}^2/sqrt(S_k).
     v120 needs N >= 2 (ln N = 0 gives eta = 0 and NaN weights in opera).
+
+    Parameters
+    ----------
+    n_experts : int or None, default=None
+        Number N of experts (N >= 2 for ``"v120"``); None: taken from the first ``z``.
+    version : {"v120", "v122"}, default="v120"
+        opera 1.2.0 / 1.2.1 code or opera 1.2.2 code (ref. A.6): two implementations opera
+        shipped under one name, kept as an option of one class.
+    bounds : (float, float) or None, default=(0, 1)
+        [A, B] for the truncation (28); None: opera's rule on the raw forecasts.
+
+    Attributes
+    ----------
+    Rreg_ : ndarray of shape (R, N)
+        Regularised cumulative regrets.
+    eta_, V_, Bmax_ : ndarray of shape (R, N)
+        (v120) learning rates of the next step, cumulative squared regrets, largest |r| so far.
+    S_ : ndarray of shape (R, N)
+        (v122) 2.2 times the cumulative squared regrets.
     """
 
     _VERSIONS = ("v120", "v122")
 
-    def __init__(self, version: str = "v120", bounds=(0, 1), n_experts=None):
+    def __init__(self, n_experts=None, *, version: str = "v120", bounds=(0, 1)):
         if version not in self._VERSIONS:
             raise ValueError(f"version must be one of {self._VERSIONS}, got {version!r}")
         self.version = version
         self._min_experts = 2 if version == "v120" else 1
-        super().__init__(bounds=bounds, n_experts=n_experts)
+        super().__init__(n_experts, bounds=bounds)
+
+    def _run_stream(self, Zt, Y):
+        if self.version != "v120":
+            return super()._run_stream(Zt, Y)
+        # v120 fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
+        T, R = Y.shape
+        out = np.empty((T, R))
+        if R == 1:
+            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
+        Rreg, eta, V, Bmax = self.Rreg_, self.eta_, self.V_, self.Bmax_
+        log_w0, log_inv_w0 = self._log_w0, self._log_inv_w0
+        add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
+        with np.errstate(divide="ignore"):
+            for t in range(T):
+                zb, y = Zt[t], Y[t]
+                a = log(eta) + log_w0 + eta * Rreg
+                e = exp(a - max_red(a, axis=-1, keepdims=True))
+                p = e / add_red(e, axis=-1, keepdims=True)
+                yhat = add_red(p * zb, axis=-1)
+                out[t] = yhat
+                g = 2.0 * (yhat - y)
+                r = g[:, None] * yhat[:, None] - g[:, None] * zb
+                r2 = r * r
+                Bmax = np.maximum(Bmax, np.abs(r))
+                B2 = np.exp2(np.ceil(np.log2(Bmax)))
+                V += r2
+                eta = np.minimum(1.0 / B2, np.sqrt(log_inv_w0 / V))
+                Rreg += 0.5 * (r - eta * r2 + B2 * (eta * r > 0.5))
+        self.eta_, self.Bmax_ = eta, Bmax
+        self.n_steps_ += T
+        return out
+
+    def _run_single(self, Z, ys):
+        """v120, one stream, 1-D state, scalar yhat_t (the same operations, the same numbers)."""
+        T = len(ys)
+        out = np.empty(T)
+        Rreg, eta, V, Bmax = self.Rreg_[0], self.eta_[0], self.V_[0], self.Bmax_[0]   # Rreg, V: views
+        log_w0, log_inv_w0 = self._log_w0, self._log_inv_w0
+        add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
+        maximum, minimum, absolute, exp2, ceil, log2, sqrt = np.maximum, np.minimum, np.abs, np.exp2, np.ceil, np.log2, np.sqrt
+        with np.errstate(divide="ignore"):
+            for t in range(T):
+                z = Z[t]
+                a = log(eta) + log_w0 + eta * Rreg
+                e = exp(a - max_red(a))
+                yhat = add_red(e / add_red(e) * z)
+                out[t] = yhat
+                g = 2.0 * (yhat - ys[t])
+                r = g * yhat - g * z
+                r2 = r * r
+                Bmax = maximum(Bmax, absolute(r))
+                B2 = exp2(ceil(log2(Bmax)))
+                V += r2
+                eta = minimum(1.0 / B2, sqrt(log_inv_w0 / V))
+                Rreg += 0.5 * (r - eta * r2 + B2 * (eta * r > 0.5))
+        self.eta_, self.Bmax_ = eta[None, :], Bmax[None, :]
+        self.n_steps_ += T
+        return out
 
     def _init_state(self, R, N):
         w0 = 1.0 / N

@@ -40,7 +40,8 @@ from . import kernels as _kernels
 from ._validation import check_int, check_matrix, check_positive, check_vector
 
 __all__ = ["RandomFourierFeatures", "KernelDictionary", "paper000_dictionary",
-           "paper000_sigmas", "exact_kernel", "apply_feature_map", "resolve_feature_map", "KINDS", "MAPS"]
+           "paper000_sigmas", "exact_kernel", "apply_feature_map", "resolve_feature_map", "KINDS", "MAPS",
+           "paper003_sigmas", "paper003_dictionary"]
 
 KINDS = ("gaussian", "laplacian")
 MAPS = ("cos", "sincos")
@@ -300,4 +301,20 @@ def paper000_dictionary(d: int, m: int = 50, seed=0, feature_map: str = "cos",
     """The N = 76 kernel dictionary of paper 000 section 4 (see :func:`paper000_sigmas`)."""
     feature_map = resolve_feature_map(feature_map, map, "paper000_dictionary: ")
     kinds, sigmas = paper000_sigmas()
+    return KernelDictionary(kinds, sigmas, d=d, m=m, seed=seed, feature_map=feature_map, backend=backend)
+
+
+def paper003_sigmas() -> tuple[list[str], np.ndarray]:
+    """Paper 003 section 5: 41 Gaussian (RBF) kernels, "bandwidth 10^{sigma_i}, sigma_i =
+    (i - 21)/10", read (reference D.3, the authors' RF convention) as sigma^2 = 10^((i-21)/10),
+    i = 1..41. Returns (kinds, sigmas) with sigmas as sigma (not sigma^2)."""
+    sigma2 = 10.0 ** ((np.arange(1, 42) - 21) / 10.0)
+    return ["gaussian"] * 41, np.sqrt(sigma2)
+
+
+def paper003_dictionary(d: int, m: int = 50, seed=0, feature_map: str = "sincos",
+                        backend: str = "numpy") -> KernelDictionary:
+    """The N = 41 kernel dictionary of paper 003 section 5 with its sin/cos features
+    (eq. 4: z = D^{-1/2}[sin, cos], 2D = 100 features per kernel for D = m = 50)."""
+    kinds, sigmas = paper003_sigmas()
     return KernelDictionary(kinds, sigmas, d=d, m=m, seed=seed, feature_map=feature_map, backend=backend)

@@ -744,7 +744,7 @@ def test_ewa_calibrated_compact_members_equal_explicit_reruns(seed, R, T, N, unr
     fast = agg.EWA(calibrated=True)
     P = fast.run(Z, y)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(agg.EWA, "_saturation_exponent",
+        mp.setattr(agg.CalibratedEWA, "_saturation_exponent",
                    lambda self: np.full(self._R, -(1 << 40), dtype=np.int64))
         slow = agg.EWA(calibrated=True)
         P_slow = slow.run(Z, y)
@@ -766,3 +766,39 @@ def test_ewa_calibrated_growing_grid_batched_equals_separate(seed, R, T, N):
         np.testing.assert_array_equal(P[r], single.run(Z[r], y))
         np.testing.assert_array_equal(batched.grid_eta_[r], single.grid_eta_)
         np.testing.assert_array_equal(batched.weights_[r], single.weights_)
+
+
+# ---------------------------------------------------------------------------------------
+# issue 16: CalibratedEWA is its own class; the old spelling warns and gives the same numbers
+# ---------------------------------------------------------------------------------------
+def test_calibrated_ewa_class_and_deprecated_spelling():
+    Z, y = _stream(3, 1, 120, 5)
+    new = agg.CalibratedEWA()
+    with pytest.warns(DeprecationWarning, match="CalibratedEWA"):
+        old = agg.EWA(calibrated=True)
+    assert type(old) is agg.CalibratedEWA and old.calibrated
+    with pytest.warns(DeprecationWarning):
+        old_raw = agg.EWA(calibrated=True, bounds=None)
+    assert old_raw.bounds is None
+    np.testing.assert_array_equal(new.run(Z[0], y), old.run(Z[0], y))
+    np.testing.assert_array_equal(new.weights_, old.weights_)
+    assert new.eta_ == old.eta_
+    st = new.state_
+    assert isinstance(st, agg.CalibratedEWAState)
+    assert st.Rg.shape == (1, st.k_hi - st.k_lo + 1, 5) and st.CL.shape == st.Rg.shape[:2]
+    assert len(st.hist_z) == 120 and st.eta0.shape == (1,)
+    # a fixed-eta EWA is not calibrated and has no grid
+    assert agg.EWA(eta=0.5).calibrated is False and not hasattr(agg.EWA(eta=0.5), "grid_eta_")
+
+
+@pytest.mark.parametrize("cls", [agg.VAWMeta, agg.EWA, agg.CalibratedEWA, agg.AggregatingAlgorithm,
+                                 agg.MLProd, agg.MLPoly, agg.BOA])
+def test_constructors_are_keyword_only_after_n_experts(cls):
+    import inspect
+
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert params[0].name == "n_experts"
+    assert all(p.kind is p.KEYWORD_ONLY for p in params[1:])
+    with pytest.raises(TypeError):
+        cls(3, (0, 1))            # a second positional argument is refused
+    assert cls(3).n_experts == 3

@@ -59,10 +59,17 @@ TEST_PARAMS = {
                                                          eta=0.5, B_w=4.0, noise=nz.GaussianNoise(0.1), seed=2), "features")],
     "VAWMeta": [("lam=1", lambda: dict(lam=1.0), "experts")],
     "EWA": [("eta=2", lambda: dict(eta=2.0), "experts")],
+    "CalibratedEWA": [("default", lambda: dict(), "experts")],
     "AggregatingAlgorithm": [("default", lambda: dict(), "experts")],
     "MLProd": [("default", lambda: dict(), "experts")],
     "MLPoly": [("default", lambda: dict(), "experts")],
     "BOA": [("default", lambda: dict(), "experts")],
+    # paper 003 (small settings: 41 kernels, D = 4)
+    "Raker": [("m=4", lambda: dict(m=4, eta=0.2, seed=3), "features")],
+    "OMKR": [("eta=0.2", lambda: dict(eta=0.2), "features")],
+    "OMKLGF": [("M=4", lambda: dict(m=4, eta=0.2, M=4, seed=3), "features")],
+    "SFGMKL": [("M=3", lambda: dict(m=4, eta=0.2, xi=0.2, M=3, greedy_after=10, seed=3), "features")],
+    "SFGMKLR": [("M=3", lambda: dict(m=4, eta=0.2, xi=0.2, M=3, greedy_after=10, seed=3), "features")],
 }
 
 #: class name -> why the generic suite does not apply (each is covered elsewhere).

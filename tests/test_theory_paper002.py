@@ -847,6 +847,52 @@ def test_paper002_bad_input_raises():
         B.paper002_theorem3_rhs(np.ones((2, 3)), np.ones(2), 1.0)
 
 
+# ----------------------------------------------------------------------------------------
+# External oracle: River's BayesianLinearRegression (issue 16)
+# ----------------------------------------------------------------------------------------
+# River 0.26's ``linear_model.BayesianLinearRegression(alpha, beta)`` is Bishop's sequential
+# Bayesian linear regression (PRML eqs. 3.50-3.51, 3.58-3.59): prior w ~ N(0, alpha^-1 I),
+# noise precision beta.  Its posterior mean is (alpha I + beta X'X)^-1 beta X'y
+# = (alpha/beta I + X'X)^-1 X'y and its predictive variance 1/beta + x'(alpha I + beta X'X)^-1 x
+# = (1/beta)(1 + x'(alpha/beta I + X'X)^-1 x).  Mapping to paper 002:
+#     a = alpha / beta   (Algorithm 1's ridge parameter, A_0 = a I),
+#     sigma^2 = 1 / beta (eq. (12): N(gamma_T, sigma^2 (1 + x_T' A_{T-1}^-1 x_T))).
+# So OnlineRidge(a=alpha/beta) gives River's predictive mean and BayesianRidge(a=alpha/beta,
+# sigma2=1/beta) its predictive variance, step by step (predict before learning), computed
+# by independent code (River's: dicts and its own Sherman-Morrison).
+def _river_blr_trace(alpha, beta, X, y):
+    linear_model = pytest.importorskip("river.linear_model")
+    model = linear_model.BayesianLinearRegression(alpha=alpha, beta=beta)
+    mean, var = np.empty(len(y)), np.empty(len(y))
+    for t in range(len(y)):
+        x = {i: float(v) for i, v in enumerate(X[t])}
+        dist = model.predict_one(x, with_dist=True)
+        mean[t], var[t] = dist.mu, dist.sigma ** 2
+        model.learn_one(x, float(y[t]))
+    return mean, var
+
+
+@pytest.mark.parametrize(("alpha", "beta"), [(1.0, 1.0), (0.5, 4.0), (3.0, 0.25), (1e-2, 10.0)])
+@pytest.mark.parametrize("solver", ["cholesky", "sherman-morrison"])
+def test_paper002_river_bayesian_linear_regression_oracle(alpha, beta, solver):
+    """River's BLR(alpha, beta) == BayesianRidge(a=alpha/beta, sigma2=1/beta): mean and variance."""
+    X, y = ok.datasets.load("airfoil")
+    X, y = X[:400], y[:400]
+    r_mean, r_var = _river_blr_trace(alpha, beta, X, y)
+    tr = BayesianRidge(a=alpha / beta, sigma2=1.0 / beta, solver=solver).trajectory(X, y)
+    ridge = OnlineRidge(a=alpha / beta, solver=solver).run(X, y)
+    scale_m = np.max(np.abs(r_mean))
+    assert _record("river BLR mean vs OnlineRidge", float(np.max(np.abs(ridge - r_mean)) / scale_m)) <= EQ_RTOL
+    assert _record("river BLR mean vs BayesianRidge", float(np.max(np.abs(tr.prediction - r_mean)) / scale_m)) <= EQ_RTOL
+    assert _record("river BLR variance vs BayesianRidge", float(np.max(np.abs(tr.variance / r_var - 1.0)))) <= EQ_RTOL
+    # the mapping matters: a = alpha (forgetting beta) or sigma^2 = beta are visibly wrong when beta != 1
+    if beta != 1.0:
+        wrong_mean = OnlineRidge(a=alpha, solver=solver).run(X, y)
+        assert np.max(np.abs(wrong_mean - r_mean)) / scale_m > 1e3 * EQ_RTOL
+        wrong_var = BayesianRidge(a=alpha / beta, sigma2=beta, solver=solver).trajectory(X, y).variance
+        assert np.max(np.abs(wrong_var / r_var - 1.0)) > 0.1
+
+
 def test_paper002_bayesian_algorithm_finite_at_tiny_sigma2():
     """Regression (issue 12): sigma2 = 1e-300. The experts' log-densities are ~ -1e300, so the common
     part absorbed ln(sum) (weights summing to 2) or overflowed to -inf for every expert (nan weights).

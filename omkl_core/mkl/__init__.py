@@ -3,11 +3,21 @@
 * :mod:`omkl_core.mkl.vaw2` -- paper 000: the VAW2 family (random-feature VAW experts and a
   meta-learner): ``VAW2``, ``VAWEWA``, ``VAWAggr``, ``VAWMLProd``, ``VAWMLPoly``, ``VAWBOA``
   and the shared expert layer :func:`expert_predictions`.
+* paper 003: :mod:`~omkl_core.mkl.graph` (feedback graph, Algorithm 1, and the greedy
+  dominating set: :func:`feedback_graph`), :mod:`~omkl_core.mkl.sfg` (``SFGMKL``, ``SFGMKLR``),
+  and the baselines :mod:`~omkl_core.mkl.raker` (``Raker``), :mod:`~omkl_core.mkl.omkr`
+  (``OMKR``), :mod:`~omkl_core.mkl.omkl_gf` (``OMKLGF``).
 """
 from __future__ import annotations
 
-from . import vaw2
+from . import graph, omkl_gf, omkr, raker, sfg, vaw2  # noqa: F401
+from .graph import feedback_graph
+from .omkl_gf import OMKLGF
+from .omkr import OMKR
+from .raker import Raker
+from .sfg import SFGMKL, SFGMKLR, SamplingState
 from .vaw2 import *  # noqa: F403
 from .vaw2 import TIME_BLOCK, _draw_dictionaries  # noqa: F401
 
-__all__ = [*vaw2.__all__]
+__all__ = [*vaw2.__all__, "feedback_graph", "Raker", "OMKR", "OMKLGF", "SFGMKL", "SFGMKLR",
+           "SamplingState"]

@@ -156,7 +156,11 @@ def _vaw2_meta(lam_meta=1.0, truncate=False, bounds=(0, 1), meta_ridge=False):
 
 
 def _ewa_meta(bounds=(0, 1), eta=None, calibrated=False, gradient=False):
-    return _agg.EWA(eta=eta, bounds=bounds, calibrated=calibrated, gradient=gradient)
+    if check_bool(calibrated, "calibrated"):   # opera's calibrated EWA is its own class (eta must then be None)
+        if eta is not None:
+            raise ValueError("eta must be None when calibrated=True (the grid is calibrated online)")
+        return _agg.CalibratedEWA(bounds=bounds)
+    return _agg.EWA(eta=eta, bounds=bounds, gradient=gradient)
 
 
 def _aggr_meta(bounds=(0, 1), eta=None):

@@ -1,0 +1,215 @@
+"""River adapter: any online learner of :mod:`omkl_core` as a ``river.base.MiniBatchRegressor``.
+
+>>> import omkl_core as ok
+>>> from omkl_core.interop import to_river
+>>> from river import evaluate, metrics, stream
+>>> X, y = ok.datasets.ar4(T=200, seed=0)
+>>> model = to_river(ok.OnlineRidge(a=1.0))
+>>> evaluate.progressive_val_score(stream.iter_array(X, y), model, metrics.MSE())  # doctest: +ELLIPSIS
+MSE: ...
+
+Feature rules (River passes each sample as a dict ``{name: value}``; omkl's learners take a
+1-D float array of a fixed dimension d):
+
+1. **Order.** The feature order (and so d) is fixed once: by ``features=`` (a sequence of
+   names, in the order given) or else by the *sorted* keys of the first sample the adapter
+   sees, through ``predict_one`` or ``learn_one`` (or the columns of the first
+   ``learn_many`` / ``predict_many`` frame, sorted).  The order in which a dict lists its
+   keys never matters.
+2. **Missing key.** A known feature absent from a sample counts as ``0.0``.
+3. **New key.** A key first seen after the order is fixed is ignored; the adapter warns once
+   per such key (``UserWarning`` naming it).  Pass ``features=`` to declare every feature up
+   front.
+4. Values must be real numbers (``float(value)``); NaN/inf are refused by the learner with a
+   ``ValueError`` naming ``x``.
+
+The wrapped ``model`` is kept untouched, as the template: the adapter learns on a deep copy
+of it, and ``clone()`` starts again from that template.  ``learn_many`` runs the learner's
+vectorised whole-stream driver ``run(X, y)`` where it has one (same numbers as the
+``learn_one`` loop, to rounding, continuing from the current state); ``predict_many``
+predicts every row with the current state (no learning).
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+from river import base
+
+__all__ = ["RiverRegressor", "to_river"]
+
+
+def _learner_repr(model) -> str:
+    """``ClassName(p=v, ...)`` from the constructor's stored arguments (stable across copies)."""
+    try:
+        sig = inspect.signature(type(model).__init__)
+    except (TypeError, ValueError):
+        return type(model).__name__
+    parts = []
+    for name, p in sig.parameters.items():
+        if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if hasattr(model, name):
+            v = getattr(model, name)
+            r = repr(v)
+            if " at 0x" in r:           # an object without a value repr: name its type only
+                r = type(v).__name__
+            parts.append(f"{name}={r}")
+    return f"{type(model).__name__}({', '.join(parts)})"
+
+
+class RiverRegressor(base.MiniBatchRegressor):
+    """An omkl online learner as a River regressor on dict features (see the module docstring).
+
+    Parameters
+    ----------
+    model : object
+        An omkl online learner (``predict_one(x) -> float``, ``learn_one(x, y)``), used as the
+        template: it is deep-copied, never modified.
+    features : sequence of hashable or None, default=None
+        The feature names in the order the learner sees them; ``None``: the sorted keys of the
+        first sample.
+
+    Attributes
+    ----------
+    learner_ : object
+        The copy of ``model`` that learns.
+    features_ : tuple or None
+        The feature order in use (None before the first sample when ``features=None``).
+    """
+
+    def __init__(self, model, features=None):
+        if not callable(getattr(model, "predict_one", None)) or not callable(getattr(model, "learn_one", None)):
+            raise TypeError(f"model must be an online learner with predict_one/learn_one, got {type(model).__name__}")
+        if isinstance(features, (str, bytes)):
+            raise TypeError("features must be a sequence of feature names or None, not a string")
+        self.model = model
+        self.features = features
+        self.learner_ = copy.deepcopy(model)
+        self.features_ = None
+        self._index: dict = {}
+        self._warned: set = set()
+        if features is not None:
+            self._fix_order(list(features))
+
+    # ---- River conventions ------------------------------------------------------------
+    @classmethod
+    def _unit_test_params(cls):
+        import omkl_core as ok  # noqa: PLC0415
+
+        yield {"model": ok.OnlineRidge(a=1.0)}
+
+    @property
+    def _is_stochastic(self):
+        return False   # omkl learners take an explicit seed inside ``model``; none is drawn here
+
+    def __repr__(self) -> str:
+        feats = "" if self.features is None else f", features={tuple(self.features)!r}"
+        return f"to_river({_learner_repr(self.model)}{feats})"
+
+    # ---- feature order ------------------------------------------------------------------
+    def _fix_order(self, names):
+        if len(set(names)) != len(names):
+            raise ValueError(f"features must not repeat a name, got {names!r}")
+        if not names:
+            raise ValueError("features must name at least one feature")
+        self.features_ = tuple(names)
+        self._index = {k: i for i, k in enumerate(self.features_)}
+
+    def _warn_new(self, keys):
+        for k in keys:
+            if k not in self._index and k not in self._warned:
+                self._warned.add(k)
+                warnings.warn(f"feature {k!r} was not in the feature order fixed at the first sample "
+                              f"({len(self.features_)} features); it is ignored (pass features= to declare it)",
+                              UserWarning, stacklevel=3)
+
+    def _vector(self, x: dict) -> np.ndarray:
+        if self.features_ is None:
+            try:
+                self._fix_order(sorted(x))
+            except TypeError:
+                raise TypeError("feature names must be sortable; pass features= to fix their order") from None
+        v = np.zeros(len(self.features_))
+        for k, val in x.items():
+            i = self._index.get(k)
+            if i is None:
+                continue
+            try:
+                v[i] = float(val)
+            except (TypeError, ValueError):
+                raise TypeError(f"x[{k!r}] must be a real number, got {type(val).__name__}") from None
+        self._warn_new(x)
+        return v
+
+    def _matrix(self, X: pd.DataFrame) -> np.ndarray:
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError(f"X must be a pandas DataFrame, got {type(X).__name__}")
+        if self.features_ is None:
+            try:
+                self._fix_order(sorted(X.columns))
+            except TypeError:
+                raise TypeError("feature names must be sortable; pass features= to fix their order") from None
+        A = np.zeros((len(X), len(self.features_)))
+        for k in X.columns:
+            i = self._index.get(k)
+            if i is not None:
+                A[:, i] = X[k].to_numpy(dtype=np.float64)
+        self._warn_new(X.columns)
+        return A
+
+    # ---- one sample ---------------------------------------------------------------------
+    def predict_one(self, x, **kwargs) -> float:
+        """Prediction for the dict ``x`` with the current state (nothing is learned)."""
+        return float(self.learner_.predict_one(self._vector(x)))
+
+    def learn_one(self, x, y, **kwargs) -> None:
+        """Reveal ``y`` for the dict ``x``; the learner updates."""
+        y = float(y)
+        if not math.isfinite(y):
+            raise ValueError(f"y must be finite, got {y!r}")
+        self.learner_.learn_one(self._vector(x), y)
+
+    # ---- mini-batches -------------------------------------------------------------------
+    def learn_many(self, X, y, **kwargs) -> None:
+        """Predict-then-learn over the rows of ``X`` in order (the vectorised ``run`` if any)."""
+        A = self._matrix(X)
+        yv = np.asarray(y, dtype=np.float64).reshape(-1)
+        if yv.shape[0] != A.shape[0]:
+            raise ValueError(f"y has {yv.shape[0]} values but X has {A.shape[0]} rows")
+        if A.shape[0] == 0:
+            return
+        run = getattr(self.learner_, "run", None)
+        if callable(run):
+            run(A, yv)
+        else:
+            for t in range(A.shape[0]):
+                self.learner_.learn_one(A[t], float(yv[t]))
+
+    def predict_many(self, X, **kwargs) -> pd.Series:
+        """Predictions for every row of ``X`` with the current state (nothing is learned)."""
+        A = self._matrix(X)
+        out = np.array([self.learner_.predict_one(A[t]) for t in range(A.shape[0])], dtype=np.float64)
+        return pd.Series(out, index=X.index, dtype=np.float64)
+
+
+def to_river(model, *, features=None) -> RiverRegressor:
+    """Wrap an omkl online learner as a River regressor (``river.base.MiniBatchRegressor``).
+
+    Parameters
+    ----------
+    model : object
+        Any online learner exported by :mod:`omkl_core` (``predict_one`` / ``learn_one``).
+    features : sequence of hashable or None, default=None
+        Fixed feature order; None: the sorted keys of the first sample.  Missing keys count as
+        0.0; keys first seen later are ignored with one warning each.
+
+    Returns
+    -------
+    RiverRegressor
+    """
+    return RiverRegressor(model, features=features)

@@ -1,0 +1,295 @@
+"""Shared machinery of the random-feature multi-kernel learners of paper 003 and its baselines
+(Raker, OMKL-GF, SFG-MKL, SFG-MKL-R).
+
+Every learner holds R independent repetitions (independent random features and node draws)
+as one batched state, so ``run_repetitions(X, y, R)`` costs one Python loop over time for
+all R runs; ``predict_one`` / ``learn_one`` / ``run`` are the R = 1 case of the same code.
+
+Random features (paper 003 eq. 4, reference E.2): kernel i of repetition r has frequencies
+Omega_{r,i} (d, D); z_i(x) = D^{-1/2}[sin(x Omega), cos(x Omega)] in R^{2D}. Repetition r's
+dictionary is the r-th :class:`~omkl_core.features.KernelDictionary` (map "sincos") drawn from
+``backend.host_rng(seed)``; the node / edge draws of the learners then continue on the same
+Generator (one uniform per repetition and draw, in repetition order).
+
+Per-kernel loss (eq. 5 with the square loss and Omega(|theta|^2) = |theta|^2):
+L(theta' z, y) = (theta' z - y)^2 + lam |theta|^2, gradient 2 (theta' z - y) z + 2 lam theta,
+both at theta_{i,t} (before the step), as in the text.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from .. import backend as _backend
+from .._validation import (
+    check_bool,
+    check_int,
+    check_matrix,
+    check_nonneg,
+    check_option,
+    check_point,
+    check_positive,
+    check_scalar,
+    check_seed,
+    check_vector,
+)
+from ..features import KernelDictionary, paper003_sigmas
+
+__all__ = ["draw_nodes", "SCHEDULES"]
+
+#: step-size schedules: "constant" (paper 003 section 5: eta = xi = 1/sqrt(T)) or
+#: "inv_sqrt_t" (the authors' code, reference D.1/E.4: eta_t = eta / sqrt(t), xi_t = xi / sqrt(t)).
+SCHEDULES = ("constant", "inv_sqrt_t")
+
+
+def draw_nodes(p: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-CDF draw: for each row r, the index j with cumsum(p_r)[j-1] <= u_r * sum(p_r) <
+    cumsum(p_r)[j] (so index j has probability exactly p_rj / sum p_r for u ~ U[0, 1)).
+
+    ``p`` (R, N) non-negative, ``u`` (R,) or (R, k) uniforms; returns int indices of u's shape.
+    """
+    c = np.cumsum(p, axis=-1)
+    u = np.asarray(u)
+    target = (u if u.ndim == 2 else u[:, None]) * c[:, -1:]
+    idx = (c[:, None, :] <= target[..., None]).sum(axis=-1)    # number of cdf points <= target
+    idx = np.minimum(idx, p.shape[1] - 1)                      # u * sum == sum only by round-off
+    return idx if u.ndim == 2 else idx[:, 0]
+
+
+def _dictionary_spec(dictionary):
+    if dictionary is None:
+        return paper003_sigmas()
+    try:
+        kinds, sigmas = dictionary
+    except (TypeError, ValueError):
+        raise TypeError("dictionary must be None (paper 003's 41 Gaussian kernels) or a pair "
+                        "(kinds, sigmas)") from None
+    return list(kinds), np.asarray(sigmas, dtype=np.float64)
+
+
+def _softmax_masked(logw, valid):
+    """Normalised weights exp(logw) over the valid entries of each row (0 elsewhere)."""
+    lw = np.where(valid, logw, -np.inf)
+    lw = lw - lw.max(axis=-1, keepdims=True)
+    w = np.exp(lw)
+    return w / w.sum(axis=-1, keepdims=True)
+
+
+class _Step:
+    """What one step computed (diagnostics for tests and notebooks; arrays over R repetitions).
+
+    idx (R, K) kernels evaluated this step (padded), valid (R, K) which of them are in S_t,
+    z (R, K, 2D) their features, f (R, K) their predictions theta' z, weights (R, K) the
+    normalised combination weights, yhat (R,) the prediction; subclasses add p, q, node.
+    After ``learn``: loss (R, K) per-kernel losses L, ell (R, N) the kernel loss estimates
+    (0 outside S_t), grad (R, K, 2D) the gradient actually stepped (importance weighted).
+    """
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+class _RFLearner:
+    """Base class: parameters, lazy feature draw, batched state and the online protocol."""
+
+    _parameter_constraints: dict = {}
+
+    def __init__(self, *, m=50, lam=1e-3, eta=0.05, schedule="constant", seed=0, dictionary=None):
+        self.m = m
+        self.lam = lam
+        self.eta = eta
+        self.schedule = schedule
+        self.seed = seed
+        self.dictionary = dictionary
+        self._check()
+        self._reset()
+
+    # ------------------------------------------------------------------ parameters
+    def _check(self):
+        check_int(self.m, "m")
+        check_nonneg(self.lam, "lam")
+        check_positive(self.eta, "eta")
+        check_option(self.schedule, "schedule", SCHEDULES)
+        check_seed(self.seed)
+        _dictionary_spec(self.dictionary)
+
+    def _reset(self):
+        self.dictionaries_ = None
+        self.state_ = None
+        self.last_step_ = None
+        self._pending = None
+
+    def reset(self):
+        """Forget everything learned (the same seed redraws the same features and nodes)."""
+        self._reset()
+        return self
+
+    def __repr__(self) -> str:
+        keys = [k for k in self.__dict__ if not k.endswith("_") and not k.startswith("_")]
+        return f"{type(self).__name__}(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in keys) + ")"
+
+    # ------------------------------------------------------------------ set-up
+    def _init(self, d: int, R: int):
+        rng = _backend.host_rng(self.seed)
+        kinds, sigmas = _dictionary_spec(self.dictionary)
+        self.dictionaries_ = [KernelDictionary(kinds, sigmas, d=d, m=self.m, seed=rng, feature_map="sincos")
+                              for _ in range(R)]
+        self.kinds_, self.sigmas_ = kinds, sigmas
+        self.N_ = len(kinds)
+        self.d_ = d
+        self.R_ = R
+        self._rng = rng
+        # (R, N, D, d): z for a subset is one batched matmul Omega[r, idx] @ x
+        self._OmegaT = np.ascontiguousarray(np.stack([D.omega_ for D in self.dictionaries_]).transpose(0, 1, 3, 2))
+        self.theta_ = np.zeros((R, self.N_, 2 * self.m))      # theta_{i,1} = 0
+        self.log_w_ = np.zeros((R, self.N_))                  # ln w_{i,1} = 0
+        self.t_ = 0
+        self._rows = np.arange(R)
+        self._init_extra(d, R)
+
+    def _init_extra(self, d, R):
+        pass
+
+    def _rates(self):
+        """(eta_t, xi_t) for the step about to be taken (t = t_ + 1)."""
+        if self.schedule == "constant":
+            return self.eta, getattr(self, "xi", None)
+        s = 1.0 / np.sqrt(self.t_ + 1)
+        xi = getattr(self, "xi", None)
+        return self.eta * s, (None if xi is None else xi * s)
+
+    def _features(self, x, idx):
+        """z_i(x) for the kernels idx (R, K) of each repetition -> (R, K, 2D) (eq. 4)."""
+        # einsum, not BLAS: a threaded GEMV of this size is slower on a loaded machine
+        if idx is getattr(self, "_all", None):                      # every kernel: no gather copy
+            proj = np.einsum("rkmd,d->rkm", self._OmegaT, x)
+        else:                                                       # only the subset S_t
+            proj = np.einsum("rkmd,d->rkm", self._OmegaT[self._rows[:, None], idx], x)
+        return np.concatenate([np.sin(proj), np.cos(proj)], axis=-1) * (1.0 / np.sqrt(self.m))
+
+    # ------------------------------------------------------------------ one step
+    def _combine(self, x, idx, valid, **extra):
+        """Features, kernel predictions and the weighted combination over the subset (eq. 13)."""
+        z = self._features(x, idx)
+        th = self.theta_[self._rows[:, None], idx]                    # (R, K, 2D)
+        f = np.einsum("rkf,rkf->rk", th, z)                           # f_RF,i(x_t) = theta_i' z_i (eq. 4)
+        wts = _softmax_masked(self.log_w_[self._rows[:, None], idx], valid)
+        yhat = np.einsum("rk,rk->r", wts, np.where(valid, f, 0.0))    # eq. (13)
+        return _Step(idx=idx, valid=valid, z=z, theta=th, f=f, weights=wts, yhat=yhat, **extra)
+
+    def _kernel_update(self, st, y, q_sel, eta):
+        """Importance-weighted OGD and exponential weights on the subset:
+        ell_i = L_i / q_i 1[i in S_t] (eq. 14), theta <- theta - eta grad L_i / q_i (eq. 17),
+        w_i <- w_i exp(-eta ell_i) (eq. 18a). ``q_sel`` (R, K) are the q_i of the subset."""
+        resid = st.f - y                                              # (R, K)
+        loss = resid ** 2 + self.lam * np.einsum("rkf,rkf->rk", st.theta, st.theta)   # eq. (5)
+        grad_L = 2.0 * resid[..., None] * st.z + 2.0 * self.lam * st.theta            # grad of eq. (5)
+        ell = np.where(st.valid, loss / q_sel, 0.0)                   # eq. (14)
+        grad = np.where(st.valid[..., None], grad_L / q_sel[..., None], 0.0)          # grad ell, eq. (17)
+        r = self._rows[:, None]
+        self.theta_[r, st.idx] = st.theta - eta * grad                # eq. (17)
+        self.log_w_[r, st.idx] -= eta * ell                           # eq. (18a), in logs
+        st.loss, st.grad_L, st.grad = loss, grad_L, grad
+        full = np.zeros((self.R_, self.N_))
+        full[r, st.idx] = ell
+        st.ell = full
+
+    # subclasses implement: _predict_step(x, force_node) -> _Step ; _learn_step(st, y)
+    def _predict_step(self, x, force_node=None):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _learn_step(self, st, y):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ protocol
+    def _ensure(self, d, R=1):
+        if self.state_ is None and self.dictionaries_ is None:
+            self._init(d, R)
+            self.state_ = True
+        elif d != self.d_:
+            raise ValueError(f"x has dimension {d}, expected d={self.d_}")
+
+    def _predict_cached(self, x, force_node=None):
+        if self._pending is not None and np.array_equal(self._pending[0], x):
+            return self._pending[1]
+        st = self._predict_step(x, force_node)
+        self._pending = (x.copy(), st)
+        return st
+
+    def predict_one(self, x) -> float:
+        """Prediction f_RF(x_t) (the node / subset is drawn here and kept for ``learn_one``)."""
+        x = check_point(x, name="x")
+        self._ensure(x.shape[0])
+        if self.R_ != 1:
+            raise ValueError("predict_one needs a single-repetition learner (call reset())")
+        return float(self._predict_cached(x).yhat[0])
+
+    def learn_one(self, x, y) -> None:
+        """Observe y_t and update theta, the kernel weights (and node weights)."""
+        y = check_scalar(y, "y")
+        x = check_point(x, name="x")
+        self._ensure(x.shape[0])
+        st = self._predict_cached(x)
+        self._learn_step(st, y)
+        self.t_ += 1
+        self.last_step_ = st
+        self._pending = None
+
+    def run(self, X, y):
+        """Predictions over a whole stream (one repetition; equals the predict/learn loop)."""
+        return self.run_repetitions(X, y, 1)[0]
+
+    def run_repetitions(self, X, y, repetitions: int, progress: bool = False):
+        """R independent repetitions in one batched pass -> predictions (R, T).
+
+        Repetition r uses the r-th dictionary drawn from ``host_rng(seed)``; repetition 0 equals
+        ``run`` with the same seed only when R = 1 (the node draws interleave over repetitions).
+        """
+        X = check_matrix(X, "X")
+        y = check_vector(y, "y", length=X.shape[0])
+        R = check_int(repetitions, "repetitions")
+        self._reset()
+        self._init(X.shape[1], R)
+        self.state_ = True
+        T = X.shape[0]
+        P = np.empty((R, T))
+        steps = range(T)
+        if progress:
+            from tqdm.auto import tqdm  # noqa: PLC0415
+            steps = tqdm(steps, desc=type(self).__name__, leave=False)
+        for t in steps:
+            st = self._predict_step(X[t])
+            P[:, t] = st.yhat
+            self._learn_step(st, float(y[t]))
+            self.t_ += 1
+        self.last_step_ = st
+        return P
+
+    # ------------------------------------------------------------------ introspection
+    @property
+    def weights_(self):
+        """Normalised kernel weights w_i / sum_j w_j ((N,) for R = 1, else (R, N))."""
+        if self.dictionaries_ is None:
+            return None
+        w = np.exp(self.log_w_ - self.log_w_.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        return w[0] if self.R_ == 1 else w
+
+    def forced(self, x, y, node):
+        """A deep copy of this learner after one step with the drawn node forced to ``node``
+        (used to enumerate the finite distribution of one step exactly)."""
+        shared = {id(D): D for D in (self.dictionaries_ or [])}      # immutable: shared, not copied
+        twin = copy.deepcopy(self, memo=shared)
+        x = check_point(x, name="x")
+        twin._ensure(x.shape[0])
+        twin._pending = None
+        st = twin._predict_step(x, force_node=node)
+        twin._learn_step(st, float(y))
+        twin.t_ += 1
+        twin.last_step_ = st
+        return twin
+
+
+def _check_bool_attr(obj, name):
+    check_bool(getattr(obj, name), name)

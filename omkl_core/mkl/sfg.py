@@ -1,0 +1,234 @@
+"""SFG-MKL and SFG-MKL-R: paper 003 (Ghari & Shen, "Graph-Aided Online Multi-Kernel
+Learning", JMLR 24, 2023), Algorithms 2 and 3.
+
+Notation of the paper: N kernels kappa_i with random features z_i (eq. 4) and RF learners
+f_RF,i(x) = theta_i' z_i(x); kernel weights w_{i,t}; node weights u_{i,t}; feedback graph
+G (Algorithm 1, :mod:`omkl_core.mkl.graph`) with out-/in-neighbourhoods N_i^out / N_i^in and
+dominating set D; exploration rate xi; learning rate eta.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import check_int, check_interval
+from ..kernels import dissimilarity_matrix
+from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
+from .graph import adjacency, feedback_graph
+
+__all__ = ["SFGMKL", "SFGMKLR", "SamplingState"]
+
+
+@dataclass
+class SamplingState:
+    """The sampling state of SFG-MKL(-R) at time t, for R repetitions (N kernels / nodes).
+
+    Only the node weights are state; the rest is recomputed from them at every step and kept
+    here (the state of the *last* draw) for inspection and for the exact-enumeration tests.
+    """
+
+    log_u: np.ndarray          # (R, N) ln u_{i,t}: node weights of eq. (18b), u_{i,1} = 1
+    p: np.ndarray | None = None       # (R, N) node pmf p_t of eq. (12) / (24)
+    q: np.ndarray | None = None       # (R, N) q_{i,t} = sum_{j in N_i^in} p_{j,t}, eq. (15)
+    node: np.ndarray | None = None    # (R,) the drawn node I_t
+    greedy: bool = False              # True once I_t = argmax_i u_{i,t} (section 5, after 300 steps)
+
+
+class SFGMKL(_RFLearner):
+    """SFG-MKL, paper 003 Algorithm 2 (eqs. 12-18) on the feedback graph of Algorithm 1.
+
+    At time t (all R repetitions at once; per step only the M kernels of the drawn node are
+    evaluated, O(dDM)):
+
+    1. p_{i,t} = (1 - xi) u_{i,t}/U_t + xi/|D| 1[i in D]                         eq. (12)
+    2. draw I_t ~ p_t (after ``greedy_after`` steps: I_t = argmax_i u_{i,t}, section 5);
+       S_t = N_{I_t}^out
+    3. f_RF(x_t) = sum_{i in S_t} w_{i,t} / (sum_{j in S_t} w_{j,t}) f_RF,i(x_t)    eq. (13)
+    4. q_{i,t} = sum_{j in N_i^in} p_{j,t}                                         eq. (15)
+       ell_{i,t} = L(theta_{i,t}' z_i(x_t), y_t) / q_{i,t} 1[i in S_t]             eq. (14)
+       ellhat_{i,t} = L(f_RF(x_t), y_t) / p_{i,t} 1[I_t = i]                      eq. (16)
+    5. theta_{i,t+1} = theta_{i,t} - eta grad L(theta_{i,t}' z_i(x_t), y_t)/q_{i,t} 1[i in S_t]  eq. (17)
+       w_{i,t+1} = w_{i,t} exp(-eta ell_{i,t});  u_{i,t+1} = u_{i,t} exp(-eta ellhat_{i,t})    eq. (18)
+
+    L is eq. (5) with the square loss and lam |theta|^2; L(f_RF(x_t), y_t) in eq. (16) is the
+    square loss of the combined prediction (the combination has no single theta to regularise).
+    After the greedy switch the importance weights keep using p_t and q_t of eq. (12)/(15)
+    (the text does not say otherwise; the authors' code does the same, reference E.4).
+
+    Parameters
+    ----------
+    m : D, random features per kernel (2D features of eq. 4; section 5: 50).
+    lam : lambda of eq. (5) (section 5: 1e-3).
+    eta, xi : learning and exploration rates (section 5: both 1/sqrt(T)).
+    M : out-neighbours per node, self-loop included (eq. 11; section 5: 5).
+    greedy_after : steps after which I_t = argmax u (section 5: 300); None = never.
+    greedy_node : "argmax" (section 5) or a fixed node index (the authors' code passes node 0
+        after the switch, reference E.4).
+    clip : None (text) or (q_min, p_min): the code's clipping of the importance weights,
+        1/q -> 1/max(q, q_min) in eqs. (14)/(17) and 1/p -> 1/max(p, p_min) in eq. (16)
+        (reference E.4: (0.1, 0.2)).
+    schedule : "constant" (text) or "inv_sqrt_t" (code variant: eta/sqrt(t), xi/sqrt(t)).
+    seed : random features and node draws; dictionary : None (section 5's 41 Gaussians) or
+    (kinds, sigmas).
+
+    Attributes
+    ----------
+    delta_ (N, N) log Delta(kappa_i, kappa_j) (eq. 7, in logs); out_neighbours_ (N, M);
+    dominating_set_; A_ (N, N) adjacency (A[j, i]: edge j -> i); sampling_ (SamplingState);
+    theta_ (R, N, 2D); log_w_ (R, N); weights_; last_step_.
+    """
+
+    def __init__(self, *, m=50, lam=1e-3, eta=0.05, xi=0.05, M=5, greedy_after=300,
+                 greedy_node="argmax", clip=None, schedule="constant", seed=0, dictionary=None):
+        self.xi = xi
+        self.M = M
+        self.greedy_after = greedy_after
+        self.greedy_node = greedy_node
+        self.clip = clip
+        super().__init__(m=m, lam=lam, eta=eta, schedule=schedule, seed=seed, dictionary=dictionary)
+
+    def _check(self):
+        super()._check()
+        check_interval(self.xi, "xi", 0, 1, closed="right")
+        check_int(self.M, "M")
+        if self.greedy_after is not None:
+            check_int(self.greedy_after, "greedy_after", minimum=0)
+        if self.greedy_node != "argmax":
+            check_int(self.greedy_node, "greedy_node", minimum=0)
+        if self.clip is not None:
+            if not isinstance(self.clip, tuple) or len(self.clip) != 2:
+                raise TypeError(f"clip must be None or a pair (q_min, p_min), got {self.clip!r}")
+            check_interval(self.clip[0], "clip[0]", 0, 1, closed="right")
+            check_interval(self.clip[1], "clip[1]", 0, 1, closed="right")
+
+    def _init_extra(self, d, R):
+        if self.M > self.N_:
+            raise ValueError(f"M must be <= N = {self.N_}, got {self.M}")
+        self.delta_ = dissimilarity_matrix(self.kinds_, self.sigmas_, d, log=True)   # eq. (7)
+        self.out_neighbours_, self.dominating_set_ = feedback_graph(self.delta_, self.M)   # Alg. 1
+        self.A_ = adjacency(self.out_neighbours_, self.N_)
+        self._inD = np.zeros(self.N_)
+        self._inD[self.dominating_set_] = 1.0
+        self.sampling_ = SamplingState(log_u=np.zeros((R, self.N_)))
+
+    def _greedy(self):
+        return self.greedy_after is not None and self.t_ >= self.greedy_after
+
+    def _draw(self, p, force_node):
+        s = self.sampling_
+        if force_node is not None:
+            return np.broadcast_to(np.asarray(force_node, dtype=np.int64), (self.R_,)).copy()
+        if s.greedy:
+            if self.greedy_node != "argmax":                              # code variant (E.4): a fixed node
+                return np.full(self.R_, self.greedy_node, dtype=np.int64)
+            return np.argmax(s.log_u, axis=1)                             # section 5: argmax u
+        return draw_nodes(p, self._rng.random(self.R_))
+
+    def _predict_step(self, x, force_node=None):
+        s = self.sampling_
+        eta, xi = self._rates()
+        ubar = _softmax_masked(s.log_u, np.ones_like(s.log_u, dtype=bool))   # u_{i,t} / U_t
+        p = (1.0 - xi) * ubar + xi / self.dominating_set_.size * self._inD   # eq. (12)
+        s.greedy = self._greedy()
+        node = self._draw(p, force_node)
+        q = p @ self.A_                                                       # eq. (15)
+        idx = self.out_neighbours_[node]                                      # S_t = N_{I_t}^out
+        valid = np.ones(idx.shape, dtype=bool)
+        s.p, s.q, s.node = p, q, node
+        return self._combine(x, idx, valid, p=p, q=q, node=node, eta=eta)
+
+    def _learn_step(self, st, y):
+        r = self._rows
+        q_sel = st.q[r[:, None], st.idx]
+        p_sel = st.p[r, st.node]
+        if self.clip is not None:                                             # code variant (E.4)
+            q_sel = np.maximum(q_sel, self.clip[0])
+            p_sel = np.maximum(p_sel, self.clip[1])
+        self._kernel_update(st, y, q_sel, st.eta)                             # eqs. (14), (17), (18a)
+        loss_hat = (st.yhat - y) ** 2                                          # L(f_RF(x_t), y_t)
+        ell_hat = np.zeros((self.R_, self.N_))
+        with np.errstate(divide="ignore", over="ignore"):                    # p ~ 0 only for a forced node
+            ell_hat[r, st.node] = loss_hat / p_sel                             # eq. (16)
+        self.sampling_.log_u -= st.eta * ell_hat                               # eq. (18b), in logs
+        st.ell_hat = ell_hat
+        st.loss_hat = loss_hat
+
+
+class SFGMKLR(SFGMKL):
+    """SFG-MKL-R, paper 003 Algorithm 3 (eqs. 22-25): SFG-MKL on a graph refined every step.
+
+    At time t, with ubar_i = u_{i,t}/U_t:
+
+    * beta_t: a constant ``beta``, or (default, section 5) beta_t = (1 - xi) ubar_[10,t] + xi/N
+      with ubar_[10,t] the ``beta_rank``-th largest ubar_i;
+    * D'_t = {i : ubar_i >= (beta_t - xi/N)/(1 - xi)}                                   eq. (22)
+      (with the section-5 beta this is {i : ubar_i >= ubar_[10,t]}, computed that way so
+      that round-off cannot drop the 10th node);
+    * E'_t = E plus, for every node i with no edge from D'_t, the edge (d_{i,t}, i),
+      d_{i,t} = argmin_{j in D'_t} Delta(kappa_i, kappa_j)                                eq. (23);
+    * p_{i,t} = (1 - xi) ubar_i + xi/|D'_t| 1[i in D'_t]                                  eq. (24);
+    * S_t = N_{I_t,t}^out (out-neighbours in G'_t), prediction eq. (25), q_{i,t} over the
+      in-neighbours in G'_t, and the updates (17)-(18) of :class:`SFGMKL`.
+
+    The refined subset can hold up to N kernels (worst case O(dDN) per step, section 4). The
+    greedy switch of section 5 applies as in :class:`SFGMKL`.
+
+    Extra parameters: beta (None -> section 5's rule; a float -> constant beta),
+    beta_rank (10). ``dominating_set_`` (of G) is not used by this algorithm.
+    """
+
+    def __init__(self, *, m=50, lam=1e-3, eta=0.05, xi=0.05, M=5, beta=None, beta_rank=10,
+                 greedy_after=300, greedy_node="argmax", clip=None, schedule="constant", seed=0,
+                 dictionary=None):
+        self.beta = beta
+        self.beta_rank = beta_rank
+        super().__init__(m=m, lam=lam, eta=eta, xi=xi, M=M, greedy_after=greedy_after,
+                         greedy_node=greedy_node, clip=clip, schedule=schedule, seed=seed,
+                         dictionary=dictionary)
+
+    def _check(self):
+        super()._check()
+        if self.beta is not None:
+            check_interval(self.beta, "beta", 0, 1, closed="right")
+        check_int(self.beta_rank, "beta_rank")
+
+    def _init_extra(self, d, R):
+        super()._init_extra(d, R)
+        if self.beta_rank > self.N_:
+            raise ValueError(f"beta_rank must be <= N = {self.N_}, got {self.beta_rank}")
+
+    def refined_graph(self, ubar, xi):
+        """(D'_t mask (R, N), refined adjacency A'_t (R, N, N), beta_t (R,)) -- eqs. (22)-(23)."""
+        N = self.N_
+        if self.beta is None:
+            ubar_k = -np.partition(-ubar, self.beta_rank - 1, axis=1)[:, self.beta_rank - 1]
+            beta = (1.0 - xi) * ubar_k + xi / N
+            Dp = ubar >= ubar_k[:, None]                                      # eq. (22), exact form
+        else:
+            beta = np.full(ubar.shape[0], float(self.beta))
+            Dp = ubar >= (beta[:, None] - xi / N) / (1.0 - xi)               # eq. (22)
+        covered = (Dp.astype(np.float64) @ self.A_) > 0                      # has an edge from D'_t
+        delta = np.where(Dp[:, None, :], self.delta_[None, :, :], np.inf)    # Delta(i, j), j in D'_t
+        d_it = np.argmin(delta, axis=2)                                       # eq. (23)
+        A = np.broadcast_to(self.A_, (ubar.shape[0], N, N)).copy()
+        rr, ii = np.nonzero(~covered)
+        A[rr, d_it[rr, ii], ii] = True                                        # append (d_{i,t}, i)
+        return Dp, A, beta
+
+    def _predict_step(self, x, force_node=None):
+        s = self.sampling_
+        eta, xi = self._rates()
+        ubar = _softmax_masked(s.log_u, np.ones_like(s.log_u, dtype=bool))
+        Dp, A, beta = self.refined_graph(ubar, xi)
+        p = (1.0 - xi) * ubar + xi * Dp / Dp.sum(axis=1, keepdims=True)     # eq. (24)
+        s.greedy = self._greedy()
+        node = self._draw(p, force_node)
+        q = np.einsum("rj,rji->ri", p, A)                                     # q over N_{i,t}^in
+        mask = A[self._rows, node]                                            # N_{I_t,t}^out (R, N)
+        K = int(mask.sum(axis=1).max())
+        idx = np.argsort(~mask, axis=1, kind="stable")[:, :K]                 # chosen first, then padding
+        valid = mask[self._rows[:, None], idx]
+        s.p, s.q, s.node = p, q, node
+        return self._combine(x, idx, valid, p=p, q=q, node=node, eta=eta, Dp=Dp, A=A, beta=beta)
+

@@ -1,0 +1,549 @@
+"""Seed 003 -- Ghari & Shen, "Graph-Aided Online Multi-Kernel Learning" (JMLR 24, 2023).
+
+How each result is checked (THEORY.md rows 131-152):
+
+* the unbiasedness identities (14)/(38a), (38b), (16)/(51a)-(51b) and (55) **exactly**: one step
+  of the learner has a finite distribution (the drawn node I_t in {0..N-1} with probabilities
+  p_t), so the expectation is the sum over the N outcomes -- each outcome produced by the
+  learner's own step with the node forced (``model.forced``) -- weighted by p_t, and compared
+  with the right-hand side computed here independently (features from ``KernelDictionary``,
+  p from the node weights by eq. 12, q by summing p over in-neighbours);
+* the sampler itself (that I_t ~ p_t) exactly, at the cdf boundaries;
+* the graph statements (q >= p, q >= xi/|D|, (22)-(24)) on Hypothesis-drawn graphs and weights;
+* Lemma 1 and Lemma 2 by quadrature in d = 1 and 2;
+* the regret statements (Lemma 5, Theorems 3-4) as measured regret against the best kernel in
+  hindsight next to the bound, after checking that a non-learning strategy violates the bound on
+  the same stream (so the bound is informative there).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import scipy.integrate as si
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import omkl_core as ok
+from omkl_core import bounds as B
+from omkl_core.features import KernelDictionary
+from omkl_core.kernels import dissimilarity, dissimilarity_matrix
+from omkl_core.mkl import SFGMKL, SFGMKLR, feedback_graph
+from omkl_core.mkl._rfbase import draw_nodes
+from omkl_core.mkl.graph import adjacency, greedy_dominating_set, is_dominating
+
+EQ_RTOL = 1e-10
+
+SMALL_DICT = (["gaussian", "gaussian", "laplacian", "gaussian", "laplacian", "gaussian"],
+              [0.3, 0.6, 0.5, 1.2, 2.0, 3.0])
+
+
+def _kernel_1d(kind, s):
+    return (lambda r: np.exp(-r * r / (2 * s * s))) if kind == "gaussian" else (lambda r: np.exp(-abs(r) / s))
+
+
+def _stream(T, d, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(T, d))
+    X /= np.linalg.norm(X, axis=1).max()
+    y = np.clip(0.5 + 0.4 * np.sin(3 * X[:, 0]) + 0.05 * rng.standard_normal(T), 0, 1)
+    return X, y
+
+
+def _warm(cls, seed, steps=7, **kw):
+    """A learner on the small dictionary after a few real steps (non-trivial theta, w, u)."""
+    X, y = _stream(steps + 1, 2, seed)
+    if cls is SFGMKLR:
+        kw.setdefault("beta_rank", 3)
+    model = cls(m=3, lam=0.01, eta=0.3, xi=0.2, M=3, greedy_after=None, seed=seed, dictionary=SMALL_DICT, **kw)
+    for t in range(steps):
+        model.predict_one(X[t])
+        model.learn_one(X[t], y[t])
+    return model, X[steps], float(y[steps])
+
+
+def _independent_quantities(model, x, y):
+    """p (eq. 12 / 24), q (eq. 15), L_i (eq. 5), grad L_i, L_i(f_RF) (loss of eq. 13 when v_i is
+    drawn) computed here from the learner's *state* only."""
+    Z = model.dictionaries_[0].transform(x)                           # (N, 2D), features.py's own map
+    th = model.theta_[0]
+    f = np.einsum("nf,nf->n", th, Z)
+    L = (f - y) ** 2 + model.lam * np.einsum("nf,nf->n", th, th)
+    gradL = 2 * (f - y)[:, None] * Z + 2 * model.lam * th
+    u = np.exp(model.sampling_.log_u[0] - model.sampling_.log_u[0].max())
+    ubar = u / u.sum()
+    xi, N = model.xi, model.N_
+    if isinstance(model, SFGMKLR):
+        Dp, A, _ = model.refined_graph(ubar[None, :], xi)
+        Dp, A = Dp[0], A[0]
+        p = (1 - xi) * ubar + xi / Dp.sum() * Dp
+    else:
+        A = np.zeros((N, N), dtype=bool)
+        for j, row in enumerate(model.out_neighbours_):
+            A[j, row] = True
+        inD = np.isin(np.arange(N), model.dominating_set_)
+        p = (1 - xi) * ubar + xi / inD.sum() * inD
+    q = np.array([sum(p[j] for j in range(N) if A[j, i]) for i in range(N)])
+    w = np.exp(model.log_w_[0] - model.log_w_[0].max())
+    Li_comb = np.empty(N)
+    for i in range(N):
+        S = np.flatnonzero(A[i])
+        Li_comb[i] = (np.sum(w[S] * f[S]) / np.sum(w[S]) - y) ** 2
+    return p, q, L, gradL, Li_comb
+
+
+def _enumerate(model, x, y):
+    """The N outcomes of one step: (ell (N, N), ell_hat (N, N), grad ell (N, N, 2D), yhat (N,))."""
+    N = model.N_
+    ell, ell_hat, grad, yhat = [], [], np.zeros((N, N, 2 * model.m)), []
+    for j in range(N):
+        twin = model.forced(x, y, j)
+        s = twin.last_step_
+        ell.append(s.ell[0])
+        ell_hat.append(s.ell_hat[0])
+        grad[j] = (model.theta_[0] - twin.theta_[0]) / model.eta      # theta_{t+1} = theta_t - eta grad ell
+        yhat.append(s.yhat[0])
+    return np.array(ell), np.array(ell_hat), grad, np.array(yhat)
+
+
+LEARNER_CLASSES = [SFGMKL, SFGMKLR]
+
+
+# ------------------------------------------------------------------------- sampling
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=12).filter(lambda v: sum(v) > 1e-3))
+def test_paper003_eq12_node_draw_is_exact_inverse_cdf(weights):
+    """I_t ~ p_t: every u in [c_{j-1}, c_j) of the normalised cdf draws node j (so node j has
+    probability exactly p_j); checked at both ends of each interval. An off-by-one draw (the
+    authors' code returns draw + 1, reference E.4) fails."""
+    p = np.asarray(weights)
+    c = np.concatenate([[0.0], np.cumsum(p) / p.sum()])
+    for j in np.flatnonzero(p > 1e-9):
+        lo, hi = c[j], c[j + 1]
+        inner = [lo + 1e-12 * (hi - lo) + 1e-15, lo + 0.5 * (hi - lo), hi - 1e-9 * (hi - lo)]
+        for u in inner:
+            if lo <= u < hi:
+                assert draw_nodes(p[None, :], np.array([u]))[0] == j
+
+
+# ------------------------------------------------------------------------- unbiasedness
+@pytest.mark.parametrize("cls", LEARNER_CLASSES, ids=lambda c: c.__name__)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_paper003_eq14_unbiased(cls, seed):
+    """(14)/(38a): E_t[ell_{i,t}] = sum_j p_{j,t} ell_{i,t}(I_t = j) = L(theta_{i,t}' z_i(x_t), y_t)
+    for every kernel i, exactly over the N outcomes (also for the refined graph of SFG-MKL-R)."""
+    model, x, y = _warm(cls, seed)
+    p, q, L, _, _ = _independent_quantities(model, x, y)
+    ell, _, _, _ = _enumerate(model, x, y)
+    np.testing.assert_allclose(p @ ell, L, rtol=EQ_RTOL, atol=1e-14)
+
+
+@pytest.mark.parametrize("cls", LEARNER_CLASSES, ids=lambda c: c.__name__)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_paper003_eq38b_gradient_second_moment(cls, seed):
+    """(38b): E_t[||grad ell_{i,t}||^2] = ||grad L_i||^2 / q_{i,t}, and E_t[grad ell_{i,t}] =
+    grad L_i (the step of eq. 17 is an unbiased gradient), exactly over the N outcomes; the
+    gradient is read off the learner's theta step, (theta_t - theta_{t+1}) / eta."""
+    model, x, y = _warm(cls, seed)
+    p, q, _, gradL, _ = _independent_quantities(model, x, y)
+    _, _, grad, _ = _enumerate(model, x, y)
+    second = np.einsum("j,jif->i", p, grad ** 2)
+    np.testing.assert_allclose(second, np.sum(gradL ** 2, axis=1) / q, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(np.einsum("j,jif->if", p, grad), gradL, rtol=1e-9, atol=1e-13)
+
+
+@pytest.mark.parametrize("cls", LEARNER_CLASSES, ids=lambda c: c.__name__)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_paper003_eq16_eq51_node_loss_unbiased(cls, seed):
+    """(16)/(51a): E_t[ellhat_{i,t}] = L_i(f_RF(x_t), y_t) (the loss of eq. 13 when v_i is drawn),
+    and (51b): E_t[ellhat_{i,t}^2] = L_i^2/p_{i,t} <= 1/p_{i,t} (the bound where L_i <= 1, as2)."""
+    model, x, y = _warm(cls, seed)
+    p, _, _, _, Li = _independent_quantities(model, x, y)
+    _, ell_hat, _, _ = _enumerate(model, x, y)
+    np.testing.assert_allclose(p @ ell_hat, Li, rtol=EQ_RTOL, atol=1e-14)
+    second = p @ ell_hat ** 2
+    np.testing.assert_allclose(second, Li ** 2 / p, rtol=1e-9)
+    ok_as2 = Li <= 1.0                                   # (as2): the bound needs L in [0, 1]
+    assert np.all(second[ok_as2] <= 1.0 / p[ok_as2] * (1 + 1e-12))
+
+
+@pytest.mark.parametrize("cls", LEARNER_CLASSES, ids=lambda c: c.__name__)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_paper003_eq55_expected_loss(cls, seed):
+    """(55): E_t[L(f_RF(x_t), y_t)] = sum_i p_{i,t} L_i(f_RF(x_t), y_t): the learner's prediction
+    for each forced node, weighted by p_t, against the independent combination losses."""
+    model, x, y = _warm(cls, seed)
+    p, _, _, _, Li = _independent_quantities(model, x, y)
+    _, _, _, yhat = _enumerate(model, x, y)
+    assert math.isclose(float(p @ (yhat - y) ** 2), float(p @ Li), rel_tol=EQ_RTOL, abs_tol=1e-15)
+
+
+@pytest.mark.parametrize("cls", LEARNER_CLASSES, ids=lambda c: c.__name__)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_paper003_eq18_multiplicative_updates(cls, seed):
+    """(18a)/(18b) for every outcome j of one step: ln w_{i,t+1} - ln w_{i,t} = -eta L_i/q_i for
+    i in S_t (0 elsewhere) and ln u_{j,t+1} - ln u_{j,t} = -eta L_j(f_RF)/p_j for the drawn node
+    (0 for the others), with L, L_j, p, q computed independently."""
+    model, x, y = _warm(cls, seed)
+    p, q, L, _, Li = _independent_quantities(model, x, y)
+    for j in range(model.N_):
+        twin = model.forced(x, y, j)
+        S = np.zeros(model.N_, dtype=bool)
+        S[twin.last_step_.idx[0][twin.last_step_.valid[0]]] = True
+        np.testing.assert_allclose(twin.log_w_[0] - model.log_w_[0], np.where(S, -model.eta * L / q, 0.0),
+                                   rtol=1e-9, atol=1e-13)
+        du = np.zeros(model.N_)
+        du[j] = -model.eta * Li[j] / p[j]
+        np.testing.assert_allclose(twin.sampling_.log_u[0] - model.sampling_.log_u[0], du, rtol=1e-9, atol=1e-13)
+
+
+# ------------------------------------------------------------------------- graph inequalities
+@st.composite
+def graphs_and_weights(draw):
+    N = draw(st.integers(2, 9))
+    seed = draw(st.integers(0, 2**31 - 1))
+    rng = np.random.default_rng(seed)
+    M = draw(st.integers(1, N))
+    out = np.array([np.concatenate([[i], rng.permutation(np.delete(np.arange(N), i))[: M - 1]]) for i in range(N)])
+    log_u = rng.normal(scale=draw(st.floats(0.0, 8.0)), size=N)
+    xi = draw(st.floats(0.01, 1.0))
+    return out, log_u, xi
+
+
+def _sfg_on_graph(out, log_u, xi):
+    """An SFG-MKL learner whose graph is replaced by ``out`` (rows: out-neighbours, self first)."""
+    N = out.shape[0]
+    model = SFGMKL(m=2, eta=0.1, xi=xi, M=1, greedy_after=None, dictionary=(["gaussian"] * N, np.linspace(0.5, 2, N)))
+    model._ensure(1)
+    model.out_neighbours_ = out
+    model.A_ = adjacency(out, N)
+    model.dominating_set_ = greedy_dominating_set(model.A_)
+    model._inD = np.isin(np.arange(N), model.dominating_set_).astype(float)
+    model.sampling_.log_u[0] = log_u
+    model._predict_step(np.zeros(1))
+    return model
+
+
+@given(graphs_and_weights())
+def test_paper003_q_lower_bounds_after_theorem3(g):
+    """After Thm 3: with self-loops q_{k,t} >= p_{k,t}; p_{k,t} >= xi/|D| for k in D; and, D
+    dominating, q_{k,t} >= xi/|D| for *every* node k (the learner's own p and q)."""
+    out, log_u, xi = g
+    model = _sfg_on_graph(out, log_u, xi)
+    p, q, D = model.sampling_.p[0], model.sampling_.q[0], model.dominating_set_
+    assert is_dominating(model.A_, D)
+    tol = 1e-12
+    assert np.all(q >= p - tol)
+    assert np.all(p[D] >= xi / D.size - tol)
+    assert np.all(q >= xi / D.size - tol)
+    np.testing.assert_allclose(p.sum(), 1.0, rtol=1e-12)
+
+
+def test_paper003_text_claim_p_above_xi_over_D_for_all_k_fails():
+    """The text after Thm 3 says p_{k,t} > xi/|D| for all k. For a node outside D with a small
+    weight this is false (THEORY.md note); only q_{k,t} >= xi/|D| holds for every k."""
+    out = np.array([[0, 1, 2], [1, 0, 2], [2, 0, 1], [3, 0, 1]])          # D = {0, 3} by the greedy cover
+    log_u = np.array([0.0, 0.0, -30.0, 0.0])
+    model = _sfg_on_graph(out, log_u, 0.3)
+    p, q, D = model.sampling_.p[0], model.sampling_.q[0], model.dominating_set_
+    assert 2 not in D
+    assert p[2] < 0.3 / D.size                                              # the printed claim fails at k = 2
+    assert q[2] >= 0.3 / D.size                                             # the correct statement holds
+
+
+@given(graphs_and_weights(), st.sampled_from([None, "const"]))
+def test_paper003_eq22_eq24_refined_graph(g, beta_kind):
+    """(22): p_{i,t} >= beta_t for i in D'_t; (23)-(24): D'_t dominates G'_t, so q_{i,t} >= beta_t
+    for every node; E'_t contains E. Both beta rules: section 5's (1-xi) ubar_[k] + xi/N and a
+    constant beta <= 1/N (Thm 4's condition, D'_t non-empty)."""
+    out, log_u, xi = g
+    N = out.shape[0]
+    xi = min(xi, 0.99)
+    beta = None if beta_kind is None else 0.7 / N
+    model = SFGMKLR(m=2, eta=0.1, xi=xi, M=1, beta=beta, beta_rank=min(3, N), greedy_after=None,
+                    dictionary=(["gaussian"] * N, np.linspace(0.5, 2, N)))
+    model._ensure(1)
+    model.out_neighbours_ = out
+    model.A_ = adjacency(out, N)
+    model.sampling_.log_u[0] = log_u
+    model._predict_step(np.zeros(1))
+    st_ = model._pending[1] if model._pending else None
+    s = model.sampling_
+    ubar = np.exp(log_u - log_u.max())
+    ubar /= ubar.sum()
+    Dp, A, b = model.refined_graph(ubar[None, :], xi)
+    p, q = s.p[0], s.q[0]
+    tol = 1e-12
+    assert Dp[0].any()
+    assert np.all(A[0] >= model.A_)                                         # E subset of E'_t
+    assert is_dominating(A[0], np.flatnonzero(Dp[0]))
+    assert np.all(p[Dp[0]] >= b[0] - tol)
+    assert np.all(q >= b[0] - tol)
+    # (23): each node without an edge from D'_t gets exactly the edge from argmin_{j in D'_t} Delta(i, j)
+    D_idx = np.flatnonzero(Dp[0])
+    covered = model.A_[D_idx].any(axis=0)
+    added = A[0] & ~model.A_
+    for i in range(N):
+        if covered[i]:
+            assert not added[:, i].any()
+        else:
+            d_it = D_idx[np.argmin(model.delta_[i, D_idx])]
+            assert np.flatnonzero(added[:, i]).tolist() == [d_it]
+    del st_
+
+
+# ------------------------------------------------------------------------- Lemma 1, Lemma 2, (11)
+@given(st.sampled_from(["gaussian", "laplacian"]), st.floats(0.05, 5.0),
+       st.sampled_from(["gaussian", "laplacian"]), st.floats(0.05, 5.0))
+def test_paper003_lemma1_dissimilarity_bounded(ki, si_, kj, sj):
+    """Lemma 1, (8)-(9) in d = 1: Delta <= int |k_i - k_j| <= int k_i + int k_j < inf, with Delta
+    the closed form and the middle integral by quadrature (int k = sqrt(2 pi) s or 2 s)."""
+    fi, fj = _kernel_1d(ki, si_), _kernel_1d(kj, sj)
+    l1 = 2 * si.quad(lambda r: abs(fi(r) - fj(r)), 0, np.inf, limit=400)[0]
+    mass = (math.sqrt(2 * math.pi) * si_ if ki == "gaussian" else 2 * si_) + \
+        (math.sqrt(2 * math.pi) * sj if kj == "gaussian" else 2 * sj)
+    delta = dissimilarity(ki, si_, kj, sj, 1)
+    assert delta <= l1 * (1 + 1e-7) + 1e-12
+    assert l1 <= mass * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("d", [1, 2])
+@settings(max_examples=15)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_paper003_lemma2_average_difference(d, seed):
+    """Lemma 2, (10), over the unit ball (U_1 = 2, U_2 = pi): (1/U_d) int |f_i - f_j|^2 <=
+    (2 C_m/U_d) sum_t (Delta(k_i, k_j) + 2 U_d), f_i = sum_t alpha_{i,t} k_i(x - x_t), by quadrature."""
+    rng = np.random.default_rng(seed)
+    T = int(rng.integers(1, 5))
+    kinds = rng.choice(["gaussian", "laplacian"], size=2)
+    sig = 10 ** rng.uniform(-1, 0.5, size=2)
+    centres = rng.uniform(-1, 1, size=(T, d)) / np.sqrt(d)
+    alpha = rng.normal(size=(2, T))
+    kern = [(str(k), float(s)) for k, s in zip(kinds, sig)]
+
+    def f(which, pts):
+        k, s = kern[which]
+        return sum(alpha[which, t] * ok.features.exact_kernel(k, s, pts, centres[t]) for t in range(T))
+
+    if d == 1:
+        lhs = si.quad(lambda x: (f(0, np.array([x])) - f(1, np.array([x]))) ** 2, -1, 1, limit=200)[0] / 2.0
+        U = 2.0
+    else:   # Gauss-Legendre in polar coordinates on the unit disc (200 x 256 nodes, vectorised)
+        rr, wr = np.polynomial.legendre.leggauss(200)
+        rr, wr = (rr + 1) / 2, wr / 2
+        ph = np.linspace(0, 2 * np.pi, 256, endpoint=False)
+        R_, P_ = np.meshgrid(rr, ph, indexing="ij")
+        pts = np.stack([R_ * np.cos(P_), R_ * np.sin(P_)], axis=-1)
+        vals = (f(0, pts) - f(1, pts)) ** 2
+        lhs = float(np.sum(vals * (wr * rr)[:, None]) * (2 * np.pi / 256)) / math.pi
+        U = math.pi
+    Cm = float(np.max(np.sum(alpha ** 2, axis=1)))
+    delta = dissimilarity(kinds[0], float(sig[0]), kinds[1], float(sig[1]), d) if (kinds[0], sig[0]) != (kinds[1], sig[1]) else 0.0
+    rhs = B.paper003_lemma2_rhs(Cm, delta, T, U)
+    assert lhs <= rhs * (1 + 1e-9)
+
+
+def test_paper003_eq11_feedback_graph_m_most_similar():
+    """(11)/Alg. 1 on paper 003's 41-kernel dictionary (d = 5): every node has exactly M
+    out-neighbours, itself and the M - 1 kernels with the smallest Delta; the reverse order (the
+    authors' code picks the most *dissimilar*, reference E.4) fails this."""
+    kinds, sig = ok.features.paper003_sigmas()
+    delta = dissimilarity_matrix(kinds, sig, 5)
+    for M in (1, 3, 5, 10):
+        out, D = feedback_graph(delta, M)
+        assert out.shape == (41, M)
+        for i in range(41):
+            assert out[i, 0] == i and len(set(out[i])) == M
+            others = np.delete(np.arange(41), i)
+            kth = np.sort(delta[i, others])[M - 2] if M > 1 else -np.inf
+            assert np.all(delta[i, out[i, 1:]] <= kth)
+            rest = np.setdiff1d(others, out[i])
+            assert np.all(delta[i, rest] >= kth)
+        assert is_dominating(adjacency(out), D)
+    out5, _ = feedback_graph(delta, 5)
+    assert set(out5[0]) == {0, 1, 2, 3, 4}          # smallest bandwidths are mutually closest
+
+
+# ------------------------------------------------------------------------- (79)
+def test_paper003_eq79_direction():
+    """(79) as printed says sum_t (1/qbar_{i,t} + L^2/q_{j*,t}) >= (L^2 + 1) T / beta; the proof
+    needs <= (THEORY.md note). On an SFG-MKL-R run with a constant beta <= 1/N, every q_{i,t} >= beta,
+    so the <= form holds, and the printed >= fails (strictly) on the same run."""
+    X, y = _stream(60, 2, 3)
+    N = len(SMALL_DICT[0])
+    beta = 0.8 / N
+    model = SFGMKLR(m=3, lam=0.01, eta=0.2, xi=0.2, M=2, beta=beta, beta_rank=3, greedy_after=None, seed=1,
+                    dictionary=SMALL_DICT)
+    Lc = 2.0
+    lhs = 0.0
+    for t in range(60):
+        model.predict_one(X[t])
+        s = model.sampling_
+        w = np.exp(model.log_w_[0] - model.log_w_[0].max())
+        q = s.q[0]
+        i = int(np.argmax(s.p[0]))
+        S = model.out_neighbours_[i]
+        inv_qbar = np.sum(w[S] / q[S]) / np.sum(w[S])
+        lhs += inv_qbar + Lc ** 2 / q.min()
+        model.learn_one(X[t], y[t])
+    rhs = (Lc ** 2 + 1) * 60 / beta
+    assert lhs <= rhs
+    assert not lhs >= rhs
+
+
+# ------------------------------------------------------------------------- RF unbiasedness (3)
+def test_paper003_eq3_random_feature_estimate_unbiased():
+    """(3) + RF: z(x)'z(x') = (1/D) sum_j cos(psi_j'(x - x')) (identity, to round-off) and its mean
+    over psi ~ N(0, sigma^-2 I) is the Gaussian kernel: Monte Carlo with D = 200000 frequencies,
+    |mean - k| <= 5 standard errors (a wrong scale, psi ~ N(0, sigma^2 I), misses by > 100 se)."""
+    rng = np.random.default_rng(7)
+    x, xp = rng.uniform(-1, 1, 3) / 2, rng.uniform(-1, 1, 3) / 2
+    sigma = 0.6
+    Dd = KernelDictionary(["gaussian"], [sigma], d=3, m=200_000, seed=11, feature_map="sincos")
+    z, zp = Dd.transform(x)[0], Dd.transform(xp)[0]
+    cosines = np.cos((x - xp) @ Dd.omega_[0])
+    assert math.isclose(float(z @ zp), float(cosines.mean()), rel_tol=1e-9, abs_tol=1e-12)
+    k = ok.kernels.gaussian(x, xp, sigma)
+    se = cosines.std(ddof=1) / math.sqrt(cosines.size)
+    assert abs(cosines.mean() - k) <= 5 * se
+    wrong = np.cos((x - xp) @ (Dd.omega_[0] * sigma * sigma)).mean()
+    assert abs(wrong - k) > 100 * se
+
+
+# ------------------------------------------------------------------------- regret (Thms 3-4)
+REG_DICT = (["gaussian", "gaussian", "laplacian", "gaussian"], [0.25, 0.6, 0.8, 2.0])
+
+
+def _regret_run(cls, T, R, seed, **kw):
+    """R batched trajectories of the text algorithm (no greedy switch) on a smooth stream with
+    labels in [0.3, 0.7]. Returns per repetition: sum_t E_t[(f_RF(x_t) - y_t)^2] (E_t over the
+    node draw, exactly: eq. 55 with every node's combination computed from the state), the
+    q-terms of Thm 3 for every (i, j), the largest kernel loss and gradient norm seen (as2), and
+    the stream."""
+    X, y = _stream(T, 2, seed)
+    y = 0.3 + 0.4 * y
+    eta = 1.0 / math.sqrt(T)
+    model = cls(m=4, lam=1e-3, eta=eta, xi=eta, M=2, greedy_after=None, seed=seed, dictionary=REG_DICT, **kw)
+    model._init(2, R)
+    model.state_ = True
+    N = model.N_
+    exp_loss = np.zeros(R)
+    inv_qbar = np.zeros((R, N))
+    inv_q = np.zeros((R, N))
+    maxL, maxG = 0.0, 0.0
+    allk = np.broadcast_to(np.arange(N), (R, N))
+    for t in range(T):
+        st_ = model._predict_step(X[t])
+        z = model._features(X[t], allk)                                   # (R, N, 2D)
+        f = np.einsum("rnf,rnf->rn", model.theta_, z)
+        w = np.exp(model.log_w_ - model.log_w_.max(axis=1, keepdims=True))
+        A = st_.A if hasattr(st_, "A") else np.broadcast_to(model.A_, (R, N, N))
+        W = np.einsum("rjn,rn->rj", A, w)                                 # W_{j,t}
+        comb = np.einsum("rjn,rn->rj", A, w * f) / W                      # prediction when v_j is drawn
+        exp_loss += np.einsum("rj,rj->r", st_.p, (comb - y[t]) ** 2)       # eq. (55)
+        inv_qbar += np.einsum("rjn,rn->rj", A, w / st_.q) / W
+        inv_q += 1.0 / st_.q
+        model._learn_step(st_, float(y[t]))
+        model.t_ += 1
+        maxL = max(maxL, float(st_.loss.max()))
+        maxG = max(maxG, float(np.linalg.norm(st_.grad_L, axis=-1).max()))
+    return model, X, y, exp_loss, inv_qbar, inv_q, maxL, maxG
+
+
+def _best_kernel_in_hindsight(model, X, y, lam):
+    """min_j min_theta sum_t [(theta' z_j(x_t) - y_t)^2 + lam |theta|^2] per repetition (ridge with
+    penalty lam T), the minimiser's squared norm and j*."""
+    T = len(y)
+    out = []
+    for D in model.dictionaries_:
+        Z = D.transform(X)                                                # (T, N, 2D)
+        best = (np.inf, None, None)
+        for j in range(Z.shape[1]):
+            Zj = Z[:, j, :]
+            th = np.linalg.solve(Zj.T @ Zj + lam * T * np.eye(Zj.shape[1]), Zj.T @ y)
+            loss = float(np.sum((Zj @ th - y) ** 2) + lam * T * th @ th)
+            best = min(best, (loss, float(th @ th), j), key=lambda b: b[0])
+        out.append(best)
+    return out
+
+
+@pytest.mark.parametrize("cls", [SFGMKL, SFGMKLR], ids=lambda c: c.__name__)
+def test_paper003_theorem3_theorem4_measured_regret(cls):
+    """Thm 3 (21) for SFG-MKL and Thm 4 (26) for SFG-MKL-R (constant beta = 1/N <= 1/N), with the
+    random-feature comparator (the step (70) the proofs build on: eps = 0, C^2 -> |theta*_j|^2 of
+    the best kernel in hindsight): mean over 4 trajectories of the stochastic regret (20)
+    sum_t E_t[L(f_RF)] - min_j sum_t L(theta*_j' z_j) is at most the bound evaluated with the run's
+    own q's (Thm 3) and the observed gradient bound L (as2; see the comment on the loss range). The
+    regime is informative: the non-learning prediction 0 has regret above the bound on the
+    same stream. T = 12000, eta = xi = 1/sqrt(T), N = 4 kernels, M = 2."""
+    T, R = 12000, 4
+    kw = {"beta": 0.25, "beta_rank": 2} if cls is SFGMKLR else {}
+    model, X, y, exp_loss, inv_qbar, inv_q, maxL, maxG = _regret_run(cls, T, R, 21, **kw)
+    # (as2) asks for losses in [0, 1]; the importance-weighted steps (eta/q) overshoot in the first
+    # steps, so the largest observed kernel loss is reported (not assumed): the check below is of
+    # the bound's value against the measured regret, with L = the largest observed gradient norm.
+    eta = xi = 1.0 / math.sqrt(T)
+    N = model.N_
+    regrets, bounds = [], []
+    for r, (comp, th2, j) in enumerate(_best_kernel_in_hindsight(model, X, y, model.lam)):
+        regrets.append(exp_loss[r] - comp)
+        if cls is SFGMKL:
+            ins = [i for i in range(N) if model.A_[i, j]]                  # i in N_{j*}^in
+            bounds.append(min(B.paper003_theorem3_rhs(N, model.M, eta, xi, T, math.sqrt(th2), 0.0, maxG,
+                                                      inv_qbar[r, i], inv_q[r, j]) for i in ins))
+        else:
+            bounds.append(B.paper003_theorem4_rhs(N, eta, xi, 0.25, T, math.sqrt(th2), 0.0, maxG))
+        non_learner = float(np.sum(y ** 2)) - comp
+        assert non_learner > bounds[-1]                                   # informative regime
+    assert np.mean(regrets) <= np.mean(bounds)
+    print(f"\n{cls.__name__}: measured regret {np.mean(regrets):.1f}, bound {np.mean(bounds):.1f}, "
+          f"non-learner {float(np.sum(y ** 2)) - comp:.1f} (T = {T}); largest kernel loss {maxL:.2f}, L = {maxG:.2f}")
+
+
+@pytest.mark.parametrize("which", ["theorem3", "theorem4"])
+def test_paper003_after_theorems_rates(which):
+    """After Thm 3: with eta = eps = T^{-1/2}, xi = T^{-1/4} and the worst case q = xi/|D| the bound
+    (21) grows like T^{3/4} (log-log slope over T = 1e6..1e10 within 0.02 of 3/4); the printed
+    xi = O(T^{1/4}) would make xi > 1 (THEORY.md note: T^{-1/4} is meant). After Thm 4: eta = eps =
+    xi = T^{-1/2}, beta = 1/N constant gives slope 1/2."""
+    Ts = np.logspace(6, 10, 5)
+    N, Dsize, L, C = 41, 10, 1.0, 1.0
+    vals = []
+    for T in Ts:
+        T = int(T)
+        eta = T ** -0.5
+        if which == "theorem3":
+            xi = T ** -0.25
+            q = xi / Dsize
+            vals.append(B.paper003_theorem3_rhs(N, 5, eta, xi, T, C, eta, L, T / q, T / q))
+        else:
+            vals.append(B.paper003_theorem4_rhs(N, eta, eta, 1 / N, T, C, eta, L))
+    slope = np.polyfit(np.log(Ts), np.log(vals), 1)[0]
+    assert abs(slope - (0.75 if which == "theorem3" else 0.5)) < 0.02
+    if which == "theorem3":                                               # xi = T^{1/4} > 1 is no exploration rate
+        with pytest.raises(ValueError, match="xi"):
+            SFGMKL(xi=1e4 ** 0.25)
+
+
+def test_paper003_lemma6_printed_vs_proved():
+    """Lemma 6: (42) as printed, ln N/eta + eta(1 + N/2 - eta/2)T, is (56) as proved,
+    ln N/eta + (xi + eta N/2 - eta xi/2)T, at xi = eta (the paper's experiments) and differs
+    otherwise; Thm 3 uses (56)."""
+    for N, eta, T in [(41, 0.01, 10_000), (5, 0.3, 100)]:
+        assert B.paper003_lemma6_rhs_printed(N, eta, T) == pytest.approx(B.paper003_lemma6_rhs(N, eta, eta, T), rel=1e-12)
+        assert B.paper003_lemma6_rhs_printed(N, eta, T) != pytest.approx(B.paper003_lemma6_rhs(N, eta, 2 * eta, T), rel=1e-6)
+
+
+def test_paper003_eq72_theta_norm():
+    """(72): theta* = sum_t alpha_t z_j(x_t) has |theta*|^2 <= (1 + eps) C^2, C = sum_t |alpha_t|;
+    with the sin/cos map z'z <= |z|^2 = 1 always, so it holds with eps = 0 (checked on random
+    alpha and inputs)."""
+    rng = np.random.default_rng(3)
+    D = KernelDictionary(["gaussian", "laplacian"], [0.4, 1.1], d=3, m=20, seed=2, feature_map="sincos")
+    for _ in range(20):
+        X = rng.uniform(-1, 1, size=(15, 3)) / math.sqrt(3)
+        alpha = rng.normal(size=15)
+        Z = D.transform(X)                                                # (15, 2, 40)
+        for j in range(2):
+            th = alpha @ Z[:, j, :]
+            assert th @ th <= np.sum(np.abs(alpha)) ** 2 * (1 + 1e-12)
