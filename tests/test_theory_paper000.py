@@ -1098,7 +1098,7 @@ OPERA = os.path.join(os.path.dirname(__file__), "fixtures", "opera")
 # gives (the other BOA version already differs by 2.4e-3, see the cross-check test).
 OPERA_TOL = 1e-12
 OPERA_RULES = {
-    "EWA_calib": lambda v: aggregation.EWA(eta=None, bounds=(0, 1), calibrated=True),
+    "EWA_calib": lambda v: aggregation.CalibratedEWA(bounds=(0, 1)),
     "EWA_eta0.5_grad": lambda v: aggregation.EWA(eta=0.5, bounds=(0, 1), gradient=True),
     "EWA_eta0.5_nograd": lambda v: aggregation.EWA(eta=0.5, bounds=(0, 1)),
     "MLpol": lambda v: aggregation.MLPoly(bounds=(0, 1)),
