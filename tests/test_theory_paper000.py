@@ -1098,7 +1098,7 @@ OPERA = os.path.join(os.path.dirname(__file__), "fixtures", "opera")
 # gives (the other BOA version already differs by 2.4e-3, see the cross-check test).
 OPERA_TOL = 1e-12
 OPERA_RULES = {
-    "EWA_calib": lambda v: aggregation.EWA(eta=None, bounds=(0, 1), calibrated=True),
+    "EWA_calib": lambda v: aggregation.CalibratedEWA(bounds=(0, 1)),
     "EWA_eta0.5_grad": lambda v: aggregation.EWA(eta=0.5, bounds=(0, 1), gradient=True),
     "EWA_eta0.5_nograd": lambda v: aggregation.EWA(eta=0.5, bounds=(0, 1)),
     "MLpol": lambda v: aggregation.MLPoly(bounds=(0, 1)),
@@ -1141,6 +1141,11 @@ def test_paper000_aggregation_rules_equal_opera(case, rule, version):
     assert np.max(np.abs(preds - _opera(f"{stem}__prediction.csv")[:, 0])) <= OPERA_TOL * scale
     assert np.max(np.abs(weights[rows] - ref_w[:, 1:])) <= OPERA_TOL * scale
     assert np.max(np.abs(coef - _opera(f"{stem}__coefficients.csv")[0])) <= OPERA_TOL * scale
+    # the whole-stream driver run(Z, y) (its own loop) gives the same predictions and coefficients
+    whole = OPERA_RULES[rule](version)
+    Z, y = _opera(f"{case}__experts.csv"), _opera(f"{case}__y.csv")[:, 0]
+    assert np.max(np.abs(whole.run(Z, y) - _opera(f"{stem}__prediction.csv")[:, 0])) <= OPERA_TOL * scale
+    assert np.max(np.abs(whole.weights_ - _opera(f"{stem}__coefficients.csv")[0])) <= OPERA_TOL * scale
     if rule == "EWA_calib":
         run = OPERA_RULES[rule](version)
         etas = []
