@@ -1159,11 +1159,14 @@ def test_paper000_aggregation_rules_equal_opera(case, rule, version):
     assert np.max(np.abs(preds - _opera(f"{stem}__prediction.csv")[:, 0])) <= OPERA_TOL * scale
     assert np.max(np.abs(weights[rows] - ref_w[:, 1:])) <= OPERA_TOL * scale
     assert np.max(np.abs(coef - _opera(f"{stem}__coefficients.csv")[0])) <= OPERA_TOL * scale
-    # the whole-stream driver run(Z, y) (its own loop) gives the same predictions and coefficients
+    # the whole-stream driver run(Z, y) (its own loop for R = 1) gives the same predictions and coefficients
     whole = OPERA_RULES[rule](version)
     Z, y = _opera(f"{case}__experts.csv"), _opera(f"{case}__y.csv")[:, 0]
     assert np.max(np.abs(whole.run(Z, y) - _opera(f"{stem}__prediction.csv")[:, 0])) <= OPERA_TOL * scale
     assert np.max(np.abs(whole.weights_ - _opera(f"{stem}__coefficients.csv")[0])) <= OPERA_TOL * scale
+    # and the batched driver (R = 2 repetitions of the same stream; a separate loop for R > 1)
+    batched = OPERA_RULES[rule](version).run(np.stack([Z, Z]), y)
+    assert np.max(np.abs(batched - _opera(f"{stem}__prediction.csv")[:, 0][None, :])) <= OPERA_TOL * scale
     if rule == "EWA_calib":
         run = OPERA_RULES[rule](version)
         etas = []
