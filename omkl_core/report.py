@@ -233,7 +233,8 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
     return df
 
 
-def compare(values, *, paper: str, table, quick: bool = False, note: str = "") -> pd.DataFrame:
+def compare(values, *, paper: str, table, quick: bool = False, note: str = "", metric: str = "mse",
+            published_name=None) -> pd.DataFrame:
     """Published-versus-reproduced rows of one table: the one function table notebooks use.
 
     Parameters
@@ -250,6 +251,11 @@ def compare(values, *, paper: str, table, quick: bool = False, note: str = "") -
         left empty (NaN) for them.
     note : str, default=""
         Copied into every row.
+    metric : str, default="mse"
+        The published metric the values are compared with.
+    published_name : callable or None, default=None
+        ``published_name(algorithm) -> name in the published table``, for named variants of a
+        published row (e.g. ``"SFG-MKL [code: node 0]"`` -> ``"SFG-MKL"``).
 
     Returns
     -------
@@ -272,7 +278,8 @@ def compare(values, *, paper: str, table, quick: bool = False, note: str = "") -
         v = np.asarray(v, dtype=np.float64).ravel()
         if v.size == 0:
             raise ValueError(f"values[({dataset!r}, {algorithm!r})] is empty")
-        pub = paper_values.published_value(paper, table, dataset, algorithm)
+        pub_algorithm = algorithm if published_name is None else published_name(algorithm)
+        pub = paper_values.published_value(paper, table, dataset, pub_algorithm, metric)
         mean = float(v.mean())
         sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
         recs.append({"dataset": dataset, "algorithm": algorithm, "mean": mean, "sd": sd,

@@ -1125,6 +1125,24 @@ def _opera_replay(model, case):
 
 @pytest.mark.parametrize("version", ["1.2.0", "1.2.2"])
 @pytest.mark.parametrize("rule", sorted(OPERA_RULES))
+def test_paper000_aggregation_rules_batched_run_equals_opera(rule, version):
+    """The batched whole-stream driver (R streams at once, as the Table 2 notebook runs the
+    repetitions) has its own loop: each of R = 2 streams (opera's synthetic case and a perturbed
+    copy) gives the predictions of the one-stream run, and stream 0 equals opera's."""
+    stem = f"synthetic__{rule}__{version}"
+    Z, y = _opera("synthetic__experts.csv"), _opera("synthetic__y.csv")[:, 0]
+    Z2 = np.clip(Z[::-1] * 0.9 + 0.05, 0.0, 1.0)
+    single = [OPERA_RULES[rule](version).run(Zr, y) for Zr in (Z, Z2)]
+    batched = OPERA_RULES[rule](version).run(np.stack([Z, Z2]), y)
+    scale = 1.0 + np.abs(single[0]).max()
+    assert batched.shape == (2, len(y))
+    for r in range(2):
+        assert np.max(np.abs(batched[r] - single[r])) <= OPERA_TOL * scale
+    assert np.max(np.abs(batched[0] - _opera(f"{stem}__prediction.csv")[:, 0])) <= OPERA_TOL * scale
+
+
+@pytest.mark.parametrize("version", ["1.2.0", "1.2.2"])
+@pytest.mark.parametrize("rule", sorted(OPERA_RULES))
 @pytest.mark.parametrize("case", ["synthetic", "tie"])
 def test_paper000_aggregation_rules_equal_opera(case, rule, version):
     """EWA (fixed eta, with and without the gradient trick, and calibrated), ML-Poly, ML-Prod, BOA
