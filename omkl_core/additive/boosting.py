@@ -106,6 +106,16 @@ def _check_pm1(y, name="y"):
 # ----------------------------------------------------------------------------------------
 # AdaBoost
 # ----------------------------------------------------------------------------------------
+
+def _check_fitted_X(model, X, fitted_attr: str):
+    """X for a fitted boosting model: 2-D, finite, with the training number of features."""
+    if not hasattr(model, fitted_attr):
+        raise ValueError(f"this {type(model).__name__} is not fitted yet: call fit(X, y) first")
+    X = check_matrix(X, "X")
+    if X.shape[1] != model.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, expected {model.n_features_in_}")
+    return X
+
 class AdaBoost:
     """AdaBoost, Algorithm 1 of the slides (Thm 10.29 / Cor 10.30 of the book).
 
@@ -219,12 +229,7 @@ class AdaBoost:
         return self
 
     def _check_X(self, X):
-        if not hasattr(self, "w_"):
-            raise ValueError("this AdaBoost is not fitted yet: call fit(X, y) first")
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, expected {self.n_features_in_}")
-        return X
+        return _check_fitted_X(self, X, "w_")
 
     def weak_outputs(self, X) -> np.ndarray:
         """psi(theta_t, X_i) for every round: shape (T_run, n)."""
@@ -393,12 +398,7 @@ class GradientBoosting:
         return self
 
     def _check_X(self, X):
-        if not hasattr(self, "theta_"):
-            raise ValueError("this GradientBoosting is not fitted yet: call fit(X, y) first")
-        X = check_matrix(X, "X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, expected {self.n_features_in_}")
-        return X
+        return _check_fitted_X(self, X, "theta_")
 
     def staged_decision_function(self, X) -> np.ndarray:
         """f^(t)(X_i), t = 1..n_rounds_: shape (n_rounds_, n)."""
