@@ -22,6 +22,7 @@ from . import (
                aggregation,
                backend,
                bounds,
+               compiled,
                datasets,
                features,
                interop,
@@ -57,7 +58,7 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 
 __all__ = [
     # modules
-    "aggregation", "backend", "bounds", "datasets", "features", "interop", "kernels", "linear", "mkl",
+    "aggregation", "backend", "bounds", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
     "noisy", "paper_values", "protocol", "report", "vaw",
     # protocol
     "Trace", "run_online",

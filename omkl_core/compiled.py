@@ -1,0 +1,112 @@
+"""Optional compiled per-step loops: Numba (the ``omkl[fast]`` extra), with NumPy as the fallback.
+
+Some learners spend their time in a loop over time steps whose body is a few operations on
+N = 76 numbers (the aggregators of paper 000) or on a batch of small matrices (the VAW
+expert layer): there the cost is the interpreter, one NumPy call after another, not the
+arithmetic. Such a learner may carry a second implementation of its whole-stream loop,
+compiled with Numba. Which one runs is the *engine*:
+
+``"numpy"``
+    the NumPy loop (always available; the reference the compiled loop is tested against).
+``"numba"``
+    the compiled loop; an error if Numba is not installed.
+``"auto"`` (default)
+    ``"numba"`` when Numba imports, else ``"numpy"``.
+
+The engine in force comes from, first to last: :func:`engine` (a context manager),
+:func:`set_engine`, the environment variable ``OMKL_ENGINE`` (``numpy``, ``numba`` or
+``auto``), ``"auto"``. Both engines compute the same numbers up to floating-point rounding
+(the tests compare them); the per-step ``predict_one``/``learn_one`` always run NumPy.
+
+Numba is imported only when a compiled loop is first needed (``import omkl_core`` never
+imports it), and compiled functions are cached on disk (``cache=True``), so the compile
+cost (about a second per loop) is paid once per machine.
+"""
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+
+__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit"]
+
+ENGINES = ("auto", "numpy", "numba")
+_engine: str | None = None      # set_engine / engine(); None: from the environment
+_numba_ok: bool | None = None
+
+
+def _check(name, what: str) -> str:
+    if not isinstance(name, str) or name not in ENGINES:
+        raise ValueError(f"{what} must be one of {ENGINES}, got {name!r}")
+    return name
+
+
+def numba_available() -> bool:
+    """Whether Numba imports (probed once)."""
+    global _numba_ok
+    if _numba_ok is None:
+        try:
+            import numba  # noqa: F401, PLC0415
+            _numba_ok = True
+        except Exception:  # ImportError, or a Numba that does not support this NumPy
+            _numba_ok = False
+    return _numba_ok
+
+
+def get_engine() -> str:
+    """The engine requested now: ``"auto"``, ``"numpy"`` or ``"numba"``."""
+    if _engine is not None:
+        return _engine
+    return _check(os.environ.get("OMKL_ENGINE", "auto").strip().lower() or "auto", "OMKL_ENGINE")
+
+
+def set_engine(name: str) -> None:
+    """Set the engine for the rest of the process (``None`` -> back to ``OMKL_ENGINE``)."""
+    global _engine
+    _engine = None if name is None else _check(name, "engine")
+
+
+@contextlib.contextmanager
+def engine(name: str):
+    """``with compiled.engine("numpy"): ...`` -- run a block with the given engine."""
+    global _engine
+    _check(name, "engine")
+    old, _engine = _engine, name
+    try:
+        yield
+    finally:
+        _engine = old
+
+
+def use_numba() -> bool:
+    """Whether a learner should run its compiled loop now (resolves ``"auto"``)."""
+    name = get_engine()
+    if name == "numpy":
+        return False
+    if name == "numba" and not numba_available():
+        raise ImportError("engine 'numba' was requested (OMKL_ENGINE or compiled.set_engine) but Numba is not "
+                          "installed: pip install 'omkl[fast]', or use engine 'numpy'")
+    return numba_available()
+
+
+def jit(fn):
+    """Decorator: compile ``fn`` with ``numba.njit(cache=True)`` on its first call.
+
+    The decorated function must only be called when :func:`use_numba` is true; the module
+    that defines it does not import Numba.
+    """
+    compiled = None
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        nonlocal compiled
+        if compiled is None:
+            import numba  # noqa: PLC0415
+            try:
+                compiled = numba.njit(cache=True, nogil=True)(fn)
+            except RuntimeError:    # no place to cache (a function defined in a notebook or a string)
+                compiled = numba.njit(nogil=True)(fn)
+        return compiled(*args)
+
+    wrapper.py_func = fn
+    return wrapper
