@@ -38,6 +38,18 @@ Two numerically equivalent drivers of the batched layer (:class:`VAWExperts`):
     one batched Cholesky and k small products for G^{-1}; ``benchmarks/bench_expert_layer.py``
     prints its time against the flop floor measured on the same machine.
     The predictions agree with the per-step recursion to rounding error (tests: 1e-10).
+
+Engines (:mod:`omkl_core.compiled`, ``OMKL_ENGINE``): with ``"numba"`` (what ``"auto"`` picks
+when Numba is installed) ``method="sm"`` runs :func:`_sm_kernel`, one compiled loop over experts
+and steps whose symmetric rank-1 update P -= v v^T (v = u / sqrt(1 + s)) is fused with the next
+step's u = P Phi_{t+1}, and ``method="block"`` keeps the NumPy matrix products but computes the
+(B, k, k) Cholesky factor, its inverse and the one-step predictions in :func:`_block_small_kernel`.
+Without Numba (or with engine ``"numpy"``) the NumPy loops above run. Both engines agree to
+rounding (tests: 1e-10).
+
+VAW and online ridge from one pass (:meth:`VAWExperts.run_both`): the state recursion does not
+depend on which forecast is made, and the VAW forecast is the ridge forecast over 1 + s_t, so
+both come from the same pass, each bit for bit equal to its own pass.
 """
 from __future__ import annotations
 
@@ -82,6 +94,10 @@ class VAWExperts(_backend.NamespaceHolder):
         Sherman-Morrison). Same predictions up to rounding.
     block_size : steps per block for ``method="block"``; None (default) = 16 (measured fastest
         with NumPy on a 2-core machine, N = 76, m = 50).
+
+    The engine (:mod:`omkl_core.compiled`: NumPy loops or compiled Numba kernels) is read at
+    each ``run``; ``predict_one``/``learn_one`` always run NumPy. ``run_both`` returns the VAW
+    and the online-ridge predictions of the same experts from one pass.
 
     Attributes (after the first step)
     ----------
