@@ -15,6 +15,8 @@ P -= k u^T (2m^2), i.e. N (4m^2 + 7m) flops per step -- 0.79 MFLOP for N = 76, m
 (batched (N, 16, m) @ (N, m, m + 1) and (N, m, 16) @ (N, 16, m + 1), best of several runs, one
 thread) and on one large square product (peak), and prints floor = flops / throughput, our
 us/step and the ratio, all measured in the same run (absolute times on shared machines are noisy).
+Every number is printed for both engines of :mod:`omkl_core.compiled` ("numpy" and, when
+Numba is installed, "numba") and both drivers, measured in the same run, for R = 1 and R = 5.
 ``--compare-gpu`` times the expert layer of all R repetitions batched on NumPy and on CuPy
 (when a CuPy GPU is usable).
 
@@ -129,30 +131,42 @@ def matmul_gflops(N: int = 76, m: int = 50, k: int = 16, repeats: int = 5, seed:
     return {"layer": 2 * fl / (t1 + t2) / 1e9, "square": 2 * 512 ** 3 / t3 / 1e9}
 
 
-def bench_floor(T: int = 1500, repeats: int = 5, method: str = "block", N: int = 76, m: int = 50) -> dict:
-    """Our us/step (R = 1, one BLAS thread when threadpoolctl is installed) against the flop
-    floor at the matrix throughput measured just before and just after (best of both).
-    Both are CPU time of this process (``time.process_time``), so other processes sharing the
-    cores slow neither side of the ratio."""
+def bench_floor(T: int = 1500, repeats: int = 5, method: str = "block", N: int = 76, m: int = 50,
+                R: int = 1, engines=("numpy", "numba")) -> dict:
+    """Our us/step (one BLAS thread when threadpoolctl is installed) for each engine of
+    :mod:`omkl_core.compiled` (``numba`` only when Numba imports) against the flop floor of R x N
+    experts at the matrix throughput measured just before and just after (best of both).
+    All are CPU time of this process (``time.process_time``), so other processes sharing the
+    cores slow neither side of the ratio. ``method``: a driver name or a tuple of them."""
+    from omkl_core import compiled  # noqa: PLC0415
+
     try:
         from threadpoolctl import threadpool_limits  # noqa: PLC0415
         limit = threadpool_limits(limits=1)
     except ImportError:  # pragma: no cover
         limit = None
+    methods = (method,) if isinstance(method, str) else tuple(method)
+    engines = [e for e in engines if e != "numba" or compiled.numba_available()]
+    times = {}
     try:
         g0 = matmul_gflops(N=N, m=m)
-        r = bench_expert_layer(R=1, T=T, m=m, method=method, repeats=repeats, clock=time.process_time)
+        for eng in engines:
+            with compiled.engine(eng):
+                bench_expert_layer(R=R, T=min(T, 40), m=m, method=methods[0], repeats=1)   # compile/warm up
+                for meth in methods:
+                    r = bench_expert_layer(R=R, T=T, m=m, method=meth, repeats=repeats, clock=time.process_time)
+                    times[(eng, meth)] = r["us_per_step"]
         g1 = matmul_gflops(N=N, m=m)
     finally:
         if limit is not None:
             limit.restore_original_limits()
-    fl = flops_per_step(N, m)
-    out = {"flops_per_step": fl, "us_per_step": r["us_per_step"]}
+    fl = R * flops_per_step(N, m)
+    out = {"R": R, "flops_per_step": fl, "us_per_step": times, "us_per_step_default": times[(engines[0], methods[0])]}
     for name in ("layer", "square"):
         gf = max(g0[name], g1[name])
         out[f"gflops_{name}"] = gf
         out[f"floor_us_{name}"] = fl / (gf * 1e3)
-        out[f"ratio_{name}"] = r["us_per_step"] / out[f"floor_us_{name}"]
+        out[f"ratio_{name}"] = {key: t / out[f"floor_us_{name}"] for key, t in times.items()}
     return out
 
 
@@ -180,11 +194,20 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     T, nT = (200, 20) if args.quick else (args.T, args.naive_T)
 
-    f = bench_floor(T=T, repeats=1 if args.quick else 5)
-    print(f"flop floor of the expert layer (N = 76, m = 50, one thread, CPU time): {f['flops_per_step'] / 1e6:.3f} MFLOP/step")
-    for name, what in (("layer", "batched products of the layer's sizes"), ("square", "512 x 512 product (peak)")):
-        print(f"  {what:40s}: {f[f'gflops_{name}']:6.1f} GFLOP/s -> floor {f[f'floor_us_{name}']:6.1f} us/step; "
-              f"ours {f['us_per_step']:6.1f} us/step = {f[f'ratio_{name}']:4.2f}x the floor")
+    from omkl_core import compiled  # noqa: PLC0415
+
+    with compiled.engine("auto"):
+        auto = "numba" if compiled.use_numba() else "numpy"
+    print(f"engine 'auto' runs: {auto} (OMKL_ENGINE={compiled.get_engine()!r} in force); VAWExperts default method: block")
+    for R in (1, 5):
+        f = bench_floor(T=T, R=R, repeats=1 if args.quick else 3, method=("block", "sm"))
+        print(f"flop floor of the expert layer (R = {R} x N = 76, m = 50, one thread, CPU time): "
+              f"{f['flops_per_step'] / 1e6:.3f} MFLOP/step")
+        for name, what in (("layer", "batched products of the layer's sizes"), ("square", "512 x 512 product (peak)")):
+            print(f"  {what:40s}: {f[f'gflops_{name}']:6.1f} GFLOP/s -> floor {f[f'floor_us_{name}']:7.1f} us/step")
+        for (eng, meth), us in f["us_per_step"].items():
+            print(f"  engine {eng:5s} method {meth:5s}: {us:7.1f} us/step = {f['ratio_layer'][(eng, meth)]:5.2f}x the "
+                  f"layer floor, {f['ratio_square'][(eng, meth)]:5.2f}x the peak floor")
     if args.floor_only:
         return 0
 

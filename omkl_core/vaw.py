@@ -38,6 +38,18 @@ Two numerically equivalent drivers of the batched layer (:class:`VAWExperts`):
     one batched Cholesky and k small products for G^{-1}; ``benchmarks/bench_expert_layer.py``
     prints its time against the flop floor measured on the same machine.
     The predictions agree with the per-step recursion to rounding error (tests: 1e-10).
+
+Engines (:mod:`omkl_core.compiled`, ``OMKL_ENGINE``): with ``"numba"`` (what ``"auto"`` picks
+when Numba is installed) ``method="sm"`` runs :func:`_sm_kernel`, one compiled loop over experts
+and steps whose symmetric rank-1 update P -= v v^T (v = u / sqrt(1 + s)) is fused with the next
+step's u = P Phi_{t+1}, and ``method="block"`` keeps the NumPy matrix products but computes the
+(B, k, k) Cholesky factor, its inverse and the one-step predictions in :func:`_block_small_kernel`.
+Without Numba (or with engine ``"numpy"``) the NumPy loops above run. Both engines agree to
+rounding (tests: 1e-10).
+
+VAW and online ridge from one pass (:meth:`VAWExperts.run_both`): the state recursion does not
+depend on which forecast is made, and the VAW forecast is the ridge forecast over 1 + s_t, so
+both come from the same pass, each bit for bit equal to its own pass.
 """
 from __future__ import annotations
 
@@ -46,6 +58,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from . import backend as _backend
+from . import compiled as _compiled
 from ._validation import (
     check_bool,
     check_int,
@@ -81,6 +94,10 @@ class VAWExperts(_backend.NamespaceHolder):
         Sherman-Morrison). Same predictions up to rounding.
     block_size : steps per block for ``method="block"``; None (default) = 16 (measured fastest
         with NumPy on a 2-core machine, N = 76, m = 50).
+
+    The engine (:mod:`omkl_core.compiled`: NumPy loops or compiled Numba kernels) is read at
+    each ``run``; ``predict_one``/``learn_one`` always run NumPy. ``run_both`` returns the VAW
+    and the online-ridge predictions of the same experts from one pass.
 
     Attributes (after the first step)
     ----------
@@ -213,6 +230,21 @@ class VAWExperts(_backend.NamespaceHolder):
     def run(self, Phi, y):
         """Expert predictions for a whole stream: Phi (..., T, m) or an iterable of
         consecutive time blocks (..., T_b, m); y (T,). Returns Z (..., T) (host NumPy)."""
+        return self._run(Phi, y, both=False)
+
+    def run_both(self, Phi, y):
+        """VAW *and* online-ridge predictions of the same experts from one pass.
+
+        Paper 000 eqs. (9)-(10): with P = S_{t-1}^{-1}, s = Phi_t^T P Phi_t and the ridge
+        forecast r = <S_{t-1}^{-1} b_{t-1}, Phi_t>, Sherman-Morrison (10) gives the VAW forecast
+        <S_t^{-1} b_{t-1}, Phi_t> = r - s r / (1 + s) = r / (1 + s). The state recursion is the
+        same for both (S_t^{-1} and S_t^{-1} b_t do not depend on what was predicted), so one
+        pass yields both. Returns ``(Z_vaw, Z_ridge)``, each (..., T), whatever ``self.ridge``
+        is; each equals the ``run`` of a learner with ``ridge=False`` / ``ridge=True`` (same
+        method, block size and engine) bit for bit."""
+        return self._run(Phi, y, both=True)
+
+    def _run(self, Phi, y, both: bool):
         yv = np.asarray(_backend.to_numpy(y), dtype=np.float64)
         if yv.ndim != 1:
             raise ValueError(f"y must be 1-D (T,), got shape {yv.shape}")
@@ -225,7 +257,8 @@ class VAWExperts(_backend.NamespaceHolder):
             blocks = Phi
         xp = self._xp
         y_dev = yv if xp is np else _backend.asarray(yv, xp)
-        out = []
+        numba = xp is np and _compiled.use_numba()
+        out_v, out_r = [], []
         pos = 0
         for blk in blocks:
             a = self._check_phi(blk, "Phi", has_time=True)
@@ -233,24 +266,35 @@ class VAWExperts(_backend.NamespaceHolder):
             if pos + Tb > T:
                 raise ValueError(f"Phi has more time steps than y (y has T={T})")
             flat = a.reshape((-1, Tb, self.m_))
-            if self.method == "block":
-                z = self._run_block(flat, y_dev[pos:pos + Tb])
-            else:
-                z = self._run_sm(flat, y_dev[pos:pos + Tb])
-            out.append(z)
+            driver = self._run_block if self.method == "block" else self._run_sm
+            zv, zr = driver(flat, y_dev[pos:pos + Tb], numba)
+            out_v.append(zv)
+            out_r.append(zr)
             pos += Tb
         if pos != T:
             raise ValueError(f"Phi has {pos} time steps but y has T={T}")
         self._cache = None
-        Z = xp.concatenate(out, axis=1) if len(out) > 1 else out[0]
-        return _backend.to_numpy(Z).reshape(self.batch_shape_ + (T,))
 
-    def _run_sm(self, F, y):
-        """Per-step Sherman-Morrison over a block F (B, Tb, m): eq. (10) every step."""
+        def _join(parts):
+            Z = xp.concatenate(parts, axis=1) if len(parts) > 1 else parts[0]
+            return _backend.to_numpy(Z).reshape(self.batch_shape_ + (T,))
+
+        if both:
+            return _join(out_v), _join(out_r)
+        return _join(out_r if self.ridge else out_v)
+
+    def _run_sm(self, F, y, numba: bool = False):
+        """Per-step Sherman-Morrison over a block F (B, Tb, m): eq. (10) every step.
+        Returns (VAW predictions, ridge predictions), each (B, Tb)."""
         xp = self._xp
         B, Tb, m = F.shape
-        Z = xp.empty((B, Tb), dtype=xp.float64)
+        Zr = xp.empty((B, Tb), dtype=xp.float64)
+        Zv = xp.empty((B, Tb), dtype=xp.float64)
         P, w = self._P, self._w
+        if numba:
+            _sm_kernel(np.ascontiguousarray(F), np.ascontiguousarray(y), P, w, Zv, Zr)
+            self.t_ += Tb
+            return Zv, Zr
         u = xp.empty((B, m, 1), dtype=xp.float64)
         outer = xp.empty((B, m, m), dtype=xp.float64)
         y_host = _backend.to_numpy(y)
@@ -259,17 +303,18 @@ class VAWExperts(_backend.NamespaceHolder):
             xp.matmul(P, phi[:, :, None], out=u)                 # u = S_{t-1}^{-1} Phi_t
             uu = u[:, :, 0]
             s = xp.einsum("bm,bm->b", uu, phi)
-            r = xp.einsum("bm,bm->b", w, phi)
+            r = xp.einsum("bm,bm->b", w, phi)                     # ridge forecast
             inv = 1.0 / (1.0 + s)
-            Z[:, t] = r if self.ridge else r * inv
+            Zr[:, t] = r
+            Zv[:, t] = r * inv                                    # VAW: r / (1 + s), eq. (9)
             k = uu * inv[:, None]                                 # S_t^{-1} Phi_t
             w += k * (float(y_host[t]) - r)[:, None]
             xp.multiply(k[:, :, None], uu[:, None, :], out=outer)
             P -= outer                                            # eq. (10)
         self.t_ += Tb
-        return Z
+        return Zv, Zr
 
-    def _run_block(self, F, y):
+    def _run_block(self, F, y, numba: bool = False):
         """Woodbury form of K consecutive Sherman-Morrison steps (see module docstring).
 
         Per block, with Pw = [P0 | w0] (P0 = S^{-1} is symmetric, so F P0 = (P0 F^T)^T):
@@ -277,34 +322,45 @@ class VAWExperts(_backend.NamespaceHolder):
         I + C and G^{-1} (:func:`_cholesky_inverse`, vectorised over experts),
         [V | -g] = G^{-1} [F P0 | F w0 - y] and Pw -= V^T [V | -g] (one more product), i.e.
         S^{-1} <- P0 - V^T V and w <- w0 + V^T g. Besides these products (the arithmetic
-        floor) only (B, k, k) work remains."""
+        floor) only (B, k, k) work remains. ``numba``: the (B, k, k) Cholesky factor, its inverse
+        and the one-step predictions come from one compiled kernel (:func:`_block_small_kernel`)
+        instead of the k-step NumPy loop of :func:`_cholesky_inverse`; the products stay NumPy.
+        Returns (VAW predictions, ridge predictions), each (B, Tb)."""
         xp = self._xp
         B, Tb, m = F.shape
         K = self.block_size or 16
-        Z = xp.empty((B, Tb), dtype=xp.float64)
+        Zr = xp.empty((B, Tb), dtype=xp.float64)
+        Zv = xp.empty((B, Tb), dtype=xp.float64)
         Pw = self._Pw
         upd = xp.empty_like(Pw)                                   # reused: no 1.5 MB allocation per block
         for start in range(0, Tb, K):
             Fk = F[:, start:start + K, :]                         # (B, k, m)
             k = Fk.shape[1]
             UR = xp.matmul(Fk, Pw)                                # [F P0 | F w0]   (B, k, m+1)
-            r = UR[:, :, m].copy()                                # F w0
-            C = xp.matmul(UR[:, :, :m], Fk.transpose(0, 2, 1))    # F P0 F^T (+ I in _cholesky_inverse)
-            G, Gi = _cholesky_inverse(xp, C)                      # I + C = G G^T, Gi = G^{-1}
-            UR[:, :, m] -= y[start:start + k][None, :]            # [F P0 | F w0 - y]
-            VG = xp.matmul(Gi, UR)                                # [V | -g]        (B, k, m+1)
-            g = -VG[:, :, m]
-            # one-step ridge predictions F w0 + (sum_{i<j} G_ji g_i)_j: they depend on y_{<j}
-            # only (exactly 0 at t = 1); G's diagonal enters through G G^T = I + C alone
-            idx = xp.arange(k)
-            dg = G[:, idx, idx]                                   # sqrt(1 + s_{t+j})
-            G[:, idx, idx] = 0.0
-            ridge_pred = r + xp.einsum("bji,bi->bj", G, g)
-            Z[:, start:start + k] = ridge_pred if self.ridge else ridge_pred / (dg * dg)
+            C = xp.matmul(UR[:, :, :m], Fk.transpose(0, 2, 1))    # F P0 F^T (+ I below)
+            yk = y[start:start + k]
+            if numba:
+                Gi = np.empty_like(C)
+                _block_small_kernel(C, UR, yk, Gi, Zv[:, start:start + k], Zr[:, start:start + k])
+                VG = xp.matmul(Gi, UR)                            # [V | -g]; UR[:, :, m] = F w0 - y now
+            else:
+                r = UR[:, :, m].copy()                            # F w0
+                G, Gi = _cholesky_inverse(xp, C)                  # I + C = G G^T, Gi = G^{-1}
+                UR[:, :, m] -= yk[None, :]                        # [F P0 | F w0 - y]
+                VG = xp.matmul(Gi, UR)                            # [V | -g]        (B, k, m+1)
+                g = -VG[:, :, m]
+                # one-step ridge predictions F w0 + (sum_{i<j} G_ji g_i)_j: they depend on y_{<j}
+                # only (exactly 0 at t = 1); G's diagonal enters through G G^T = I + C alone
+                idx = xp.arange(k)
+                dg = G[:, idx, idx]                               # sqrt(1 + s_{t+j})
+                G[:, idx, idx] = 0.0
+                ridge_pred = r + xp.einsum("bji,bi->bj", G, g)
+                Zr[:, start:start + k] = ridge_pred
+                Zv[:, start:start + k] = ridge_pred / (dg * dg)   # VAW: r / (1 + s), eq. (9)
             xp.matmul(VG[:, :, :m].transpose(0, 2, 1), VG, out=upd)
             Pw -= upd                                             # S^{-1} -= V^T V;  w += V^T g
         self.t_ += Tb
-        return Z
+        return Zv, Zr
 
 
 def _cholesky_inverse(xp, C):
@@ -324,6 +380,145 @@ def _cholesky_inverse(xp, C):
     for i in range(1, k):
         Gi[:, i:i + 1, :i] = xp.matmul(G[:, i:i + 1, :i], Gi[:, :i, :i]) * (-inv_d[:, i])[:, None, None]
     return G, Gi
+
+
+@_compiled.jit
+def _sm_kernel(F, y, P, w, Zv, Zr):  # pragma: no cover  (compiled; tests call it through the engine)
+    """Compiled per-step Sherman-Morrison (paper 000 eq. 10), one expert at a time.
+
+    F (B, T, m) features, y (T,), P (B, m, m) = S^{-1} and w (B, m) updated in place,
+    Zv / Zr (B, T) receive the VAW / ridge predictions. Per step and expert: r = <w, Phi_t>,
+    s = Phi_t^T u with u = P Phi_t, VAW r / (1 + s) (eq. 9), w += u (y_t - r) / (1 + s) and the
+    symmetric rank-1 update P -= v v^T with v = u / sqrt(1 + s) (eq. 10; v_i v_j = v_j v_i, so
+    P stays exactly symmetric and its row j is its column j). That update is fused with the
+    next step's u = P Phi_{t+1} (accumulated row by row, four rows per pass), so P -- 20 kB for
+    m = 50, in L1 cache for the whole run of one expert -- is read and written once per step.
+    """
+    B, T, m = F.shape
+    u = np.zeros(m)
+    un = np.zeros(m)
+    v = np.zeros(m)
+    for b in range(B):
+        Pb = P[b]
+        wb = w[b]
+        phi = F[b, 0]
+        for i in range(m):
+            un[i] = 0.0
+        rn = 0.0
+        for j in range(m):
+            pj = phi[j]
+            Rj = Pb[j]
+            for i in range(m):
+                un[i] += Rj[i] * pj                       # u = P Phi_1 (P symmetric)
+            rn += wb[j] * pj
+        for t in range(T):
+            u, un = un, u
+            r = rn                                        # ridge forecast <w, Phi_t>
+            phi = F[b, t]
+            s = 0.0
+            for i in range(m):
+                s += phi[i] * u[i]
+            inv = 1.0 / (1.0 + s)
+            Zr[b, t] = r
+            Zv[b, t] = r * inv                            # eq. (9): r / (1 + s)
+            c = np.sqrt(inv)
+            e = (y[t] - r) * inv
+            for i in range(m):
+                v[i] = u[i] * c
+                wb[i] += u[i] * e                         # w += S_t^{-1} Phi_t (y_t - r)
+            last = t + 1 == T
+            phin = F[b, t + 1] if not last else phi
+            for i in range(m):
+                un[i] = 0.0
+            rn = 0.0
+            for j in range(m):
+                rn += wb[j] * phin[j]
+            j = 0
+            while j + 4 <= m:                             # eq. (10), four rows at a time
+                v0 = v[j]
+                v1 = v[j + 1]
+                v2 = v[j + 2]
+                v3 = v[j + 3]
+                p0 = phin[j]
+                p1 = phin[j + 1]
+                p2 = phin[j + 2]
+                p3 = phin[j + 3]
+                R0 = Pb[j]
+                R1 = Pb[j + 1]
+                R2 = Pb[j + 2]
+                R3 = Pb[j + 3]
+                for i in range(m):
+                    vi = v[i]
+                    x0 = R0[i] - v0 * vi
+                    x1 = R1[i] - v1 * vi
+                    x2 = R2[i] - v2 * vi
+                    x3 = R3[i] - v3 * vi
+                    R0[i] = x0
+                    R1[i] = x1
+                    R2[i] = x2
+                    R3[i] = x3
+                    un[i] += (x0 * p0 + x1 * p1) + (x2 * p2 + x3 * p3)
+                j += 4
+            while j < m:
+                vj = v[j]
+                pj = phin[j]
+                Rj = Pb[j]
+                for i in range(m):
+                    x = Rj[i] - vj * v[i]
+                    Rj[i] = x
+                    un[i] += x * pj
+                j += 1
+
+
+@_compiled.jit
+def _block_small_kernel(C, UR, y, Gi, Zv, Zr):  # pragma: no cover  (compiled; tests call it through the engine)
+    """The (B, k, k) part of one Woodbury block of :meth:`VAWExperts._run_block`, compiled.
+
+    For each expert: the Cholesky factor G of I + C (C = F P0 F^T), G^{-1} into ``Gi``,
+    UR[:, m] <- F w0 - y, g = -G^{-1}(F w0 - y), the one-step ridge forecasts
+    r_j = (F w0)_j + sum_{i<j} G_ji g_i into ``Zr`` and the VAW forecasts r_j / G_jj^2 =
+    r_j / (1 + s_{t+j}) (paper 000 eq. 9) into ``Zv``.
+    """
+    B, k, _ = C.shape
+    m = UR.shape[2] - 1
+    G = np.zeros((k, k))
+    g = np.zeros(k)
+    for b in range(B):
+        A = C[b]
+        for j in range(k):                                # Cholesky of I + C
+            d = 1.0 + A[j, j]
+            for l in range(j):
+                d -= G[j, l] * G[j, l]
+            gjj = np.sqrt(d)
+            G[j, j] = gjj
+            for i in range(j + 1, k):
+                x = A[i, j]
+                for l in range(j):
+                    x -= G[i, l] * G[j, l]
+                G[i, j] = x / gjj
+        Gb = Gi[b]
+        for i in range(k):                                # G^{-1}, lower triangular
+            for j in range(k):
+                Gb[i, j] = 0.0
+        for i in range(k):
+            di = 1.0 / G[i, i]
+            Gb[i, i] = di
+            for j in range(i):
+                x = 0.0
+                for l in range(j, i):
+                    x += G[i, l] * Gb[l, j]
+                Gb[i, j] = -x * di
+        for j in range(k):                                # ridge residuals by forward substitution
+            r = UR[b, j, m]
+            e = r - y[j]
+            UR[b, j, m] = e
+            x = 0.0
+            for i in range(j):
+                x += G[j, i] * g[i]
+            pred = r + x                                  # F w0 + sum_{i<j} G_ji g_i
+            g[j] = -(e + x) / G[j, j]                     # G g = -(F w0 - y)
+            Zr[b, j] = pred
+            Zv[b, j] = pred / (G[j, j] * G[j, j])
 
 
 def _is_block_list(obj) -> bool:

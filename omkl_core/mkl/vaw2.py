@@ -117,7 +117,7 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
                        dictionary=None, ridge: bool = False, backend: str = "numpy",
                        feature_map: str = "cos", method: str = "block",
                        time_block: int = TIME_BLOCK, return_dictionaries: bool = False, *,
-                       map: str | None = None):  # noqa: A002
+                       both: bool = False, map: str | None = None):  # noqa: A002
     """The VAW expert layer of paper 000 for R repetitions: Z (R, T, N), Z[r, t, j] = z_{t,j}.
 
     Parameters
@@ -132,6 +132,11 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     feature_map : "cos" (paper) or "sincos" (authors' code form, reference E.2); ``map=``: deprecated.
     method : VAW driver, "block" or "sm" (see :class:`omkl_core.vaw.VAWExperts`).
     return_dictionaries : also return the R :class:`KernelDictionary` objects.
+    both : return ``(Z_vaw, Z_ridge)``, the VAW (eq. 9) and the online-ridge expert predictions
+        on the same features from one pass (:meth:`omkl_core.vaw.VAWExperts.run_both`: the VAW
+        forecast is r / (1 + Phi_t^T S_{t-1}^{-1} Phi_t) for the ridge forecast r, eqs. 9-10),
+        each equal bit for bit to the array of a separate call with ``ridge=False`` /
+        ``ridge=True``; ``ridge`` must then be False.
 
     All N x R experts run as one batched VAW (one (R, N, m, m) array of inverses).
     """
@@ -141,12 +146,18 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     lam = check_positive(lam, "lam")
     repetitions = check_int(repetitions, "repetitions")
     time_block = check_int(time_block, "time_block")
+    if check_bool(both, "both") and check_bool(ridge, "ridge"):
+        raise ValueError("both=True returns the VAW and the ridge predictions; leave ridge=False")
     feature_map = resolve_feature_map(feature_map, map, "expert_predictions: ")
     _check_state_memory(m, feature_map, dictionary, repetitions)
     dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, dictionary, feature_map, backend)
     experts = VAWExperts(lam=lam, ridge=ridge, backend=backend, method=method)
-    Z = experts.run(feature_blocks(X, dicts, time_block), y)                # (R, N, T)
-    Z = np.ascontiguousarray(Z.transpose(0, 2, 1))                          # (R, T, N)
+    if both:
+        Zs = experts.run_both(feature_blocks(X, dicts, time_block), y)     # 2 x (R, N, T)
+        Z = tuple(np.ascontiguousarray(a.transpose(0, 2, 1)) for a in Zs)  # 2 x (R, T, N)
+    else:
+        Z = experts.run(feature_blocks(X, dicts, time_block), y)            # (R, N, T)
+        Z = np.ascontiguousarray(Z.transpose(0, 2, 1))                      # (R, T, N)
     return (Z, dicts) if return_dictionaries else Z
 
 

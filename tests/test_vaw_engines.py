@@ -1,0 +1,143 @@
+"""The VAW expert layer (paper 000 eqs. 9-10): compiled (Numba) vs NumPy engine, the
+"Numba missing" fallback, and the one-pass VAW + online-ridge driver (``run_both``)."""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import omkl_core as ok
+from omkl_core import compiled, mkl
+from omkl_core import vaw as vaw_mod
+from omkl_core.vaw import VAWExperts, naive_expert_layer
+
+seeds = st.integers(0, 2**32 - 1)
+lams = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
+needs_numba = pytest.mark.skipif(not compiled.numba_available(),
+                                 reason="Numba is not installed (the optional omkl[fast] extra)")
+
+
+def _stream(seed, batch, T, m, scale=1.5):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-scale, scale, size=batch + (T, m)), rng.uniform(-1, 1, size=T)
+
+
+@needs_numba
+@given(seed=seeds, R=st.integers(1, 3), N=st.integers(1, 5), T=st.integers(1, 45),
+       m=st.integers(1, 9), lam=lams, ridge=st.booleans(), method=st.sampled_from(["sm", "block"]),
+       block_size=st.integers(1, 20))
+@settings(max_examples=40)
+def test_numba_engine_equals_numpy_engine_and_the_naive_loop(seed, R, N, T, m, lam, ridge, method,
+                                                            block_size):
+    """Both engines run the same recursion (10); they agree to rounding (1e-10) with each
+    other and with one VAW per expert."""
+    Phi, y = _stream(seed, (R, N), T, m)
+    with compiled.engine("numpy"):
+        a = VAWExperts(lam=lam, ridge=ridge, method=method, block_size=block_size).run(Phi, y)
+    with compiled.engine("numba"):
+        b = VAWExperts(lam=lam, ridge=ridge, method=method, block_size=block_size).run(Phi, y)
+    np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(b, naive_expert_layer(Phi, y, lam=lam, ridge=ridge), rtol=1e-10, atol=1e-10)
+
+
+@needs_numba
+@given(seed=seeds, T=st.integers(2, 60), cut=st.integers(1, 59), method=st.sampled_from(["sm", "block"]))
+@settings(max_examples=20)
+def test_numba_engine_continues_the_state_across_blocks_and_engines(seed, T, cut, method):
+    """The compiled loops read and write the learner's state: a run split in time blocks,
+    half on each engine, equals one run."""
+    cut = min(cut, T - 1)
+    Phi, y = _stream(seed, (2, 3), T, 5)
+    whole = VAWExperts(method=method).run(Phi, y)
+    mixed = VAWExperts(method=method)
+    with compiled.engine("numba"):
+        first = mixed.run(Phi[..., :cut, :], y[:cut])
+    with compiled.engine("numpy"):
+        rest = mixed.run(Phi[..., cut:, :], y[cut:])
+    np.testing.assert_allclose(np.concatenate([first, rest], -1), whole, rtol=1e-10, atol=1e-12)
+    assert mixed.t_ == T
+    np.testing.assert_allclose(mixed.P_, np.swapaxes(mixed.P_, -1, -2), rtol=1e-10, atol=1e-12)
+
+
+def test_without_numba_auto_runs_numpy_and_numba_engine_raises(monkeypatch):
+    """Simulated "Numba missing": ``import numba`` fails; the default engine ("auto") then
+    runs the NumPy loops (the compiled kernels are never called) with the same numbers as
+    engine "numpy", and asking for engine "numba" is a clear ImportError."""
+    real_import = builtins.__import__
+
+    def no_numba(name, *args, **kwargs):
+        if name == "numba" or name.startswith("numba."):
+            raise ImportError("No module named 'numba' (simulated)")
+        return real_import(name, *args, **kwargs)
+
+    def must_not_run(*args):
+        raise AssertionError("a compiled kernel ran although Numba is missing")
+
+    Phi, y = _stream(3, (2, 4), 30, 6)
+    with compiled.engine("numpy"):
+        ref = {meth: VAWExperts(method=meth, block_size=7).run(Phi, y) for meth in ("sm", "block")}
+    monkeypatch.setattr(builtins, "__import__", no_numba)
+    monkeypatch.setattr(compiled, "_numba_ok", None)          # probe again, under the failing import
+    monkeypatch.setattr(vaw_mod, "_sm_kernel", must_not_run)
+    monkeypatch.setattr(vaw_mod, "_block_small_kernel", must_not_run)
+    assert not compiled.numba_available()
+    with compiled.engine("auto"):
+        assert not compiled.use_numba()
+        for meth in ("sm", "block"):
+            np.testing.assert_array_equal(VAWExperts(method=meth, block_size=7).run(Phi, y), ref[meth])
+    with compiled.engine("numba"), pytest.raises(ImportError, match="Numba is not installed"):
+        VAWExperts().run(Phi, y)
+
+
+# ------------------------------------------------------------- one pass: VAW and ridge
+@pytest.mark.parametrize("engine", ["numpy", pytest.param("numba", marks=needs_numba)])
+@given(seed=seeds, R=st.integers(1, 2), N=st.integers(1, 4), T=st.integers(1, 40),
+       m=st.integers(1, 8), lam=lams, method=st.sampled_from(["sm", "block"]), block_size=st.integers(1, 20))
+@settings(max_examples=25)
+def test_run_both_equals_the_separate_vaw_and_ridge_passes_bit_for_bit(engine, seed, R, N, T, m, lam,
+                                                                        method, block_size):
+    """Paper 000 eqs. (9)-(10): the VAW forecast is the ridge forecast r divided by
+    1 + Phi_t^T S_{t-1}^{-1} Phi_t and the state recursion is the same, so one pass gives both;
+    each equals its separate pass exactly (same engine, method and block size) and the
+    per-expert reference loop to rounding."""
+    Phi, y = _stream(seed, (R, N), T, m)
+    kw = dict(lam=lam, method=method, block_size=block_size)
+    with compiled.engine(engine):
+        zv, zr = VAWExperts(**kw).run_both(Phi, y)
+        np.testing.assert_array_equal(zv, VAWExperts(ridge=False, **kw).run(Phi, y))
+        np.testing.assert_array_equal(zr, VAWExperts(ridge=True, **kw).run(Phi, y))
+        zv2, zr2 = VAWExperts(ridge=True, **kw).run_both(Phi, y)      # the flag does not matter
+    np.testing.assert_array_equal(zv2, zv)
+    np.testing.assert_array_equal(zr2, zr)
+    np.testing.assert_allclose(zv, naive_expert_layer(Phi, y, lam=lam), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(zr, naive_expert_layer(Phi, y, lam=lam, ridge=True), rtol=1e-10, atol=1e-10)
+
+
+@given(seed=seeds, T=st.integers(1, 30), m=st.integers(1, 6), lam=lams)
+@settings(max_examples=25)
+def test_vaw_forecast_is_ridge_forecast_over_one_plus_phi_S_inverse_phi(seed, T, m, lam):
+    """The relation run_both rests on, from the naive layer alone: z_VAW = z_ridge / (1 + s_t),
+    s_t = Phi_t^T S_{t-1}^{-1} Phi_t with S_{t-1} = lam I + sum_{i<t} Phi_i Phi_i^T (eq. 9)."""
+    Phi, y = _stream(seed, (), T, m)
+    zv = naive_expert_layer(Phi, y, lam=lam)
+    zr = naive_expert_layer(Phi, y, lam=lam, ridge=True)
+    s = np.array([Phi[t] @ np.linalg.solve(lam * np.eye(m) + Phi[:t].T @ Phi[:t], Phi[t]) for t in range(T)])
+    np.testing.assert_allclose(zv, zr / (1.0 + s), rtol=1e-9, atol=1e-12)
+
+
+def test_expert_predictions_both_equals_the_two_calls_bit_for_bit():
+    X, y = ok.datasets.load("concrete")
+    X, y = X[:90], y[:90]
+    for fmap in ("cos", "sincos"):
+        kw = dict(m=7, repetitions=2, seed=3, feature_map=fmap)
+        zv, zr = mkl.expert_predictions(X, y, both=True, **kw)
+        np.testing.assert_array_equal(zv, mkl.expert_predictions(X, y, **kw))
+        np.testing.assert_array_equal(zr, mkl.expert_predictions(X, y, ridge=True, **kw))
+        assert zv.shape == zr.shape == (2, 90, 76)
+    with pytest.raises(ValueError, match="ridge=False"):
+        mkl.expert_predictions(X, y, m=3, repetitions=1, both=True, ridge=True)
+    with pytest.raises(TypeError, match="both"):
+        mkl.expert_predictions(X, y, m=3, repetitions=1, both="yes")
