@@ -57,6 +57,14 @@ def _as_float_array(a, name):
         raise TypeError(f"{name} must be a numeric array: {exc}") from None
 
 
+def _own(a, dtype=np.float64):
+    """``a`` as a C-contiguous, writable array of ``dtype`` (no copy when it already is one): the
+    form in which the compiled loops (``_kernels``) update a learner's state in place."""
+    if a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, dtype=dtype, order="C")
+
+
 def _softmax(a):
     """exp(a) normalised over the last axis, computed stably (max subtracted)."""
     m = np.max(a, axis=-1, keepdims=True)
@@ -225,7 +233,8 @@ class _MetaLearner:
         Returns the predictions (T, R).  This generic loop calls ``_step``; the rules override
         it with a fused loop (same floating-point operations in the same order, fewer Python
         calls per step: the per-step interpreter overhead, not the arithmetic on N = 76
-        numbers, is what a step costs).
+        numbers, is what a step costs) and, for the ``"numba"`` engine
+        (:func:`omkl_core.compiled.use_numba`), with a compiled kernel of that loop (``_kernels``).
         """
         T, R = Y.shape
         out = np.empty((T, R))

@@ -4,7 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive
-from ._base import _as_float_array, _check_bounds, _logsumexp, _MetaLearner, _softmax, truncate
+from ..compiled import use_numba
+from . import _kernels
+from ._base import _as_float_array, _check_bounds, _logsumexp, _MetaLearner, _own, _softmax, truncate
 
 
 class AggregatingAlgorithm(_MetaLearner):
@@ -92,6 +94,16 @@ class AggregatingAlgorithm(_MetaLearner):
     def _update(self, zb, y, yhat, p):
         d = y[:, None] - zb
         self.cum_loss_ += d * d
+
+    def _run_stream(self, Zt, Y):
+        if not use_numba():
+            return super()._run_stream(Zt, Y)
+        out = np.empty(Y.shape)
+        self.cum_loss_ = _own(self.cum_loss_)
+        A, B = self._bounds
+        _kernels.aa_stream(Zt, Y, self.cum_loss_, self._eta, float(A), float(B), out)
+        self.n_steps_ += Y.shape[0]
+        return out
 
     def _params_repr(self):
         return f"bounds={self.bounds!r}, eta={self.eta!r}"

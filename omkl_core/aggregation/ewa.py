@@ -8,7 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_bool, check_positive
-from ._base import _K_INF, _MetaLearner, _softmax
+from ..compiled import use_numba
+from . import _kernels
+from ._base import _K_INF, _MetaLearner, _own, _softmax
 
 _TIME_BLOCK = 512    # steps per block of the vectorised fixed-eta EWA (bounds its memory)
 
@@ -112,6 +114,12 @@ class EWA(_MetaLearner):
     def _run_stream(self, Zt, Y):
         T, R = Y.shape
         out = np.empty((T, R))
+        if use_numba():      # the loops below, compiled (_kernels.ewa_stream)
+            self.cum_ = _own(self.cum_)
+            eta = self._eta if self.gradient else -self._eta
+            _kernels.ewa_stream(Zt, Y, self.cum_, eta, self.gradient, out)
+            self.n_steps_ += T
+            return out
         if not self.gradient:
             # eq. (29) for a whole block of steps: L_{t-1} by a cumulative sum started from the
             # current state (np.add.accumulate adds in time order, as the loop's +=)
@@ -381,9 +389,39 @@ class CalibratedEWA(_MetaLearner):
         # instead of recomputing the weights (same numbers; ``predict_one`` still uses _weights).
         T, R = Y.shape
         out = np.empty((T, R))
+        if use_numba():
+            return self._run_stream_numba(Zt, Y, out)
         for t in range(T):
             out[t] = self._update(Zt[t], Y[t], None, None)
             self.n_steps_ += 1
+        return out
+
+    def _run_stream_numba(self, Zt, Y, out):
+        """``_run_stream`` with steps (a)-(e) compiled (``_kernels.calib_stream``); the kernel hands
+        back the rare steps that re-run members from the stored history (steps (b) and (e)),
+        which run here with the NumPy code."""
+        T = Y.shape[0]
+        st = self.state_
+        log_w0 = np.log(st.w0)
+        t = 0
+        while t < T:
+            st.Rg, st.CL, st.RU, st.CLU = _own(st.Rg), _own(st.CL), _own(st.RU), _own(st.CLU)
+            st.eta0 = _own(st.eta0).copy()          # a new array: _grid_arrays' cache sees the change
+            st.sat, st.lo, st.hi, st.best = (_own(a, np.int64) for a in (st.sat, st.lo, st.hi, st.best))
+            pow2 = np.exp2(np.arange(st.k_lo, st.k_hi + 1))
+            stop, status = _kernels.calib_stream(Zt, Y, t, self.n_steps_, st.Rg, st.CL, st.RU, st.CLU, st.eta0,
+                                                 st.sat, st.lo, st.hi, st.best, st.k_lo, pow2, log_w0, out)
+            done = stop + 1 if status == 2 else stop            # steps t .. done-1 are complete (up to (d))
+            st.hist_z.extend(Zt[t:done].copy())
+            st.hist_y.extend(Y[t:done].copy())
+            self.n_steps_ += done - t
+            if status == 1:          # step (b) re-runs members: the whole step with NumPy
+                out[stop] = self._update(Zt[stop], Y[stop], None, None)
+                self.n_steps_ += 1
+                done += 1
+            elif status == 2:        # step (e) adds members
+                self._extend_grid()
+            t = done
         return out
 
     def _update(self, zb, y, yhat, p):
@@ -423,7 +461,12 @@ class CalibratedEWA(_MetaLearner):
         min_explicit = CLm[np.arange(self._R), g]
         has_virtual = st.lo < st.k_lo
         st.best = np.where(has_virtual & (st.CLU <= min_explicit), st.lo, best_explicit)
-        # (e) grid extension at the extremities (opera: +3 members, factors gamma^1..3)
+        self._extend_grid()
+        return yhat_used
+
+    def _extend_grid(self):
+        """Step (e): grid extension at the extremities (opera: +3 members, factors gamma^1..3)."""
+        st = self.state_
         up = st.best == st.hi
         down = st.best == st.lo
         new_hi = np.where(up, st.hi + 3, st.hi)
@@ -436,7 +479,6 @@ class CalibratedEWA(_MetaLearner):
         if below.any():
             self._extend_global(int(np.min(need_lo[below])), st.k_hi)
         st.hi, st.lo = new_hi, new_lo
-        return yhat_used
 
     @property
     def eta_(self):

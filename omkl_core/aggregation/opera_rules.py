@@ -5,7 +5,9 @@ import math
 
 import numpy as np
 
-from ._base import _EXP700, _MetaLearner, _softmax
+from ..compiled import use_numba
+from . import _kernels
+from ._base import _EXP700, _MetaLearner, _own, _softmax
 
 
 def _loss_gradient(yhat, y):
@@ -57,6 +59,11 @@ class MLPoly(_MetaLearner):
         T, R = Y.shape
         N = self.n_experts_
         out = np.empty((T, R))
+        if use_numba():
+            self.regret_, self.eta_, self.B_ = _own(self.regret_), _own(self.eta_), _own(self.B_)
+            _kernels.mlpoly_stream(Zt, Y, self.regret_, self.eta_, self.B_, out)
+            self.n_steps_ += T
+            return out
         if R == 1:
             return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
         Rg, eta, B = self.regret_, self.eta_, self.B_
@@ -189,6 +196,11 @@ class MLProd(_MetaLearner):
         # fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
         T, R = Y.shape
         out = np.empty((T, R))
+        if use_numba():
+            self.R_, self.L_, self.maxloss_, self.eta_ = (_own(a) for a in (self.R_, self.L_, self.maxloss_, self.eta_))
+            _kernels.mlprod_stream(Zt, Y, self.R_, self.L_, self.maxloss_, self.eta_, self._logN, out)
+            self.n_steps_ += T
+            return out
         if R == 1:
             return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
         Rr, L, maxloss, eta, logN = self.R_, self.L_, self.maxloss_, self.eta_, self._logN
@@ -306,6 +318,18 @@ class BOA(_MetaLearner):
         super().__init__(n_experts, bounds=bounds)
 
     def _run_stream(self, Zt, Y):
+        if use_numba():
+            T = Y.shape[0]
+            out = np.empty(Y.shape)
+            if self.version == "v120":
+                self.Rreg_, self.eta_, self.V_, self.Bmax_ = (_own(a) for a in (self.Rreg_, self.eta_, self.V_, self.Bmax_))
+                _kernels.boa120_stream(Zt, Y, self.Rreg_, self.eta_, self.V_, self.Bmax_, self._log_w0,
+                                       self._log_inv_w0, out)
+            else:
+                self.Rreg_, self.S_, self._rreg = _own(self.Rreg_), _own(self.S_), _own(self._rreg)
+                _kernels.boa122_stream(Zt, Y, self.Rreg_, self.S_, self._rreg, self._w0, self._log_w0, out)
+            self.n_steps_ += T
+            return out
         if self.version != "v120":
             return super()._run_stream(Zt, Y)
         # v120 fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
