@@ -322,11 +322,48 @@ def boa122_stream(Z, Y, Rreg, S, rreg, w0, log_w0, out):
 # calibrated EWA (opera's ewaCalib, ref. A.2): the steps without a grid extension
 # ---------------------------------------------------------------------------------------
 @jit
+def _calib_member(z, y, eta, Rrow, N, e):
+    """One step of the fixed-eta gradient-trick EWA member with regret row ``Rrow`` (updated in
+    place); returns its forecast (``CalibratedEWA._member_step`` for one member)."""
+    m = -np.inf
+    for k in range(N):
+        e[k] = eta * Rrow[k]
+        if e[k] > m:
+            m = e[k]
+    for k in range(N):
+        e[k] = math.exp(e[k] - m)
+    s = _pwsum(e, N)
+    for k in range(N):
+        e[k] = e[k] / s * z[k]
+    p = _pwsum(e, N)
+    err = p - y
+    for k in range(N):
+        Rrow[k] += 2.0 * err * (p - z[k])
+    return p
+
+
+@jit
+def calib_rerun(Zh, Yh, Rg, CL, eta0, pow2):
+    """Members with etas eta0 * pow2 re-run from scratch on the stored history (Rg, CL zeros)."""
+    T, R, N = Zh.shape
+    G = CL.shape[1]
+    e = np.empty(N)
+    for t in range(T):
+        for r in range(R):
+            for g in range(G):
+                p = _calib_member(Zh[t, r], Yh[t, r], eta0[r] * pow2[g], Rg[r, g], N, e)
+                err = p - Yh[t, r]
+                CL[r, g] += err * err
+    return CL
+
+
+@jit
 def calib_stream(Z, Y, t0, n_steps0, Rg, CL, RU, CLU, eta0, sat, lo, hi, best, k_lo, pow2, log_w0, out):
     """Steps t0, t0+1, ... of :meth:`CalibratedEWA._update` (a)-(e) while no member has to be
     re-run from the stored history.  Returns (t, status): status 0 -- all T steps done;
     1 -- step t needs step (b) (a stored-as-uniform member stops being saturated): nothing of
-    it done except the idempotent (a); 2 -- step t done up to (d), its (e) needs new members.
+    it done except (a), which a second call repeats with the same result; 2 -- step t done up to
+    (d), its (e) needs new members.
     Steps before t are complete.  Rg (R, G, N), CL (R, G) hold members k_lo .. k_lo + G - 1."""
     T, R, N = Z.shape
     G = CL.shape[1]
@@ -368,23 +405,10 @@ def calib_stream(Z, Y, t0, n_steps0, Rg, CL, RU, CLU, eta0, sat, lo, hi, best, k
             y = Y[t, r]
             # (c) one step of every stored member ...
             for g in range(G):
-                eta = eta0[r] * pow2[g]
-                m = -np.inf
-                for k in range(N):
-                    e[k] = eta * Rg[r, g, k]
-                    if e[k] > m:
-                        m = e[k]
-                for k in range(N):
-                    e[k] = math.exp(e[k] - m)
-                s = _pwsum(e, N)
-                for k in range(N):
-                    e[k] = e[k] / s * z[k]
-                p = _pwsum(e, N)
+                p = _calib_member(z, y, eta0[r] * pow2[g], Rg[r, g], N, e)
                 pred[g] = p
                 err = p - y
                 CL[r, g] += err * err
-                for k in range(N):
-                    Rg[r, g, k] += 2.0 * err * (p - z[k])
             # ... and of the uniform member
             for k in range(N):
                 e[k] = inv_n * z[k]

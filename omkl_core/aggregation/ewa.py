@@ -255,6 +255,7 @@ class CalibratedEWA(_MetaLearner):
         super().__init__(n_experts, bounds=bounds)
         self.state_ = None
         self._grid_cache = None     # (k_lo, k_hi, eta0, ks, etas): derived from state_, not state
+        self._compiled_rerun = False  # True while the compiled driver runs (members re-run by the kernel)
 
     @property
     def calibrated(self):
@@ -359,7 +360,10 @@ class CalibratedEWA(_MetaLearner):
         def rerun(lo, hi):
             """States (Rg, CL) of members k = lo..hi replayed on the stored history."""
             Rg, CL = np.zeros((R, max(hi - lo + 1, 0), N)), np.zeros((R, max(hi - lo + 1, 0)))
-            if hi >= lo:
+            if hi >= lo and self._compiled_rerun:     # inside the compiled driver: the kernel's arithmetic
+                _kernels.calib_rerun(np.stack(st.hist_z), np.stack(st.hist_y), Rg, CL, _own(st.eta0),
+                                     np.exp2(np.arange(lo, hi + 1)))
+            elif hi >= lo:
                 etas = self._member_etas(lo, hi)
                 for zs, ys in zip(st.hist_z, st.hist_y):
                     self._member_step(Rg, CL, etas, zs, ys)
@@ -400,6 +404,13 @@ class CalibratedEWA(_MetaLearner):
         """``_run_stream`` with steps (a)-(e) compiled (``_kernels.calib_stream``); the kernel hands
         back the rare steps that re-run members from the stored history (steps (b) and (e)),
         which run here with the NumPy code."""
+        self._compiled_rerun = True      # members re-run by _extend_global: with the kernel too
+        try:
+            return self._run_compiled_loop(Zt, Y, out)
+        finally:
+            self._compiled_rerun = False
+
+    def _run_compiled_loop(self, Zt, Y, out):
         T = Y.shape[0]
         st = self.state_
         log_w0 = np.log(st.w0)
@@ -415,10 +426,8 @@ class CalibratedEWA(_MetaLearner):
             st.hist_z.extend(Zt[t:done].copy())
             st.hist_y.extend(Y[t:done].copy())
             self.n_steps_ += done - t
-            if status == 1:          # step (b) re-runs members: the whole step with NumPy
-                out[stop] = self._update(Zt[stop], Y[stop], None, None)
-                self.n_steps_ += 1
-                done += 1
+            if status == 1:          # step (b) adds members, then the kernel takes step `stop` again
+                self._explicit_unsaturated()
             elif status == 2:        # step (e) adds members
                 self._extend_grid()
             t = done
@@ -429,14 +438,7 @@ class CalibratedEWA(_MetaLearner):
         st = self.state_
         # (a) saturation of the stored-as-uniform members at this step (state before update)
         st.sat = np.minimum(st.sat, self._saturation_exponent())
-        # (b) members of a grid below k_lo that stop being saturated become explicit
-        has_virtual = st.lo < st.k_lo
-        if has_virtual.any():
-            top_virtual = np.minimum(st.hi, st.k_lo - 1)
-            need = has_virtual & (top_virtual > st.sat)
-            if need.any():
-                k_new = int(np.min(np.maximum(st.lo, st.sat + 1)[need]))
-                self._extend_global(k_new, st.k_hi)
+        self._explicit_unsaturated()
         # (c) one step of every explicit member and of the uniform member
         st.hist_z.append(zb.copy())
         st.hist_y.append(y.copy())
@@ -463,6 +465,17 @@ class CalibratedEWA(_MetaLearner):
         st.best = np.where(has_virtual & (st.CLU <= min_explicit), st.lo, best_explicit)
         self._extend_grid()
         return yhat_used
+
+    def _explicit_unsaturated(self):
+        """Step (b): members of a grid below k_lo that stop being saturated become explicit."""
+        st = self.state_
+        has_virtual = st.lo < st.k_lo
+        if has_virtual.any():
+            top_virtual = np.minimum(st.hi, st.k_lo - 1)
+            need = has_virtual & (top_virtual > st.sat)
+            if need.any():
+                k_new = int(np.min(np.maximum(st.lo, st.sat + 1)[need]))
+                self._extend_global(k_new, st.k_hi)
 
     def _extend_grid(self):
         """Step (e): grid extension at the extremities (opera: +3 members, factors gamma^1..3)."""
