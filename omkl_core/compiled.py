@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import types
 
 __all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit"]
 
@@ -93,20 +94,37 @@ def jit(fn):
     """Decorator: compile ``fn`` with ``numba.njit(cache=True)`` on its first call.
 
     The decorated function must only be called when :func:`use_numba` is true; the module
-    that defines it does not import Numba.
+    that defines it does not import Numba.  A decorated function may call other decorated
+    functions of its module (helpers): they are compiled first and seen by Numba as compiled
+    functions (no recursion between them).  Floating-point errors follow NumPy
+    (``error_model="numpy"``: ``1.0 / 0.0`` is ``inf``, as under ``np.errstate(divide="ignore")``).
     """
     compiled = None
 
-    @functools.wraps(fn)
-    def wrapper(*args):
+    def build():
+        import numba  # noqa: PLC0415
+        helpers = {name: obj._omkl_compile() for name in fn.__code__.co_names
+                   if callable(getattr(obj := fn.__globals__.get(name), "_omkl_compile", None))}
+        f = fn
+        if helpers:      # the same code with the helpers' compiled versions as its globals
+            f = types.FunctionType(fn.__code__, {**fn.__globals__, **helpers}, fn.__name__,
+                                   fn.__defaults__, fn.__closure__)
+            f.__qualname__, f.__module__ = fn.__qualname__, fn.__module__
+        try:
+            return numba.njit(cache=True, nogil=True, error_model="numpy")(f)
+        except RuntimeError:    # no place to cache (a function defined in a notebook or a string)
+            return numba.njit(nogil=True, error_model="numpy")(f)
+
+    def _omkl_compile():
         nonlocal compiled
         if compiled is None:
-            import numba  # noqa: PLC0415
-            try:
-                compiled = numba.njit(cache=True, nogil=True)(fn)
-            except RuntimeError:    # no place to cache (a function defined in a notebook or a string)
-                compiled = numba.njit(nogil=True)(fn)
-        return compiled(*args)
+            compiled = build()
+        return compiled
+
+    @functools.wraps(fn)
+    def wrapper(*args):
+        return (compiled or _omkl_compile())(*args)
 
     wrapper.py_func = fn
+    wrapper._omkl_compile = _omkl_compile
     return wrapper

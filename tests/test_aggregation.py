@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from omkl_core import aggregation as agg
 from omkl_core import bounds as bd
+from omkl_core import compiled
 
 SEEDS = st.integers(0, 2**32 - 1)
 
@@ -186,11 +187,15 @@ def test_boa_v122_hand_example():
 @settings(max_examples=6)
 @given(seed=SEEDS, T=st.integers(1, 40), N=st.integers(2, 7))
 def test_run_equals_predict_learn_loop_exactly(rule, seed, T, N):
+    """NumPy engine: the fused run loop is the per-step loop's arithmetic, bit for bit.  (The
+    compiled engine takes exp/log from the C library: tests/test_aggregation_engines.py
+    compares it with this one.)"""
     Z, y = _stream(seed, 1, T, N)
     loop_model = RULES[rule]()
     p_loop = _loop(loop_model, Z[0], y)
     run_model = RULES[rule]()
-    p_run = run_model.run(Z[0], y)
+    with compiled.engine("numpy"):
+        p_run = run_model.run(Z[0], y)
     np.testing.assert_array_equal(p_run, p_loop)
     np.testing.assert_array_equal(run_model.weights_, loop_model.weights_)
     np.testing.assert_array_equal(run_model.expert_predictions_, Z[0, -1])
@@ -742,8 +747,9 @@ def test_ewa_calibrated_compact_members_equal_explicit_reruns(seed, R, T, N, unr
     re-run on the whole history) predictions, weights, eta in use and grid are identical."""
     Z, y = _unrelated_stream(seed, R, T, N) if unrelated else _stream(seed, R, T, N)
     fast = agg.EWA(calibrated=True)
-    P = fast.run(Z, y)
-    with pytest.MonkeyPatch.context() as mp:
+    with compiled.engine("numpy"):      # the patched method below belongs to the NumPy loop
+        P = fast.run(Z, y)
+    with pytest.MonkeyPatch.context() as mp, compiled.engine("numpy"):
         mp.setattr(agg.CalibratedEWA, "_saturation_exponent",
                    lambda self: np.full(self._R, -(1 << 40), dtype=np.int64))
         slow = agg.EWA(calibrated=True)

@@ -77,7 +77,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import omkl_core as ok
-from omkl_core import aggregation, bounds, mkl
+from omkl_core import aggregation, bounds, compiled, mkl
 from omkl_core.features import KernelDictionary, RandomFourierFeatures, exact_kernel
 from omkl_core.vaw import VAW, VAWExperts
 
@@ -1123,9 +1123,20 @@ def _opera_replay(model, case):
     return preds, weights, model.weights_
 
 
+# the whole-stream drivers run on both engines of omkl_core.compiled (NumPy loop, compiled loop)
+ENGINES = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(not compiled.numba_available(),
+                                                                  reason="Numba not installed"))]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request):
+    with compiled.engine(request.param):
+        yield request.param
+
+
 @pytest.mark.parametrize("version", ["1.2.0", "1.2.2"])
 @pytest.mark.parametrize("rule", sorted(OPERA_RULES))
-def test_paper000_aggregation_rules_batched_run_equals_opera(rule, version):
+def test_paper000_aggregation_rules_batched_run_equals_opera(rule, version, engine):
     """The batched whole-stream driver (R streams at once, as the Table 2 notebook runs the
     repetitions) has its own loop: each of R = 2 streams (opera's synthetic case and a perturbed
     copy) gives the predictions of the one-stream run, and stream 0 equals opera's."""
@@ -1144,7 +1155,7 @@ def test_paper000_aggregation_rules_batched_run_equals_opera(rule, version):
 @pytest.mark.parametrize("version", ["1.2.0", "1.2.2"])
 @pytest.mark.parametrize("rule", sorted(OPERA_RULES))
 @pytest.mark.parametrize("case", ["synthetic", "tie"])
-def test_paper000_aggregation_rules_equal_opera(case, rule, version):
+def test_paper000_aggregation_rules_equal_opera(case, rule, version, engine):
     """EWA (fixed eta, with and without the gradient trick, and calibrated), ML-Poly, ML-Prod, BOA
     (opera 1.2.0 and 1.2.2 rules) and opera's Ridge (``VAWMeta(ridge=True, shrink_to="uniform")``)
     reproduce the outputs of the unmodified R package opera (tests/fixtures/opera/README.md) at

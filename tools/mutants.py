@@ -13,7 +13,11 @@ ambiguous -- so the list cannot silently go stale when the source moves). For ev
 the repository's ``omkl_core``, ``tests`` and ``data`` are copied to a temporary directory,
 the edit is applied there, and **only that paper's theory tests**
 (``tests/test_theory_paperNNN.py``) are run with ``PYTHONPATH`` pointing at the copy,
-``HYPOTHESIS_PROFILE=ci`` and ``pytest -x`` (stop at the first failure). A mutant is
+``HYPOTHESIS_PROFILE=ci``, ``OMKL_ENGINE`` = the mutant's engine and ``pytest -x`` (stop at the
+first failure). Mutants of the NumPy code run with ``OMKL_ENGINE=numpy``, so that ``run`` goes
+through the mutated NumPy loops, not the compiled kernels (``omkl_core/aggregation/_kernels.py``);
+mutants of the kernels run with the default engine (``auto``: the kernels when Numba is
+installed; the opera fixture tests also run every rule's ``run`` on both engines). A mutant is
 *killed* when pytest fails (or times out), *survived* when every test passes. The unmutated
 copy is run first for every paper involved; if it fails, nothing else is reported.
 
@@ -44,6 +48,7 @@ class Mutant:
     pattern: str        # must occur exactly once
     replacement: str
     what: str           # the plausible mistake it models
+    engine: str = "numpy"   # OMKL_ENGINE for the tests: NumPy loops by default, "auto" for compiled kernels
 
 
 M = Mutant
@@ -68,16 +73,16 @@ MUTANTS: list[Mutant] = [
       "self._P -= k[:, :, None] * u[:, None, :]            # eq. (10)",
       "self._P -= 0.5 * k[:, :, None] * u[:, None, :]",
       "Sherman-Morrison downdate with a wrong factor (eq. 10)"),
-    M("p000-meta-vaw-is-ridge", "000", "omkl_core/aggregation.py",
+    M("p000-meta-vaw-is-ridge", "000", "omkl_core/aggregation/vaw_meta.py",
       "yhat = num if self.ridge else num / denom", "yhat = num",
       "meta-VAW replaced by online ridge (predicts with A_{t-1}, eqs. 9-10)"),
-    M("p000-meta-vaw-predicts-zero", "000", "omkl_core/aggregation.py",
+    M("p000-meta-vaw-predicts-zero", "000", "omkl_core/aggregation/vaw_meta.py",
       "yhat = num if self.ridge else num / denom", "yhat = 0.0 * num",
       "meta-learner that predicts 0 (non-learning)"),
-    M("p000-meta-vaw-b-off-by-one", "000", "omkl_core/aggregation.py",
+    M("p000-meta-vaw-b-off-by-one", "000", "omkl_core/aggregation/vaw_meta.py",
       "self.b_ += y[:, None] * zb", "self.b_ += y[:, None] * zb * (self.n_steps_ > 0)",
       "off-by-one in the time index of sum_{i<t} y_i z_i"),
-    M("p000-ewa-eta-times-4", "000", "omkl_core/aggregation.py",
+    M("p000-ewa-eta-times-4", "000", "omkl_core/aggregation/ewa.py",
       "return _softmax(-self._eta * self.cum_)", "return _softmax(-4.0 * self._eta * self.cum_)",
       "EWA learning rate four times too large (eq. 29-30)"),
     M("p000-ewa-eta-bound-constant", "000", "omkl_core/bounds/aggregation.py",
@@ -97,29 +102,56 @@ MUTANTS: list[Mutant] = [
       "return 0.5 * lam * check_nonneg(w_norm_sq, \"w_norm_sq\") + 0.5 * m * Y * Y * math.log1p(",
       "return 0.5 * lam * check_nonneg(w_norm_sq, \"w_norm_sq\") + 1.0 * m * Y * Y * math.log1p(",
       "VAW bound (11) with m Y^2 instead of m Y^2 / 2"),
-    M("p000-mlpoly-rate", "000", "omkl_core/aggregation.py",
+    M("p000-mlpoly-rate", "000", "omkl_core/aggregation/opera_rules.py",
       "1.0 / (1.0 / self.eta_ + r2 + newB[:, None] - self.B_[:, None])",
       "1.0 / (1.0 / self.eta_ + newB[:, None] - self.B_[:, None])",
       "ML-Poly learning rate without the r^2 term (opera MLpol)"),
-    M("p000-mlpoly-rate-run", "000", "omkl_core/aggregation.py",
+    M("p000-mlpoly-rate-run", "000", "omkl_core/aggregation/opera_rules.py",
       "eta = 1.0 / (1.0 / eta + r2 + newB[:, None] - B[:, None])",
       "eta = 1.0 / (1.0 / eta + newB[:, None] - B[:, None])",
       "the same mistake in ML-Poly's batched whole-stream run() loop"),
-    M("p000-mlpoly-rate-run-1d", "000", "omkl_core/aggregation.py",
+    M("p000-mlpoly-rate-run-1d", "000", "omkl_core/aggregation/opera_rules.py",
       "eta = 1.0 / (1.0 / eta + r2 + newB - B)",
       "eta = 1.0 / (1.0 / eta + newB - B)",
       "the same mistake in ML-Poly's one-stream run() loop"),
-    M("p000-mlprod-rate", "000", "omkl_core/aggregation.py",
+    M("p000-mlprod-rate", "000", "omkl_core/aggregation/opera_rules.py",
       "neweta = np.minimum(inv, np.sqrt(self._logN / self.L_))",
       "neweta = np.minimum(inv, np.sqrt(1.0 / self.L_))",
       "ML-Prod learning rate without ln N (opera MLprod)"),
-    M("p000-boa-second-order", "000", "omkl_core/aggregation.py",
+    M("p000-boa-second-order", "000", "omkl_core/aggregation/opera_rules.py",
       "self.Rreg_ += 0.5 * (r - self.eta_ * r2 + B2 * (self.eta_ * r > 0.5))",
       "self.Rreg_ += 0.5 * (r + B2 * (self.eta_ * r > 0.5))",
       "BOA without its second-order term eta r^2 (opera 1.2.0)"),
-    M("p000-gradient-trick-factor", "000", "omkl_core/aggregation.py",
+    M("p000-gradient-trick-factor", "000", "omkl_core/aggregation/opera_rules.py",
       "    return 2.0 * (yhat - y)\n", "    return (yhat - y)\n",
       "linearised square loss without the factor 2 (opera's gradient trick)"),
+    # the compiled (Numba) loops of the same rules, run with the default engine
+    M("p000-kernel-mlpoly-rate", "000", "omkl_core/aggregation/_kernels.py",
+      "et[k] = 1.0 / (1.0 / et[k] + rr[k] * rr[k] + newB - B)", "et[k] = 1.0 / (1.0 / et[k] + newB - B)",
+      "compiled ML-Poly learning rate without the r^2 term", engine="auto"),
+    M("p000-kernel-mlprod-rate", "000", "omkl_core/aggregation/_kernels.py",
+      "math.sqrt(logN / Lx[k])", "math.sqrt(1.0 / Lx[k])",
+      "compiled ML-Prod learning rate without ln N", engine="auto"),
+    M("p000-kernel-boa-second-order", "000", "omkl_core/aggregation/_kernels.py",
+      "Rg[k] += 0.5 * (x - ek * x2 + B2", "Rg[k] += 0.5 * (x + B2",
+      "compiled BOA (1.2.0) without its second-order term eta r^2", engine="auto"),
+    M("p000-kernel-ewa-gradient-factor", "000", "omkl_core/aggregation/_kernels.py",
+      "g = 2.0 * (yhat - y)\n                for k in range(N):\n                    c[k] += g * (yhat - z[k])",
+      "g = (yhat - y)\n                for k in range(N):\n                    c[k] += g * (yhat - z[k])",
+      "compiled fixed-eta gradient EWA: linearised loss without the factor 2", engine="auto"),
+    M("p000-kernel-calib-eta0", "000", "omkl_core/aggregation/_kernels.py",
+      "eta0[r] = 1.0 / mm if mm > 0 else 1.0", "eta0[r] = 1.0",
+      "compiled calibrated EWA keeps the grid {2^k} instead of eta0 = 1/mean|ln w0 + r_1|", engine="auto"),
+    M("p000-kernel-uniform-member", "000", "omkl_core/aggregation/_kernels.py",
+      "                e[k] = inv_n * z[k]\n            pu = _pwsum(e, N)",
+      "                e[k] = z[k]\n            pu = _pwsum(e, N) / (N + 1)",
+      "compiled calibrated EWA: the uniform member averages with the wrong weight", engine="auto"),
+    M("p000-kernel-boa122-rate", "000", "omkl_core/aggregation/_kernels.py",
+      "Sx[k] += 2.2 * x2", "Sx[k] += 1.0 * x2",
+      "compiled BOA (1.2.2): S accumulates r^2 instead of 2.2 r^2", engine="auto"),
+    M("p000-kernel-ewa-eta-sign", "000", "omkl_core/aggregation/_kernels.py",
+      "e[k] = eta * c[k]\n                if e[k] > m:", "e[k] = abs(eta) * c[k]\n                if e[k] > m:",
+      "compiled EWA (eq. 29) weights exp(+eta L): rewards the worst expert", engine="auto"),
     # ---------------------------------------------------------- paper 001 (noisy kernels)
     M("p001-step-over-T", "001", "omkl_core/noisy/ogd.py",
       "a_t = -g * self.eta_ / math.sqrt(self.T)", "a_t = -g * self.eta_ / self.T",
@@ -233,9 +265,9 @@ def make_copy(dest: Path) -> None:
             shutil.copy2(ROOT / f, dest / f)
 
 
-def run_tests(copy: Path, paper: str, timeout: float) -> tuple[str, float, str]:
+def run_tests(copy: Path, paper: str, timeout: float, engine: str = "numpy") -> tuple[str, float, str]:
     env = dict(os.environ, PYTHONPATH=str(copy), HYPOTHESIS_PROFILE="ci", MPLBACKEND="Agg",
-               PYTHONDONTWRITEBYTECODE="1")
+               PYTHONDONTWRITEBYTECODE="1", OMKL_ENGINE=engine)
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
            f"tests/test_theory_paper{paper}.py"]
     t0 = time.perf_counter()
@@ -248,14 +280,14 @@ def run_tests(copy: Path, paper: str, timeout: float) -> tuple[str, float, str]:
     return ("passed" if r.returncode == 0 else "failed"), dt, (tail[0] if tail else r.stdout.strip().splitlines()[-1:][0] if r.stdout.strip() else "")
 
 
-def run_one(m: Mutant | None, paper: str, timeout: float) -> tuple[str, float, str]:
+def run_one(m: Mutant | None, paper: str, timeout: float, engine: str = "numpy") -> tuple[str, float, str]:
     with tempfile.TemporaryDirectory(prefix="omkl-mutant-") as tmp:
         copy = Path(tmp)
         make_copy(copy)
         if m is not None:
             f = copy / m.path
             f.write_text(f.read_text().replace(m.pattern, m.replacement, 1))
-        return run_tests(copy, paper, timeout)
+        return run_tests(copy, paper, timeout, m.engine if m is not None else engine)
 
 
 def main(argv=None) -> int:
@@ -279,19 +311,20 @@ def main(argv=None) -> int:
         return 2
     if args.list:
         for m in mutants:
-            print(f"{m.name:34s} paper {m.paper}  {m.path}: {m.what}")
+            print(f"{m.name:34s} paper {m.paper}  {m.path} [{m.engine}]: {m.what}")
         return 0
 
     t_start = time.perf_counter()
     papers = sorted({m.paper for m in mutants})
+    runs = sorted({(m.paper, m.engine) for m in mutants})       # baselines: each paper on each engine used
     print(f"[mutants] {len(mutants)} mutants, papers {', '.join(papers)}, {args.workers} workers", flush=True)
     with ThreadPoolExecutor(max_workers=args.workers) as pool:
-        base = dict(zip(papers, pool.map(lambda p: run_one(None, p, args.timeout), papers)))
-        for p in papers:
-            status, dt, info = base[p]
-            print(f"[baseline] paper {p}: {status} in {dt:.1f}s", flush=True)
+        base = dict(zip(runs, pool.map(lambda pe: run_one(None, pe[0], args.timeout, pe[1]), runs)))
+        for p, eng in runs:
+            status, dt, info = base[(p, eng)]
+            print(f"[baseline] paper {p} (OMKL_ENGINE={eng}): {status} in {dt:.1f}s", flush=True)
             if status != "passed":
-                print(f"error: the unmutated theory tests of paper {p} do not pass ({info}); "
+                print(f"error: the unmutated theory tests of paper {p} do not pass with OMKL_ENGINE={eng} ({info}); "
                       "fix them before measuring mutants", file=sys.stderr)
                 return 2
         results = {}

@@ -1,0 +1,100 @@
+"""Meta-learners that aggregate N expert forecasts (seed paper 000, section 3 and section 4).
+
+Every class here combines the expert predictions ``z_t = (z_{t,1}, ..., z_{t,N})`` of one
+time step into one forecast of the label ``y_t``:
+
+======================  ==========================================================  =========
+class                   rule                                                        source
+======================  ==========================================================  =========
+:class:`VAWMeta`        Vovk-Azoury-Warmuth forecaster on ``z_t`` (-> "VAW2")       P000 eqs. (9)-(10), (22)-(23), (28)
+:class:`EWA`            exponentially weighted average of truncated forecasts       P000 eqs. (28)-(30); opera ``ewa`` (ref. A.2)
+:class:`CalibratedEWA`  EWA with opera's online-calibrated learning-rate grid       opera ``ewaCalib`` (ref. A.2), opera's default ``"EWA"``
+:class:`AggregatingAlgorithm`  Vovk's AA for the square loss on ``[A, B]``          P000 sec. 4 ("VAW-Aggr"); ref. B; CBL sec. 3.5-3.6
+:class:`MLProd`         ML-Prod as coded in the R package opera                     ref. A.1, A.5 (Gaillard, Stoltz & van Erven 2014)
+:class:`MLPoly`         ML-Poly (opera's ``MLpol``)                                  ref. A.1, A.4 (Gaillard, Stoltz & van Erven 2014)
+:class:`BOA`            Bernstein Online Aggregation, opera 1.2.0 and 1.2.2 codes    ref. A.1, A.6 (Wintenberger 2017)
+======================  ==========================================================  =========
+
+"ref." is ``../shared/reference/algorithms.md`` (sections A.1-A.6 and B), which records
+how opera implements the rules the paper ran ("These algorithms are implemented within the
+Opera library, which we employed", P000 sec. 4).
+
+Truncation (P000 eq. (28) and sec. 4)
+-------------------------------------
+The theory of EWA and of the AA is stated for *truncated* expert forecasts
+``zbar_t = min(B, max(A, z_t))`` and labels in ``[A, B]``; P000 sec. 4 says that all
+algorithms of Table 2 except VAW2 are run on truncated forecasts, with ``[A, B] = [0, 1]``
+(the normalised labels, eq. (33)).  Every class therefore takes ``bounds=(A, B)``: the
+expert forecasts are clipped to ``[A, B]`` before the rule sees them (``bounds=None``: no
+clipping).  Defaults: ``VAWMeta(bounds=None)`` (= "VAW2"; ``bounds=(0, 1)`` gives
+"VAW2 (trunc)"), all the others ``bounds=(0, 1)`` (Table 2).  Opera itself never clips
+anything, neither the expert forecasts nor the aggregate (ref. A.1); with
+``bounds=None`` the ML-Prod / ML-Poly / BOA / calibrated-EWA classes are opera's rules on
+the raw forecasts.  The aggregate itself is never clipped, except the AA's substitution
+value, which lies in ``[A, B]`` by construction (ref. B).
+
+Common interface
+----------------
+``predict_one(z) -> float`` and ``learn_one(z, y) -> None`` (River style, ``z`` of shape
+``(N,)``); ``run(Z, y)`` for a whole stream, ``Z`` of shape ``(T, N)`` -> predictions
+``(T,)``, or ``(R, T, N)`` -> ``(R, T)`` for R independent repetitions processed together
+(the state carries a leading R axis; there is no Python loop over R or N inside the time
+loop, only over t).  ``run`` continues from the current state, so a fresh model's ``run``
+equals the ``predict_one``/``learn_one`` loop exactly (same floating-point operations).
+``weights_`` are the weights the *next* prediction uses (after a run over the whole stream
+this is opera's ``coefficients``, p_{T+1}); ``expert_predictions_`` is the last ``z`` seen
+(as given, before truncation).  N is taken from the first ``z`` unless ``n_experts`` is
+given.  The learned state arrays of each rule (``regret_``, ``eta_``, ``R_``, ``Sinv_``, ...)
+always carry the leading repetition axis (R = 1 for a single stream); ``weights_`` and
+``expert_predictions_`` drop it for a single stream.
+
+Common parameters
+-----------------
+``n_experts`` : int or None, default None
+    Number N of experts (at least 2 for ML-Prod and BOA v120, whose rates involve ln N);
+    None: N is taken from the first ``z`` seen.  A ``z`` of another length is an error.
+``bounds`` : (A, B) or None
+    [A, B] of the truncation (P000 eq. (28)) applied to the expert forecasts before the rule
+    sees them (defaults in the truncation paragraph above); None: no truncation.  What else
+    it sets (EWA's default eta, the AA's substitution range) is in each class.
+
+Engines (NumPy loop or compiled loop)
+-------------------------------------
+``run`` of EWA, CalibratedEWA, the AA, ML-Poly, ML-Prod and BOA (both versions) has two
+implementations of its whole-stream loop, chosen by :mod:`omkl_core.compiled`'s engine
+(``OMKL_ENGINE`` = ``auto`` (default) / ``numpy`` / ``numba``, or
+``with omkl_core.compiled.engine("numpy"): ...``): the NumPy loop (the reference; always
+there) and a Numba kernel of the same loop (``_kernels.py``; the optional ``omkl[fast]``
+extra, used by ``auto`` when Numba imports).  The kernel performs the same operations in the
+same order and sums over the experts pairwise as NumPy does; only ``exp``/``log`` come from
+another library, so the engines agree to rounding (tested to 1e-12 relative; ML-Poly bit for
+bit), and both reproduce opera's outputs at the same tolerance.  Both read and write the same
+state, so ``run`` / ``learn_one`` / ``run`` may be mixed on either engine; ``predict_one`` and
+``learn_one`` always run NumPy.  VAWMeta has no kernel (its step is a BLAS matrix-vector product).
+Speed (``benchmarks/bench_aggregators.py``, Airfoil/Bias, N = 76, one stream): the kernels take
+0.3-2 µs per step (calibrated EWA about 20 µs), 0.1-0.6 times opera 1.2.0's C++ figures.
+
+Notation: p_t = weights, yhat_t = aggregate forecast, r_{t,k} = 2 (yhat_t - y_t)(yhat_t - z_{t,k})
+is opera's instantaneous regret of expert k under the "gradient trick" (linearised square
+loss, opera's default ``loss.gradient = TRUE``, ref. A.1).
+"""
+from __future__ import annotations
+
+from .._validation import check_positive, check_scalar  # noqa: F401  (resolved here before the split; tests/test_public_api.py)
+from ._base import _MetaLearner, truncate  # noqa: F401  (_MetaLearner: used by omkl_core.cli)
+from .aa import AggregatingAlgorithm
+from .ewa import EWA, CalibratedEWA, CalibratedEWAState
+from .opera_rules import BOA, MLPoly, MLProd
+from .vaw_meta import VAWMeta
+
+__all__ = [
+    "VAWMeta",
+    "EWA",
+    "CalibratedEWA",
+    "CalibratedEWAState",
+    "AggregatingAlgorithm",
+    "MLProd",
+    "MLPoly",
+    "BOA",
+    "truncate",
+]

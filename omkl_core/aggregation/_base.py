@@ -1,0 +1,270 @@
+"""Shared pieces of the meta-learners: argument checks, truncation (P000 eq. (28)), the
+stable softmax / log-sum-exp, and :class:`_MetaLearner` (validation, lazy state, the
+predict/learn/run loop).  See the package docstring for the common interface."""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from .._validation import check_label, check_magnitude, check_scalar
+
+_EXP700 = math.exp(700.0)  # opera's "infinite" initial learning rate (ref. A.4, A.5)
+_K_INF = 1 << 40            # "every exponent" (no member has left the uniform state yet)
+
+# ---------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------
+def _check_bounds(bounds, required: bool = False):
+    if bounds is None:
+        if required:
+            raise ValueError("bounds must be a pair (A, B) with A < B, got None")
+        return None
+    try:
+        A, B = bounds
+    except (TypeError, ValueError):
+        raise ValueError(f"bounds must be a pair (A, B) with A < B, got {bounds!r}") from None
+    A = check_scalar(A, "bounds[0]")
+    B = check_scalar(B, "bounds[1]")
+    if not A < B:
+        raise ValueError(f"bounds must satisfy A < B, got bounds=({A!r}, {B!r})")
+    return (A, B)
+
+
+def truncate(z, bounds):
+    """P000 eq. (28): ``zbar = min(B, max(A, z))`` component-wise; ``bounds=None`` -> ``z``."""
+    if bounds is None:
+        return z
+    return np.clip(z, bounds[0], bounds[1])
+
+
+def _check_n_experts(n_experts, minimum: int):
+    if n_experts is None:
+        return None
+    if isinstance(n_experts, bool) or not isinstance(n_experts, numbers.Integral):
+        raise TypeError(f"n_experts must be an integer or None, got {type(n_experts).__name__}")
+    if n_experts < minimum:
+        raise ValueError(f"n_experts must be >= {minimum}, got {n_experts!r}")
+    return int(n_experts)
+
+
+def _as_float_array(a, name):
+    try:
+        return np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a numeric array: {exc}") from None
+
+
+def _own(a, dtype=np.float64):
+    """``a`` as a C-contiguous, writable array of ``dtype`` (no copy when it already is one): the
+    form in which the compiled loops (``_kernels``) update a learner's state in place."""
+    if a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable:
+        return a
+    return np.array(a, dtype=dtype, order="C")
+
+
+def _softmax(a):
+    """exp(a) normalised over the last axis, computed stably (max subtracted)."""
+    m = np.max(a, axis=-1, keepdims=True)
+    e = np.exp(a - m)
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def _logsumexp(a):
+    m = np.max(a, axis=-1)
+    return m + np.log(np.sum(np.exp(a - m[..., None]), axis=-1))
+
+
+# ---------------------------------------------------------------------------------------
+# base class
+# ---------------------------------------------------------------------------------------
+class _MetaLearner:
+    """Shared bookkeeping: validation, lazy state creation, the predict/learn/run loop.
+
+    Subclasses implement, on arrays with a leading batch axis of length R:
+      ``_init_state(R, N)``, ``_weights() -> (R, N)``, ``_update(zb, y, yhat, p)``;
+    and optionally ``_aggregate(zb, p) -> (R,)`` (default: ``sum_k p_k zb_k``).
+    """
+
+    _min_experts = 1
+
+    def __init__(self, n_experts=None, *, bounds=None):
+        self.bounds = bounds
+        self.n_experts = n_experts
+        self._bounds = _check_bounds(bounds)
+        self._n_fixed = _check_n_experts(n_experts, self._min_experts)
+        self._R = None          # batch size of the current state (None: no state yet)
+        self._batched = False   # state created by a batched run (R, T, N)
+        self.n_experts_ = None
+        self.n_steps_ = 0
+        self.expert_predictions_ = None
+
+    # ---- state ------------------------------------------------------------------------
+    def _ensure_state(self, R, N, batched):
+        if self._R is None:
+            if self._n_fixed is not None and N != self._n_fixed:
+                raise ValueError(f"z has {N} expert predictions but n_experts={self._n_fixed}")
+            if N < self._min_experts:
+                raise ValueError(f"{type(self).__name__} needs at least {self._min_experts} "
+                                 f"experts (n_experts), got N={N}")
+            self._R = R
+            self._batched = batched
+            self.n_experts_ = N
+            self._init_state(R, N)
+            return
+        if N != self.n_experts_:
+            src = (f"n_experts={self._n_fixed}" if self._n_fixed is not None
+                   else "the number of experts seen so far")
+            raise ValueError(f"z has {N} expert predictions, expected N={self.n_experts_} ({src})")
+        if R != self._R or batched != self._batched:
+            have = f"R={self._R} repetitions" if self._batched else "a single stream"
+            want = f"R={R} repetitions" if batched else "a single stream"
+            raise ValueError(f"Z: this model holds the state of {have}, got {want}")
+
+    def _check_z_one(self, z):
+        v = _as_float_array(z, "z")
+        if v.ndim != 1:
+            raise ValueError(f"z must be 1-D (N,), got shape {v.shape}")
+        if v.shape[0] == 0:
+            raise ValueError("z must hold at least one expert prediction")
+        if not np.all(np.isfinite(v)):
+            i = int(np.flatnonzero(~np.isfinite(v))[0])
+            raise ValueError(f"z contains NaN or inf (first at index {i})")
+        self._ensure_state(1, v.shape[0], False)
+        return v
+
+    def _warn_out_of_range(self, z, y) -> None:
+        """Warn once per learner when a label lies outside ``bounds`` = [A, B]: the rules
+        on [A, B]-bounded losses assume labels there, and the expert forecasts are clipped
+        to [A, B] (eq. 28), so the aggregate cannot follow such labels. (Forecasts outside
+        [A, B] with labels inside are what the truncation of eq. 28 is for: no warning.)"""
+        if self._bounds is None or getattr(self, "_range_warned", False):
+            return
+        A, B = self._bounds
+        ya = np.asarray(y, dtype=np.float64)
+        if ya.size and (ya.min() < A or ya.max() > B):
+            self._range_warned = True
+            warnings.warn(f"{type(self).__name__}: labels y in [{ya.min():.4g}, {ya.max():.4g}] lie outside "
+                          f"bounds=[{A:g}, {B:g}]; expert forecasts are clipped to [{A:g}, {B:g}] (eq. 28), so "
+                          "the aggregate cannot follow the labels. Normalise the stream "
+                          "(omkl_core.datasets.normalise_stream) or pass bounds that cover the labels",
+                          RuntimeWarning, stacklevel=3)
+
+    # ---- one step ---------------------------------------------------------------------
+    def _aggregate(self, zb, p):
+        return np.sum(p * zb, axis=-1)
+
+    def _predict_step(self, zb):
+        p = self._weights()
+        return p, self._aggregate(zb, p)
+
+    def _step(self, zb, y):
+        p, yhat = self._predict_step(zb)
+        self._update(zb, y, yhat, p)
+        self.n_steps_ += 1
+        return yhat
+
+    # ---- public API -------------------------------------------------------------------
+    def predict_one(self, z) -> float:
+        """Forecast of y_t from the expert forecasts z_t (shape (N,)); state unchanged."""
+        v = self._check_z_one(z)
+        zb = truncate(v, self._bounds)[None, :]
+        p, yhat = self._predict_step(zb)
+        if not np.isfinite(yhat[0]):
+            raise FloatingPointError(f"{type(self).__name__} produced a non-finite forecast {yhat[0]!r} at step "
+                                     f"{self.n_steps_ + 1}: its weights overflowed (z in [{v.min():.3g}, {v.max():.3g}])")
+        self.expert_predictions_ = v.copy()
+        return float(yhat[0])
+
+    def learn_one(self, z, y) -> None:
+        """Observe y_t after the forecasts z_t (shape (N,)) and update the state."""
+        v = self._check_z_one(z)
+        yv = check_label(y, "y")
+        self._warn_out_of_range(v, yv)
+        zb = truncate(v, self._bounds)[None, :]
+        self._step(zb, np.array([yv]))
+        self.expert_predictions_ = v.copy()
+
+    def run(self, Z, y):
+        """Predict-then-learn over a whole stream.
+
+        ``Z`` (T, N) with ``y`` (T,) -> predictions (T,);  ``Z`` (R, T, N) with ``y`` (T,)
+        (shared labels) or (R, T) -> predictions (R, T): R independent repetitions run
+        together.  Continues from the current state (a fresh model starts from scratch).
+        """
+        Za = _as_float_array(Z, "Z")
+        if Za.ndim not in (2, 3):
+            raise ValueError(f"Z must be (T, N) or (R, T, N), got shape {Za.shape}")
+        batched = Za.ndim == 3
+        Zb = Za if batched else Za[None]
+        R, T, N = Zb.shape
+        if T == 0 or N == 0 or R == 0:
+            raise ValueError(f"Z must be non-empty, got shape {Za.shape}")
+        if not np.all(np.isfinite(Zb)):
+            raise ValueError("Z contains NaN or inf")
+        ya = _as_float_array(y, "y")
+        if ya.ndim == 1:
+            if ya.shape[0] != T:
+                raise ValueError(f"y has length {ya.shape[0]} but Z has T={T} time steps")
+            Y = np.broadcast_to(ya[:, None], (T, R))
+        elif ya.ndim == 2 and batched:
+            if ya.shape != (R, T):
+                raise ValueError(f"y must have shape (T,) or (R, T) = {(R, T)}, got {ya.shape}")
+            Y = ya.T
+        else:
+            raise ValueError(f"y must be 1-D (T,) (or (R, T) with a 3-D Z), got shape {ya.shape}")
+        if not np.all(np.isfinite(ya)):
+            raise ValueError("y contains NaN or inf")
+        check_magnitude(ya, "y")
+        self._warn_out_of_range(Zb, ya)
+        self._ensure_state(R, N, batched)
+        # time-major, contiguous, truncated once (eq. 28)
+        Zt = np.ascontiguousarray(truncate(Zb, self._bounds).transpose(1, 0, 2))
+        Y = np.ascontiguousarray(Y)
+        out = self._run_stream(Zt, Y)
+        self.expert_predictions_ = Zb[:, -1, :].copy() if batched else Zb[0, -1, :].copy()
+        return np.ascontiguousarray(out.T) if batched else out[:, 0].copy()
+
+    def _run_stream(self, Zt, Y):
+        """Predict-then-learn over time-major truncated forecasts Zt (T, R, N) and labels Y (T, R).
+
+        Returns the predictions (T, R).  This generic loop calls ``_step``; the rules override
+        it with a fused loop (same floating-point operations in the same order, fewer Python
+        calls per step: the per-step interpreter overhead, not the arithmetic on N = 76
+        numbers, is what a step costs) and, for the ``"numba"`` engine
+        (:func:`omkl_core.compiled.use_numba`), with a compiled kernel of that loop (``_kernels``).
+        """
+        T, R = Y.shape
+        out = np.empty((T, R))
+        for t in range(T):
+            out[t] = self._step(Zt[t], Y[t])
+        return out
+
+    @property
+    def weights_(self):
+        """Weights the next prediction uses ((N,) or (R, N)); None before N is known."""
+        if self._R is None:
+            if self._n_fixed is None:
+                return None
+            self._ensure_state(1, self._n_fixed, False)
+        w = self._weights()
+        return w.copy() if self._batched else w[0].copy()
+
+    def reset(self):
+        """Forget everything learned (hyper-parameters are kept)."""
+        self._R = None
+        self._batched = False
+        self.n_experts_ = None
+        self.n_steps_ = 0
+        self.expert_predictions_ = None
+        return self
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._params_repr()})"
+
+    def _params_repr(self):
+        return f"bounds={self.bounds!r}"
+
+

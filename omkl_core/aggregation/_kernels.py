@@ -1,0 +1,447 @@
+"""Compiled whole-stream loops of the aggregators (the ``"numba"`` engine of :mod:`omkl_core.compiled`).
+
+Each kernel is the fused ``_run_stream`` loop of one rule, written with explicit loops over
+time t, repetition r and expert k, compiled by Numba on first use (this module never imports
+Numba).  They perform the NumPy loop's floating-point operations in the same order:
+
+* every sum over the experts is :func:`_pwsum`, NumPy's pairwise summation (``np.add.reduce``
+  over a contiguous axis: 8 interleaved partial sums, blocks of 128), so sums agree bit for bit;
+* products, quotients, max, sqrt are IEEE operations and agree bit for bit;
+* ``exp``/``log`` come from the C library here, from NumPy's own (SIMD) code there: they may
+  differ in the last place, so rules that use them agree to rounding (~1e-15 relative per
+  step), not bit for bit (the tests compare the engines to 1e-12).
+
+State arrays are updated in place; the caller reads them from, and stores them back on, the
+learner, so ``run`` continues from the current state on either engine.  Formulas: see the
+classes (``ewa.py``, ``aa.py``, ``opera_rules.py``; ref. A.1-A.6 and B, P000 eqs. (28)-(29)).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..compiled import jit
+
+_PW_BLOCK = 128     # NumPy's PW_BLOCKSIZE
+
+
+@jit
+def _pw_block(a, s, n):
+    """NumPy's pairwise sum of a[s:s+n] for n <= 128 (``pairwise_sum`` of loops_utils.h)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[s + i]
+        return res
+    r0, r1, r2, r3 = a[s], a[s + 1], a[s + 2], a[s + 3]
+    r4, r5, r6, r7 = a[s + 4], a[s + 5], a[s + 6], a[s + 7]
+    m = n - n % 8
+    i = 8
+    while i < m:
+        r0 += a[s + i]
+        r1 += a[s + i + 1]
+        r2 += a[s + i + 2]
+        r3 += a[s + i + 3]
+        r4 += a[s + i + 4]
+        r5 += a[s + i + 5]
+        r6 += a[s + i + 6]
+        r7 += a[s + i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += a[s + i]
+        i += 1
+    return res
+
+
+@jit
+def _pwsum(a, n):
+    """``np.add.reduce(a[:n])`` bit for bit: NumPy's recursive halving (to multiples of 8) above
+    128 elements, done here with an explicit stack, and :func:`_pw_block` below."""
+    if n <= _PW_BLOCK:
+        return _pw_block(a, 0, n)
+    starts = np.empty(64, np.int64)
+    sizes = np.empty(64, np.int64)
+    stage = np.zeros(64, np.int64)
+    left = np.empty(64)
+    starts[0], sizes[0], stage[0] = 0, n, 0
+    top, value = 0, 0.0
+    while top >= 0:
+        s, m = starts[top], sizes[top]
+        if m <= _PW_BLOCK:
+            value = _pw_block(a, s, m)
+            top -= 1
+        else:
+            h = m // 2
+            h -= h % 8
+            if stage[top] == 0:                 # descend into the left half
+                stage[top] = 1
+                top += 1
+                starts[top], sizes[top], stage[top] = s, h, 0
+                continue
+            if stage[top] == 1:                 # left done: keep it, descend into the right half
+                left[top] = value
+                stage[top] = 2
+                top += 1
+                starts[top], sizes[top], stage[top] = s + h, m - h, 0
+                continue
+            value = left[top] + value           # both halves done
+            top -= 1
+    return value
+
+
+# ---------------------------------------------------------------------------------------
+# fixed-eta EWA (P000 eq. (29); opera's ewa with the gradient trick, ref. A.2)
+# ---------------------------------------------------------------------------------------
+@jit
+def ewa_stream(Z, Y, cum, eta, gradient, out):
+    """gradient=False: p ∝ exp(-eta L_{t-1}), L += (zbar - y)^2 (eq. 29; ``eta`` is -eta there);
+    gradient=True: p ∝ exp(eta R_{t-1}), R += 2 (yhat - y)(yhat - zbar) (ref. A.2)."""
+    T, R, N = Z.shape
+    e = np.empty(N)
+    for r in range(R):
+        c = cum[r]
+        for t in range(T):
+            z = Z[t, r]
+            m = -np.inf
+            for k in range(N):
+                e[k] = eta * c[k]
+                if e[k] > m:
+                    m = e[k]
+            for k in range(N):
+                e[k] = math.exp(e[k] - m)
+            s = _pwsum(e, N)
+            for k in range(N):
+                e[k] = e[k] / s * z[k]
+            yhat = _pwsum(e, N)
+            out[t, r] = yhat
+            y = Y[t, r]
+            if gradient:
+                g = 2.0 * (yhat - y)
+                for k in range(N):
+                    c[k] += g * (yhat - z[k])                        # r_t (ref. A.1)
+            else:
+                for k in range(N):
+                    d = z[k] - y
+                    c[k] += d * d                                    # (zbar - y)^2
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Aggregating Algorithm (ref. B)
+# ---------------------------------------------------------------------------------------
+@jit
+def aa_stream(Z, Y, cum, eta, A, B, out):
+    """gamma_t = (A+B)/2 + (lse_B - lse_A) / (2 eta (B-A)), clipped to [A, B]; L += (y - zbar)^2."""
+    T, R, N = Z.shape
+    a = np.empty(N)
+    lse = np.empty(2)
+    for r in range(R):
+        c = cum[r]
+        for t in range(T):
+            z = Z[t, r]
+            for j in range(2):
+                edge = B if j == 0 else A
+                m = -np.inf
+                for k in range(N):
+                    d = edge - z[k]
+                    a[k] = -eta * c[k] - eta * (d * d)
+                    if a[k] > m:
+                        m = a[k]
+                for k in range(N):
+                    a[k] = math.exp(a[k] - m)
+                lse[j] = m + math.log(_pwsum(a, N))
+            gamma = 0.5 * (A + B) + (lse[0] - lse[1]) / (2.0 * eta * (B - A))
+            out[t, r] = min(max(gamma, A), B)
+            y = Y[t, r]
+            for k in range(N):
+                d = y - z[k]
+                c[k] += d * d
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# opera's second-order rules (gradient trick, ref. A.1)
+# ---------------------------------------------------------------------------------------
+@jit
+def mlpoly_stream(Z, Y, Rg, eta, Bv, out):
+    """ML-Poly (ref. A.4): p ∝ eta (R)_+ (uniform if max R <= 0); eta <- 1/(1/eta + r^2 + B' - B)."""
+    T, R, N = Z.shape
+    buf = np.empty(N)
+    rr = np.empty(N)
+    inv_n = 1.0 / N
+    for r in range(R):
+        G, et = Rg[r], eta[r]
+        B = Bv[r]
+        for t in range(T):
+            z = Z[t, r]
+            mx = -np.inf
+            for k in range(N):
+                if G[k] > mx:
+                    mx = G[k]
+            if mx > 0:
+                for k in range(N):
+                    buf[k] = et[k] * max(G[k], 0.0)
+                s = _pwsum(buf, N)
+                for k in range(N):
+                    buf[k] = buf[k] / s * z[k]
+            else:
+                for k in range(N):
+                    buf[k] = inv_n * z[k]
+            yhat = _pwsum(buf, N)
+            out[t, r] = yhat
+            g = 2.0 * (yhat - Y[t, r])                              # _loss_gradient
+            mr = -np.inf
+            for k in range(N):
+                x = g * yhat - g * z[k]                              # r_{t,k}
+                rr[k] = x
+                G[k] += x
+                if x * x > mr:
+                    mr = x * x
+            newB = mr if mr > B else B
+            for k in range(N):
+                et[k] = 1.0 / (1.0 / et[k] + rr[k] * rr[k] + newB - B)
+            B = newB
+        Bv[r] = B
+    return out
+
+
+@jit
+def mlprod_stream(Z, Y, Rr, L, maxloss, eta, logN, out):
+    """ML-Prod (ref. A.5): p ∝ eta exp(R - max R); eta' = min(1/(2 maxloss), sqrt(ln N / L));
+    R <- eta'/eta R + ln(1 + eta' r)."""
+    T, R, N = Z.shape
+    e = np.empty(N)
+    for r in range(R):
+        Rx, Lx, ml, et = Rr[r], L[r], maxloss[r], eta[r]
+        for t in range(T):
+            z = Z[t, r]
+            m = -np.inf
+            for k in range(N):
+                if Rx[k] > m:
+                    m = Rx[k]
+            for k in range(N):
+                e[k] = et[k] * math.exp(Rx[k] - m)
+            s = _pwsum(e, N)
+            for k in range(N):
+                e[k] = e[k] / s * z[k]
+            yhat = _pwsum(e, N)
+            out[t, r] = yhat
+            g = 2.0 * (yhat - Y[t, r])
+            for k in range(N):
+                x = g * yhat - g * z[k]
+                Lx[k] += x * x
+                ml[k] = max(ml[k], abs(x))
+                ne = min(1.0 / (2.0 * ml[k]), math.sqrt(logN / Lx[k]))
+                Rx[k] = ne / et[k] * Rx[k] + math.log(1.0 + ne * x)
+                et[k] = ne
+    return out
+
+
+@jit
+def boa120_stream(Z, Y, Rreg, eta, V, Bmax, log_w0, log_inv_w0, out):
+    """BOA, opera 1.2.0 (ref. A.6a): p ∝ w0 eta exp(eta Rreg); B2 = 2^ceil(log2 Bmax);
+    eta = min(1/B2, sqrt(ln(1/w0) / V)); Rreg += (r - eta r^2 + B2 1[eta r > 1/2]) / 2."""
+    T, R, N = Z.shape
+    e = np.empty(N)
+    for r in range(R):
+        Rg, et, Vx, Bm = Rreg[r], eta[r], V[r], Bmax[r]
+        for t in range(T):
+            z = Z[t, r]
+            m = -np.inf
+            for k in range(N):
+                e[k] = math.log(et[k]) + log_w0 + et[k] * Rg[k]
+                if e[k] > m:
+                    m = e[k]
+            for k in range(N):
+                e[k] = math.exp(e[k] - m)
+            s = _pwsum(e, N)
+            for k in range(N):
+                e[k] = e[k] / s * z[k]
+            yhat = _pwsum(e, N)
+            out[t, r] = yhat
+            g = 2.0 * (yhat - Y[t, r])
+            for k in range(N):
+                x = g * yhat - g * z[k]
+                x2 = x * x
+                Bm[k] = max(Bm[k], abs(x))
+                B2 = 2.0 ** math.ceil(math.log2(Bm[k]))
+                Vx[k] += x2
+                ek = min(1.0 / B2, math.sqrt(log_inv_w0 / Vx[k]))
+                et[k] = ek
+                Rg[k] += 0.5 * (x - ek * x2 + B2 * (1.0 if ek * x > 0.5 else 0.0))
+    return out
+
+
+@jit
+def boa122_stream(Z, Y, Rreg, S, rreg, w0, log_w0, out):
+    """BOA, opera 1.2.2 (ref. A.6b): experts with S = 0 keep w0, the others share their mass in
+    proportion to S^{-1/2} exp(Rreg / sqrt(S)); S += 2.2 r^2; Rreg += r - r^2 / sqrt(S) (S > 0)."""
+    T, R, N = Z.shape
+    e = np.empty(N)
+    w = np.empty(N)
+    for r in range(R):
+        Rg, Sx, rx = Rreg[r], S[r], rreg[r]
+        for t in range(T):
+            z = Z[t, r]
+            m = -np.inf
+            cnt = 0
+            for k in range(N):
+                if Sx[k] > 0:
+                    cnt += 1
+                    e[k] = -0.5 * math.log(Sx[k]) + log_w0 + Rg[k] / math.sqrt(Sx[k])
+                    if e[k] > m:
+                        m = e[k]
+            if not math.isfinite(m):
+                m = 0.0
+            for k in range(N):
+                e[k] = math.exp(e[k] - m) if Sx[k] > 0 else 0.0
+            se = _pwsum(e, N)
+            mass = w0 * cnt
+            den = se if se > 0 else 1.0
+            for k in range(N):
+                w[k] = mass * e[k] / den if Sx[k] > 0 else w0
+            sw = _pwsum(w, N)
+            for k in range(N):
+                e[k] = w[k] / sw * z[k]
+            yhat = _pwsum(e, N)
+            out[t, r] = yhat
+            g = 2.0 * (yhat - Y[t, r])
+            for k in range(N):
+                x = g * yhat - g * z[k]
+                x2 = x * x
+                Sx[k] += 2.2 * x2
+                if Sx[k] > 0:
+                    rx[k] = x - x2 / math.sqrt(Sx[k])
+                Rg[k] += rx[k]
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# calibrated EWA (opera's ewaCalib, ref. A.2): the steps without a grid extension
+# ---------------------------------------------------------------------------------------
+@jit
+def _calib_member(z, y, eta, Rrow, N, e):
+    """One step of the fixed-eta gradient-trick EWA member with regret row ``Rrow`` (updated in
+    place); returns its forecast (``CalibratedEWA._member_step`` for one member)."""
+    m = -np.inf
+    for k in range(N):
+        e[k] = eta * Rrow[k]
+        if e[k] > m:
+            m = e[k]
+    for k in range(N):
+        e[k] = math.exp(e[k] - m)
+    s = _pwsum(e, N)
+    for k in range(N):
+        e[k] = e[k] / s * z[k]
+    p = _pwsum(e, N)
+    err = p - y
+    for k in range(N):
+        Rrow[k] += 2.0 * err * (p - z[k])
+    return p
+
+
+@jit
+def calib_rerun(Zh, Yh, Rg, CL, eta0, pow2):
+    """Members with etas eta0 * pow2 re-run from scratch on the stored history (Rg, CL zeros)."""
+    T, R, N = Zh.shape
+    G = CL.shape[1]
+    e = np.empty(N)
+    for t in range(T):
+        for r in range(R):
+            for g in range(G):
+                p = _calib_member(Zh[t, r], Yh[t, r], eta0[r] * pow2[g], Rg[r, g], N, e)
+                err = p - Yh[t, r]
+                CL[r, g] += err * err
+    return CL
+
+
+@jit
+def calib_stream(Z, Y, t0, n_steps0, Rg, CL, RU, CLU, eta0, sat, lo, hi, best, k_lo, pow2, log_w0, out):
+    """Steps t0, t0+1, ... of :meth:`CalibratedEWA._update` (a)-(e) while no member has to be
+    re-run from the stored history.  Returns (t, status): status 0 -- all T steps done;
+    1 -- step t needs step (b) (a stored-as-uniform member stops being saturated): nothing of
+    it done except (a), which a second call repeats with the same result; 2 -- step t done up to
+    (d), its (e) needs new members.
+    Steps before t are complete.  Rg (R, G, N), CL (R, G) hold members k_lo .. k_lo + G - 1."""
+    T, R, N = Z.shape
+    G = CL.shape[1]
+    k_hi = k_lo + G - 1
+    e = np.empty(N)
+    pred = np.empty(G)
+    inv_n = 1.0 / N
+    for t in range(t0, T):
+        # (a) saturation exponent of the uniform member (state before the update)
+        for r in range(R):
+            e0 = eta0[r]
+            am = -np.inf
+            for k in range(N):
+                if e0 * RU[r, k] > am:
+                    am = e0 * RU[r, k]
+            xm = 0.0
+            for k in range(N):
+                x = e0 * RU[r, k] - am
+                if x < xm:
+                    xm = x
+            if xm < 0:
+                kk = np.int64(math.floor(math.log2(2.0 ** -54 / -xm)))
+                if kk - 4 < sat[r]:          # else min(sat, exact) = sat (exact in kk-4 .. kk+4)
+                    for _ in range(4):
+                        k_up = kk + 1 if math.exp(math.ldexp(xm, kk + 1)) == 1.0 else kk
+                        k_new = k_up - 1 if math.exp(math.ldexp(xm, k_up)) != 1.0 else k_up
+                        if k_new == kk:
+                            break
+                        kk = k_new
+                    if kk < sat[r]:
+                        sat[r] = kk
+        # (b) a member below k_lo in some grid that stops being saturated: Python re-runs it
+        for r in range(R):
+            if lo[r] < k_lo and min(hi[r], k_lo - 1) > sat[r]:
+                return t, 1
+        first = n_steps0 + (t - t0) == 0
+        for r in range(R):
+            z = Z[t, r]
+            y = Y[t, r]
+            # (c) one step of every stored member ...
+            for g in range(G):
+                p = _calib_member(z, y, eta0[r] * pow2[g], Rg[r, g], N, e)
+                pred[g] = p
+                err = p - y
+                CL[r, g] += err * err
+            # ... and of the uniform member
+            for k in range(N):
+                e[k] = inv_n * z[k]
+            pu = _pwsum(e, N)
+            err = pu - y
+            CLU[r] += err * err
+            for k in range(N):
+                RU[r, k] += 2.0 * err * (pu - z[k])
+            if best[r] < k_lo:
+                out[t, r] = pu
+            else:
+                out[t, r] = pred[min(max(best[r] - k_lo, 0), G - 1)]
+            if first:      # t = 1: eta0 = 1 / mean_k |ln w0_k + r_{1,k}| (ref. A.2 step 4)
+                for k in range(N):
+                    e[k] = abs(log_w0[k] + Rg[r, 0, k])
+                mm = _pwsum(e, N) / N
+                eta0[r] = 1.0 / mm if mm > 0 else 1.0
+            # (d) best member of the active grid (ties -> smallest eta)
+            gb, cmin = 0, np.inf
+            for g in range(G):
+                if lo[r] <= k_lo + g <= hi[r] and CL[r, g] < cmin:
+                    gb, cmin = g, CL[r, g]
+            best[r] = lo[r] if lo[r] < k_lo and CLU[r] <= cmin else k_lo + gb
+        # (e) grid extension at the extremities: new members -> Python re-runs them
+        for r in range(R):
+            new_hi = hi[r] + 3 if best[r] == hi[r] else hi[r]
+            new_lo = lo[r] - 3 if best[r] == lo[r] else lo[r]
+            if new_hi > k_hi or max(new_lo, sat[r] + 1) < k_lo:
+                return t, 2
+        for r in range(R):
+            up, down = best[r] == hi[r], best[r] == lo[r]
+            if up:
+                hi[r] += 3
+            if down:
+                lo[r] -= 3
+    return T, 0

@@ -1,0 +1,438 @@
+"""opera's second-order rules with the gradient trick (ref. A.1): ML-Poly, ML-Prod, BOA."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..compiled import use_numba
+from . import _kernels
+from ._base import _EXP700, _MetaLearner, _own, _softmax
+
+
+def _loss_gradient(yhat, y):
+    """d/dyhat (yhat - y)^2 = 2 (yhat - y): the slope of opera's linearised square loss (ref. A.1).
+    The one place of the factor 2, shared by the per-step rules and their fused loops."""
+    return 2.0 * (yhat - y)
+
+
+def _regret(zb, y, yhat):
+    """r_{t,k} = lpred - lexp = 2(yhat-y) yhat - 2(yhat-y) z_k (opera, loss.gradient=TRUE)."""
+    g = _loss_gradient(yhat, y)
+    return g[:, None] * yhat[:, None] - g[:, None] * zb
+
+
+class MLPoly(_MetaLearner):
+    """ML-Poly as opera's ``MLpol`` implements it (ref. A.1, A.4; Gaillard et al. 2014).
+
+    Polynomial potential of degree 2 with one learning rate per expert, on the linearised
+    square loss (gradient trick):
+
+        p_{t,k} ∝ eta_{t,k} (R_{t-1,k})_+   if max_k R_{t-1,k} > 0, else uniform,
+        R_{t,k} = R_{t-1,k} + r_{t,k},
+        B_t = max(B_{t-1}, max_k r_{t,k}^2),
+        eta_{t+1,k} = 1 / (1/eta_{t,k} + r_{t,k}^2 + B_t - B_{t-1}),  eta_{1,k} = e^700, B_0 = 0.
+
+    No prior weights enter MLpol (opera refuses them).
+
+    Parameters
+    ----------
+    n_experts, bounds : int or None, (float, float) or None; defaults None, (0, 1)
+        As for every aggregator (package docstring, "Common parameters");
+        ``bounds=None``: opera's rule on the raw forecasts.
+
+    Attributes
+    ----------
+    regret_ : ndarray of shape (R, N)
+        Cumulative regrets R_{t,k}.
+    eta_ : ndarray of shape (R, N)
+        Learning rates of the next step.
+    B_ : ndarray of shape (R,)
+        Largest squared instantaneous regret so far.
+    """
+
+    def __init__(self, n_experts=None, *, bounds=(0, 1)):
+        super().__init__(n_experts, bounds=bounds)
+
+    def _run_stream(self, Zt, Y):
+        # fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
+        T, R = Y.shape
+        N = self.n_experts_
+        out = np.empty((T, R))
+        if use_numba():
+            self.regret_, self.eta_, self.B_ = _own(self.regret_), _own(self.eta_), _own(self.B_)
+            _kernels.mlpoly_stream(Zt, Y, self.regret_, self.eta_, self.B_, out)
+            self.n_steps_ += T
+            return out
+        if R == 1:
+            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
+        Rg, eta, B = self.regret_, self.eta_, self.B_
+        add_red, max_red, maximum, where = np.add.reduce, np.maximum.reduce, np.maximum, np.where
+        single = R == 1
+        for t in range(T):
+            zb, y = Zt[t], Y[t]
+            num = eta * maximum(Rg, 0.0)
+            s = add_red(num, axis=-1)
+            has_pos = max_red(Rg, axis=-1) > 0
+            if single:   # the same values as the np.where form below, without the select
+                p = num / s[:, None] if has_pos[0] else np.full((1, N), 1.0 / N)
+            else:
+                safe = where(has_pos, s, 1.0)
+                p = where(has_pos[:, None], num / safe[:, None], 1.0 / N)
+            yhat = add_red(p * zb, axis=-1)
+            out[t] = yhat
+            g = _loss_gradient(yhat, y)
+            r = g[:, None] * yhat[:, None] - g[:, None] * zb
+            Rg += r
+            r2 = r * r
+            newB = maximum(B, max_red(r2, axis=-1))
+            eta = 1.0 / (1.0 / eta + r2 + newB[:, None] - B[:, None])
+            B = newB
+        self.eta_, self.B_ = eta, B
+        self.n_steps_ += T
+        return out
+
+    def _run_single(self, Z, ys):
+        """One stream, 1-D state, scalar yhat_t and B_t (the same operations, the same numbers)."""
+        T, N = len(ys), self.n_experts_
+        out = np.empty(T)
+        Rg, eta, B = self.regret_[0], self.eta_[0], float(self.B_[0])   # Rg: a view, updated in place
+        add_red, max_red, maximum = np.add.reduce, np.maximum.reduce, np.maximum
+        uniform = np.full(N, 1.0 / N)
+        for t in range(T):
+            z = Z[t]
+            if max_red(Rg) > 0:
+                num = eta * maximum(Rg, 0.0)
+                p = num / add_red(num)
+            else:
+                p = uniform
+            yhat = add_red(p * z)
+            out[t] = yhat
+            g = 2.0 * (yhat - ys[t])
+            r = g * yhat - g * z
+            Rg += r
+            r2 = r * r
+            m = max_red(r2)
+            newB = m if m > B else B
+            eta = 1.0 / (1.0 / eta + r2 + newB - B)
+            B = newB
+        self.eta_, self.B_ = eta[None, :], np.array([B])
+        self.n_steps_ += T
+        return out
+
+    def _init_state(self, R, N):
+        self.regret_ = np.zeros((R, N))
+        self.eta_ = np.full((R, N), _EXP700)
+        self.B_ = np.zeros(R)
+
+    def _weights(self):
+        R = self.regret_
+        pos = np.maximum(R, 0.0)
+        num = self.eta_ * pos
+        s = np.sum(num, axis=-1)
+        has_pos = np.max(R, axis=-1) > 0
+        N = R.shape[-1]
+        safe = np.where(has_pos, s, 1.0)
+        return np.where(has_pos[:, None], num / safe[:, None], 1.0 / N)
+
+    def _update(self, zb, y, yhat, p):
+        r = _regret(zb, y, yhat)
+        self.regret_ += r
+        r2 = r * r
+        newB = np.maximum(self.B_, np.max(r2, axis=-1))
+        self.eta_ = 1.0 / (1.0 / self.eta_ + r2 + newB[:, None] - self.B_[:, None])
+        self.B_ = newB
+
+
+class MLProd(_MetaLearner):
+    """ML-Prod as opera's ``MLprod`` implements it (ref. A.1, A.5; Gaillard et al. 2014).
+
+    Initial state: R_k = ln w0_k = -ln N, L_k = 1, maxloss_k = 0, eta_{1,k} = e^700.
+
+        p_{t,k} ∝ eta_{t,k} exp(R_k)                      (max-subtracted),
+        L_k <- L_k + r_{t,k}^2,   maxloss_k <- max(maxloss_k, |r_{t,k}|),
+        eta_{t+1,k} = min(1/(2 maxloss_k), sqrt(ln N / L_k))   (1/(2*0) = +inf),
+        R_k <- (eta_{t+1,k}/eta_{t,k}) R_k + ln(1 + eta_{t+1,k} r_{t,k}).
+
+    This is opera's variant (new eta inside the log, old exponent rescaled); the prior
+    ln w0 is wiped out at t = 1 by the ratio e^{-700}.  Needs N >= 2 (ln N = 0 makes opera's
+    eta zero and its weights NaN).
+
+    Departure from opera's code (the weights): every opera version computes
+    ``w <- truncate1(exp(R))`` -- exp(R) clipped to [e^-700, e^700] -- without subtracting
+    max R: ``R/MLprod.R`` of 1.2.0 (the R path, its default) and of 1.2.2, and 1.2.0's optional
+    C++ path (``src/MLProdEigen.cpp``: ``R.exp().unaryExpr(truncate1)``).  ref. A.5 says
+    "max-subtracted": that is this class's form, not opera's.  Here p ∝ eta exp(R - max R).
+    In exact arithmetic the two give the same p whenever every R_k lies in [-700, 700] (the
+    factor e^{-max R} cancels in the normalisation); in floating point they then differ by
+    rounding only (<= 4.4e-16 in the predictions against the opera fixtures, README table).
+    Outside that range opera clips each exp(R_k) into [e^-700, e^700] and the two differ;
+    exp(R - max R) never overflows.
+
+    Parameters
+    ----------
+    n_experts, bounds : int or None, (float, float) or None; defaults None, (0, 1)
+        As for every aggregator (package docstring, "Common parameters"), here N >= 2;
+        ``bounds=None``: opera's rule on the raw forecasts.
+
+    Attributes
+    ----------
+    R_ : ndarray of shape (R, N)
+        Exponents R_k of the weights.
+    L_ : ndarray of shape (R, N)
+        1 + cumulative squared regrets.
+    maxloss_ : ndarray of shape (R, N)
+        Largest |r_{t,k}| so far.
+    eta_ : ndarray of shape (R, N)
+        Learning rates of the next step.
+    """
+
+    _min_experts = 2
+
+    def __init__(self, n_experts=None, *, bounds=(0, 1)):
+        super().__init__(n_experts, bounds=bounds)
+
+    def _run_stream(self, Zt, Y):
+        # fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
+        T, R = Y.shape
+        out = np.empty((T, R))
+        if use_numba():
+            self.R_, self.L_, self.maxloss_, self.eta_ = (_own(a) for a in (self.R_, self.L_, self.maxloss_, self.eta_))
+            _kernels.mlprod_stream(Zt, Y, self.R_, self.L_, self.maxloss_, self.eta_, self._logN, out)
+            self.n_steps_ += T
+            return out
+        if R == 1:
+            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
+        Rr, L, maxloss, eta, logN = self.R_, self.L_, self.maxloss_, self.eta_, self._logN
+        add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
+        with np.errstate(divide="ignore"):
+            for t in range(T):
+                zb, y = Zt[t], Y[t]
+                ew = eta * exp(Rr - max_red(Rr, axis=-1, keepdims=True))
+                p = ew / add_red(ew, axis=-1, keepdims=True)
+                yhat = add_red(p * zb, axis=-1)
+                out[t] = yhat
+                g = _loss_gradient(yhat, y)
+                r = g[:, None] * yhat[:, None] - g[:, None] * zb
+                L += r * r
+                maxloss = np.maximum(maxloss, np.abs(r))
+                neweta = np.minimum(1.0 / (2.0 * maxloss), np.sqrt(logN / L))
+                Rr = neweta / eta * Rr + log(1.0 + neweta * r)
+                eta = neweta
+        self.R_, self.maxloss_, self.eta_ = Rr, maxloss, eta
+        self.n_steps_ += T
+        return out
+
+    def _run_single(self, Z, ys):
+        """One stream, 1-D state, scalar yhat_t (the same operations, the same numbers)."""
+        T = len(ys)
+        out = np.empty(T)
+        Rr, L, maxloss, eta, logN = self.R_[0], self.L_[0], self.maxloss_[0], self.eta_[0], self._logN
+        add_red, max_red, exp, log, sqrt = np.add.reduce, np.maximum.reduce, np.exp, np.log, np.sqrt
+        maximum, minimum, absolute = np.maximum, np.minimum, np.abs
+        with np.errstate(divide="ignore"):
+            for t in range(T):
+                z = Z[t]
+                ew = eta * exp(Rr - max_red(Rr))
+                yhat = add_red(ew / add_red(ew) * z)
+                out[t] = yhat
+                g = 2.0 * (yhat - ys[t])
+                r = g * yhat - g * z
+                L += r * r                                   # L_: a view, updated in place
+                maxloss = maximum(maxloss, absolute(r))
+                neweta = minimum(1.0 / (2.0 * maxloss), sqrt(logN / L))
+                Rr = neweta / eta * Rr + log(1.0 + neweta * r)
+                eta = neweta
+        self.R_, self.maxloss_, self.eta_ = Rr[None, :], maxloss[None, :], eta[None, :]
+        self.n_steps_ += T
+        return out
+
+    def _init_state(self, R, N):
+        w0 = np.full(N, 1.0 / N)
+        self._logN = math.log(N)
+        self.R_ = np.broadcast_to(np.log(w0), (R, N)).copy()
+        self.L_ = np.ones((R, N))
+        self.maxloss_ = np.zeros((R, N))
+        self.eta_ = np.full((R, N), _EXP700)
+
+    def _weights(self):
+        w = np.exp(self.R_ - np.max(self.R_, axis=-1, keepdims=True))
+        ew = self.eta_ * w
+        return ew / np.sum(ew, axis=-1, keepdims=True)
+
+    def _update(self, zb, y, yhat, p):
+        r = _regret(zb, y, yhat)
+        self.L_ += r * r
+        self.maxloss_ = np.maximum(self.maxloss_, np.abs(r))
+        with np.errstate(divide="ignore"):
+            inv = 1.0 / (2.0 * self.maxloss_)
+        neweta = np.minimum(inv, np.sqrt(self._logN / self.L_))
+        self.R_ = neweta / self.eta_ * self.R_ + np.log(1.0 + neweta * r)
+        self.eta_ = neweta
+
+
+class BOA(_MetaLearner):
+    """Bernstein Online Aggregation as coded in opera (ref. A.1, A.6; Wintenberger 2017).
+
+    ``version="v120"`` (default; opera 1.2.0 / 1.2.1, the CRAN-era code), w0 = 1/N:
+
+        p_{t,k} ∝ w0_k eta_{t,k} exp(eta_{t,k} Rreg_k),      eta_1 = 1, Rreg = 0,
+        Bm_k <- max(Bm_k, |r_{t,k}|) (Bm starts at 2^-20),  B2_k = 2^ceil(log2 Bm_k),
+        V_k <- V_k + r_{t,k}^2,
+        eta_{t+1,k} = min(1/B2_k, sqrt(ln(1/w0_k) / V_k))    (V = 0 -> 1/B2),
+        Rreg_k <- Rreg_k + (r_{t,k} - eta_{t+1,k} r_{t,k}^2 + B2_k 1[eta_{t+1,k} r_{t,k} > 1/2]) / 2.
+
+    ``version="v122"`` (opera 1.2.2, GitHub HEAD 2024-11): S_k = 0 ("eta_inv2"), Rreg = 0;
+    experts with S_k = 0 keep w0_k, the others share mass sum w0 over them in proportion to
+    w0_k S_k^{-1/2} exp(Rreg_k / sqrt(S_k)); then normalised.  Update
+    S_k <- S_k + 2.2 r_{t,k}^2;  for S_k > 0: Rreg_k <- Rreg_k + r_{t,k} - r_{t,k}^2/sqrt(S_k).
+    v120 needs N >= 2 (ln N = 0 gives eta = 0 and NaN weights in opera).
+
+    Parameters
+    ----------
+    n_experts : int or None, default=None
+        See "Common parameters" (package docstring); N >= 2 for ``"v120"``.
+    version : {"v120", "v122"}, default="v120"
+        opera 1.2.0 / 1.2.1 code or opera 1.2.2 code (ref. A.6): two implementations opera
+        shipped under one name, kept as an option of one class.
+    bounds : (float, float) or None, default=(0, 1)
+        See "Common parameters"; ``None``: opera's rule on the raw forecasts.
+
+    Attributes
+    ----------
+    Rreg_ : ndarray of shape (R, N)
+        Regularised cumulative regrets.
+    eta_, V_, Bmax_ : ndarray of shape (R, N)
+        (v120) learning rates of the next step, cumulative squared regrets, largest |r| so far.
+    S_ : ndarray of shape (R, N)
+        (v122) 2.2 times the cumulative squared regrets.
+    """
+
+    _VERSIONS = ("v120", "v122")
+
+    def __init__(self, n_experts=None, *, version: str = "v120", bounds=(0, 1)):
+        if version not in self._VERSIONS:
+            raise ValueError(f"version must be one of {self._VERSIONS}, got {version!r}")
+        self.version = version
+        self._min_experts = 2 if version == "v120" else 1
+        super().__init__(n_experts, bounds=bounds)
+
+    def _run_stream(self, Zt, Y):
+        if use_numba():
+            T = Y.shape[0]
+            out = np.empty(Y.shape)
+            if self.version == "v120":
+                self.Rreg_, self.eta_, self.V_, self.Bmax_ = (_own(a) for a in (self.Rreg_, self.eta_, self.V_, self.Bmax_))
+                _kernels.boa120_stream(Zt, Y, self.Rreg_, self.eta_, self.V_, self.Bmax_, self._log_w0,
+                                       self._log_inv_w0, out)
+            else:
+                self.Rreg_, self.S_, self._rreg = _own(self.Rreg_), _own(self.S_), _own(self._rreg)
+                _kernels.boa122_stream(Zt, Y, self.Rreg_, self.S_, self._rreg, self._w0, self._log_w0, out)
+            self.n_steps_ += T
+            return out
+        if self.version != "v120":
+            return super()._run_stream(Zt, Y)
+        # v120 fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
+        T, R = Y.shape
+        out = np.empty((T, R))
+        if R == 1:
+            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
+        Rreg, eta, V, Bmax = self.Rreg_, self.eta_, self.V_, self.Bmax_
+        log_w0, log_inv_w0 = self._log_w0, self._log_inv_w0
+        add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
+        with np.errstate(divide="ignore"):
+            for t in range(T):
+                zb, y = Zt[t], Y[t]
+                a = log(eta) + log_w0 + eta * Rreg
+                e = exp(a - max_red(a, axis=-1, keepdims=True))
+                p = e / add_red(e, axis=-1, keepdims=True)
+                yhat = add_red(p * zb, axis=-1)
+                out[t] = yhat
+                g = _loss_gradient(yhat, y)
+                r = g[:, None] * yhat[:, None] - g[:, None] * zb
+                r2 = r * r
+                Bmax = np.maximum(Bmax, np.abs(r))
+                B2 = np.exp2(np.ceil(np.log2(Bmax)))
+                V += r2
+                eta = np.minimum(1.0 / B2, np.sqrt(log_inv_w0 / V))
+                Rreg += 0.5 * (r - eta * r2 + B2 * (eta * r > 0.5))
+        self.eta_, self.Bmax_ = eta, Bmax
+        self.n_steps_ += T
+        return out
+
+    def _run_single(self, Z, ys):
+        """v120, one stream, 1-D state, scalar yhat_t (the same operations, the same numbers)."""
+        T = len(ys)
+        out = np.empty(T)
+        Rreg, eta, V, Bmax = self.Rreg_[0], self.eta_[0], self.V_[0], self.Bmax_[0]   # Rreg, V: views
+        log_w0, log_inv_w0 = self._log_w0, self._log_inv_w0
+        add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
+        maximum, minimum, absolute, exp2, ceil, log2, sqrt = np.maximum, np.minimum, np.abs, np.exp2, np.ceil, np.log2, np.sqrt
+        with np.errstate(divide="ignore"):
+            for t in range(T):
+                z = Z[t]
+                a = log(eta) + log_w0 + eta * Rreg
+                e = exp(a - max_red(a))
+                yhat = add_red(e / add_red(e) * z)
+                out[t] = yhat
+                g = 2.0 * (yhat - ys[t])
+                r = g * yhat - g * z
+                r2 = r * r
+                Bmax = maximum(Bmax, absolute(r))
+                B2 = exp2(ceil(log2(Bmax)))
+                V += r2
+                eta = minimum(1.0 / B2, sqrt(log_inv_w0 / V))
+                Rreg += 0.5 * (r - eta * r2 + B2 * (eta * r > 0.5))
+        self.eta_, self.Bmax_ = eta[None, :], Bmax[None, :]
+        self.n_steps_ += T
+        return out
+
+    def _init_state(self, R, N):
+        w0 = 1.0 / N
+        self._w0 = w0
+        self._log_w0 = math.log(w0)
+        self.Rreg_ = np.zeros((R, N))
+        if self.version == "v120":
+            self._log_inv_w0 = math.log(1.0 / w0)
+            self.eta_ = np.ones((R, N))
+            self.V_ = np.zeros((R, N))
+            self.Bmax_ = np.full((R, N), 2.0 ** -20)
+        else:
+            self.S_ = np.zeros((R, N))
+            self._rreg = np.zeros((R, N))
+
+    def _weights(self):
+        if self.version == "v120":
+            return _softmax(np.log(self.eta_) + self._log_w0 + self.eta_ * self.Rreg_)
+        S = self.S_
+        nz = S > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            aux = np.where(nz, -0.5 * np.log(S) + self._log_w0 + self.Rreg_ / np.sqrt(S),
+                           -np.inf)
+        m = np.max(aux, axis=-1, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0.0)
+        e = np.where(nz, np.exp(aux - m), 0.0)
+        se = np.sum(e, axis=-1, keepdims=True)
+        mass = self._w0 * np.sum(nz, axis=-1, keepdims=True)             # sum of w0 over nz
+        w = np.where(nz, mass * e / np.where(se > 0, se, 1.0), self._w0)
+        return w / np.sum(w, axis=-1, keepdims=True)
+
+    def _update(self, zb, y, yhat, p):
+        r = _regret(zb, y, yhat)
+        r2 = r * r
+        if self.version == "v120":
+            self.Bmax_ = np.maximum(self.Bmax_, np.abs(r))
+            B2 = np.exp2(np.ceil(np.log2(self.Bmax_)))
+            self.V_ += r2
+            with np.errstate(divide="ignore"):
+                self.eta_ = np.minimum(1.0 / B2, np.sqrt(self._log_inv_w0 / self.V_))
+            self.Rreg_ += 0.5 * (r - self.eta_ * r2 + B2 * (self.eta_ * r > 0.5))
+        else:
+            self.S_ += 2.2 * r2
+            nz = self.S_ > 0
+            with np.errstate(divide="ignore", invalid="ignore"):
+                self._rreg = np.where(nz, r - r2 / np.sqrt(self.S_), self._rreg)
+            self.Rreg_ += self._rreg
+
+    def _params_repr(self):
+        return f"version={self.version!r}, bounds={self.bounds!r}"
