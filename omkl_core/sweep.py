@@ -23,13 +23,24 @@ Cells
     ``processes`` and ``dask`` (all columns but ``seconds`` and ``cached``).
 
 Rows (columns)
-    ``dataset, learner, label, params`` (canonical JSON), ``seed, T, mse, mean_loss`` (= mse for
-    the square loss), ``final_loss`` (the squared loss of the last step), ``seconds`` and ``cpu_seconds``
+    ``dataset, learner, label, params`` (canonical JSON), ``seed, repetition`` (0 unless the
+    learner entry sets ``repetitions``, below), ``T, mse`` (the running MSE e_T, i.e. the last
+    point of the curve), ``mean_loss`` (mean of the squared losses, summed pairwise by NumPy; equal to
+    mse up to rounding), ``final_loss`` (the squared loss of the last step), ``seconds`` and ``cpu_seconds``
     (wall-clock and CPU time of the online pass; from the cache: of the run that filled it;
     on a shared machine the CPU time is the stable one), ``curve_t, curve`` (the
     running MSE e_t at ``curve_points`` steps, evenly spaced from 1 to T), ``error`` (``""`` or
     ``"ExceptionType: message"`` -- a failing cell is recorded, the sweep goes on), ``cached``
     and ``key`` (the cache key).
+
+Batched repetitions
+    A learner entry may set ``repetitions = R`` when its class has a batched
+    ``run_repetitions(X, y, R)`` (paper 003's random-feature learners: R independent runs in
+    one pass, drawn from the one ``seed``, see :mod:`omkl_core.mkl._rfbase`). Such a cell runs
+    that pass once and yields R rows, ``repetition`` = 0..R-1, with the same numbers as
+    ``run_repetitions`` gives in a notebook (repetition r of a batched pass is *not* the run of
+    any single seed: the node draws interleave over repetitions). Their ``seconds`` and
+    ``cpu_seconds`` are the pass's time divided by R (the amortised cost of one repetition).
 
 Cache
     A small content-addressed store of JSON files, ``cache_dir/ab/<sha256>.json``, keyed by
@@ -79,14 +90,14 @@ import pandas as pd
 from . import datasets as _datasets
 from . import report as _report
 from ._validation import check_bool, check_int, check_option
-from .protocol import run_online
+from .protocol import Trace, run_online
 
 __all__ = ["run", "load_spec", "cells", "learners", "code_version", "data_hash", "summarise", "mean_ranks",
            "main_sweep", "EXECUTORS", "ROW_COLUMNS"]
 
 EXECUTORS = ("serial", "processes", "dask")
 #: Columns of the rows :func:`run` returns, in order.
-ROW_COLUMNS = ["dataset", "learner", "label", "params", "seed", "T", "mse", "mean_loss",
+ROW_COLUMNS = ["dataset", "learner", "label", "params", "seed", "repetition", "T", "mse", "mean_loss",
                "final_loss", "seconds", "cpu_seconds", "curve_t", "curve", "error", "cached", "key"]
 #: Columns that may differ between two runs of the same cell (everything else is bit-identical).
 VOLATILE_COLUMNS = ("seconds", "cpu_seconds", "cached")
@@ -111,7 +122,8 @@ def load_spec(spec) -> dict:
     """Validate a sweep spec (a dict, or the path of a TOML file) and return it normalised.
 
     Keys: ``datasets`` (names of :func:`omkl_core.datasets.load`, or ``"ar4"``), ``learners``
-    (a list of ``{"name": <class exported by omkl_core>, "params": {...}, "label": optional}``),
+    (a list of ``{"name": <class exported by omkl_core>, "params": {...}, "label": optional,
+    "repetitions": optional}``, see "Batched repetitions" in the module docstring),
     ``seeds`` (non-negative ints), optional ``max_steps`` (run on the first ``max_steps`` steps
     of every stream) and ``curve_points`` (points of the down-sampled MSE curve, default 50).
     Every error names the offending key, e.g. ``spec['learners'][1]['name']``.
@@ -144,9 +156,9 @@ def load_spec(spec) -> dict:
         where = f"spec['learners'][{i}]"
         if not isinstance(item, dict) or "name" not in item:
             raise ValueError(f"{where} must be a table {{name = ..., params = {{...}}}}, got {item!r}")
-        extra = sorted(set(item) - {"name", "params", "label"})
+        extra = sorted(set(item) - {"name", "params", "label", "repetitions"})
         if extra:
-            raise ValueError(f"{where} has unknown key(s) {extra}; known: ['name', 'params', 'label']")
+            raise ValueError(f"{where} has unknown key(s) {extra}; known: ['name', 'params', 'label', 'repetitions']")
         name = item["name"]
         if name not in known:
             raise ValueError(f"{where}['name']: unknown learner {name!r}; known: {', '.join(sorted(known))}")
@@ -164,7 +176,12 @@ def load_spec(spec) -> dict:
         label = item.get("label", name)
         if not isinstance(label, str):
             raise TypeError(f"{where}['label'] must be a string, got {label!r}")
-        out_learners.append({"name": name, "params": params, "label": label})
+        repetitions = item.get("repetitions")
+        if repetitions is not None:
+            repetitions = check_int(repetitions, f"{where}['repetitions']", minimum=1)
+            if not callable(getattr(known[name], "run_repetitions", None)):
+                raise ValueError(f"{where}['repetitions']: {name} has no batched run_repetitions(X, y, R)")
+        out_learners.append({"name": name, "params": params, "label": label, "repetitions": repetitions})
     seeds = []
     for i, s in enumerate(spec["seeds"]):
         seeds.append(check_int(s, f"spec['seeds'][{i}]", minimum=0))
@@ -189,7 +206,8 @@ def cells(spec) -> list[dict]:
     """The cells of a spec, in row order: datasets x learners x seeds."""
     spec = load_spec(spec)
     return [{"dataset": d, "learner": lrn["name"], "label": lrn["label"], "params": _canonical(lrn["params"]),
-             "seed": s, "max_steps": spec["max_steps"], "curve_points": spec["curve_points"]}
+             "seed": s, "repetitions": lrn["repetitions"], "max_steps": spec["max_steps"],
+             "curve_points": spec["curve_points"]}
             for d in spec["datasets"] for lrn in spec["learners"] for s in spec["seeds"]]
 
 
@@ -231,6 +249,8 @@ def _load_data(name: str, max_steps: int | None):
 def _cell_key(cell: dict, dhash: str, version: str) -> str:
     payload = {"code": version, "data": dhash, **{k: cell[k] for k in
                ("learner", "params", "seed", "max_steps", "curve_points")}}
+    if cell.get("repetitions") is not None:          # ordinary cells keep the key they always had
+        payload["repetitions"] = cell["repetitions"]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -270,6 +290,30 @@ def _one_blas_thread():
         yield
 
 
+def _curve_points(trace, n: int) -> tuple[list[int], list[float]]:
+    T = len(trace.losses)
+    idx = np.unique(np.linspace(0, T - 1, min(n, T)).round().astype(np.int64))
+    return [int(i) + 1 for i in idx], [float(v) for v in trace.mse_curve[idx]]
+
+
+def _run_repetitions(model, cell: dict, X, y, row: dict) -> None:
+    """A batched cell: ``model.run_repetitions(X, y, R)`` once -> ``row["runs"]``, one entry a repetition."""
+    R = cell["repetitions"]
+    with _one_blas_thread():
+        t0, c0 = time.perf_counter(), time.thread_time()
+        P = np.asarray(model.run_repetitions(X, y, R), dtype=np.float64)
+        seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
+    if P.shape != (R, len(y)):
+        raise ValueError(f"run_repetitions returned shape {P.shape}, expected {(R, len(y))}")
+    runs = []
+    for r in range(R):
+        trace = Trace.from_predictions(P[r], y)       # raises on a non-finite prediction
+        curve_t, curve = _curve_points(trace, cell["curve_points"])
+        runs.append({"mse": float(trace.mse), "mean_loss": float(np.mean(trace.losses)),
+                     "final_loss": float(trace.losses[-1]), "curve_t": curve_t, "curve": curve})
+    row.update(seconds=float(seconds / R), cpu_seconds=float(cpu_seconds / R), runs=runs)
+
+
 def _run_cell(cell: dict, X, y) -> dict:
     """Compute one cell (in whichever process runs it); never raises."""
     row = {"version": code_version(), "mse": math.nan, "mean_loss": math.nan, "final_loss": math.nan,
@@ -277,15 +321,17 @@ def _run_cell(cell: dict, X, y) -> dict:
     try:
         cls = learners()[cell["learner"]]
         model = _make_learner(cls, json.loads(cell["params"]), cell["seed"])
+        if cell.get("repetitions") is not None:
+            _run_repetitions(model, cell, X, y, row)
+            return row
         with _one_blas_thread():
             t0, c0 = time.perf_counter(), time.thread_time()
             trace = run_online(model, X, y)
             seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
-        T = len(trace.losses)
-        idx = np.unique(np.linspace(0, T - 1, min(cell["curve_points"], T)).round().astype(np.int64))
+        curve_t, curve = _curve_points(trace, cell["curve_points"])
         row.update(mse=float(trace.mse), mean_loss=float(np.mean(trace.losses)),
                    final_loss=float(trace.losses[-1]), seconds=float(seconds), cpu_seconds=float(cpu_seconds),
-                   curve_t=[int(i) + 1 for i in idx], curve=[float(v) for v in trace.mse_curve[idx]])
+                   curve_t=curve_t, curve=curve)
     except Exception as exc:  # noqa: BLE001 - a failing cell is recorded, the sweep goes on
         row["error"] = f"{type(exc).__name__}: {exc}"
     return row
@@ -364,7 +410,14 @@ def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_w
         elif executor == "dask" and missing:
             _run_dask(todo, missing, data, client, done)
 
-    rows = [{**c, **r, "key": k} for c, r, k in zip(todo, results, keys)]
+    rows = []
+    for c, r, k in zip(todo, results, keys):
+        base = {**c, **r, "key": k}
+        runs = base.pop("runs", None)
+        if runs is None:                                   # an ordinary cell (or a failed one)
+            rows.append({**base, "repetition": 0})
+        else:                                              # a batched cell: one row per repetition
+            rows.extend({**base, **run, "repetition": i} for i, run in enumerate(runs))
     return pd.DataFrame(rows, columns=ROW_COLUMNS)
 
 
@@ -425,7 +478,8 @@ class _NoBar(nullcontext):
 
 # ------------------------------------------------------------------------ reporting
 def summarise(rows: pd.DataFrame) -> pd.DataFrame:
-    """MSE mean and sd over seeds, wall-clock and CPU seconds per 1,000 steps, per (dataset, label, params)."""
+    """MSE mean and sd over seeds (and repetitions), wall-clock and CPU seconds per 1,000 steps, per
+    (dataset, label, params); ``n_seeds`` counts the runs (rows) of each group."""
     ok = rows[rows["error"] == ""].assign(sec_per_1000=lambda r: 1e3 * r["seconds"] / r["T"],
                                           cpu_per_1000=lambda r: 1e3 * r["cpu_seconds"] / r["T"])
     g = ok.groupby(["dataset", "label", "params"], sort=False)

@@ -266,3 +266,29 @@ def test_core_import_does_not_import_river_or_sklearn():
             "print(any(m == 'river' or m.startswith('river.') or m == 'sklearn' or m.startswith('sklearn.') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "False"
+
+
+# River's regressors as reference rows (issue 16): the helper the cross-paper notebooks share
+def test_evaluate_river_is_the_predict_then_learn_loop():
+    from river import linear_model  # noqa: PLC0415
+
+    from omkl_core.interop.river import RIVER_BASELINES, evaluate_river, river_baseline  # noqa: PLC0415
+
+    X, y = ok.datasets.load("airfoil")
+    X, y = X[:60], y[:60]
+    model, preds = linear_model.LinearRegression(), []
+    for t in range(60):
+        x = {f"x{i}": float(v) for i, v in enumerate(X[t])}
+        preds.append(model.predict_one(x))
+        model.learn_one(x, float(y[t]))
+    row = evaluate_river("River LinearRegression", X, y, seed=3)
+    assert row["mse"] == float(np.mean((np.array(preds) - y) ** 2))
+    assert (row["T"], row["seed"], row["abstained"]) == (60, 3, 0) and row["cpu_seconds"] >= 0
+    amf = [evaluate_river("River AMF(10)", X, y, seed=s) for s in (0, 0, 1)]
+    assert amf[0]["abstained"] >= 1                          # no forecast before its first update
+    assert amf[0]["mse"] == amf[1]["mse"] != amf[2]["mse"]   # the seed reaches the forest
+    assert RIVER_BASELINES["River AMF(10)"] and not RIVER_BASELINES["River LinearRegression"]
+    with pytest.raises(ValueError, match="name"):
+        river_baseline("River XGBoost")
+    with pytest.raises(ValueError, match="seed"):
+        river_baseline("River ARF(10)", seed=-1)

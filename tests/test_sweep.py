@@ -198,3 +198,54 @@ def test_summary_and_mean_ranks_from_rows(serial_rows):
     expected = per.rank(axis=1).mean()
     assert ranks.to_dict() == pytest.approx(expected.to_dict())
     assert ranks.is_monotonic_increasing and set(ranks.index) == {"VAW2", "OnlineRidge"}
+
+
+# ------------------------------------------------------------------ batched repetitions
+REP_SPEC = {"datasets": ["airfoil"],
+            "learners": [{"name": "Raker", "params": {"m": 4, "eta": 0.2}, "repetitions": 3},
+                         {"name": "OnlineRidge", "params": {"a": 0.1}}],
+            "seeds": [0, 2], "max_steps": 60, "curve_points": 7}
+
+
+def test_batched_repetitions_give_the_rows_of_run_repetitions(tmp_path):
+    rows = sweep.run(REP_SPEC, executor="serial", cache_dir=tmp_path, progress=False)
+    assert list(rows.columns) == sweep.ROW_COLUMNS and (rows["error"] == "").all()
+    # grid order: Raker seed 0 (repetitions 0..2), Raker seed 2, then the ordinary ridge cells
+    assert list(rows["learner"]) == ["Raker"] * 6 + ["OnlineRidge"] * 2
+    assert list(rows["seed"]) == [0, 0, 0, 2, 2, 2, 0, 2]
+    assert list(rows["repetition"]) == [0, 1, 2, 0, 1, 2, 0, 0]
+    assert len(list(tmp_path.rglob("*.json"))) == 4                   # one cache entry per cell
+    X, y = omkl_core.datasets.load("airfoil")
+    X, y = X[:60], y[:60]
+    for seed in (0, 2):
+        P = omkl_core.Raker(m=4, eta=0.2, seed=seed).run_repetitions(X, y, 3)
+        L = (P - y[None, :]) ** 2
+        got = rows[(rows["learner"] == "Raker") & (rows["seed"] == seed)]
+        np.testing.assert_array_equal(got["mean_loss"].to_numpy(), L.mean(axis=1))       # bit for bit
+        curves = np.cumsum(L, axis=1) / np.arange(1, 61)
+        for r, row in enumerate(got.itertuples()):
+            assert row.mse == pytest.approx(L[r].mean(), rel=1e-12) and row.final_loss == L[r, -1]
+            np.testing.assert_allclose(row.curve, curves[r, np.asarray(row.curve_t) - 1], rtol=1e-12)
+    assert len(set(rows.loc[rows["learner"] == "Raker", "mse"])) == 6   # every repetition and seed differs
+    again = sweep.run(REP_SPEC, executor="processes", max_workers=2, cache_dir=tmp_path, progress=False)
+    assert again["cached"].all()
+    pd.testing.assert_frame_equal(_stable(again), _stable(rows), check_exact=True)
+    fresh = sweep.run(REP_SPEC, executor="processes", max_workers=2, progress=False)
+    pd.testing.assert_frame_equal(_stable(fresh), _stable(rows), check_exact=True)
+    summ = sweep.summarise(rows)
+    assert list(summ["n_seeds"]) == [6, 2]                             # runs = seeds x repetitions
+
+
+def test_batched_repetitions_key_and_errors():
+    one = sweep.cells({**REP_SPEC, "learners": REP_SPEC["learners"][:1]})
+    two = sweep.cells({**REP_SPEC, "learners": [{**REP_SPEC["learners"][0], "repetitions": 2}]})
+    assert one[0]["repetitions"] == 3 and two[0]["repetitions"] == 2
+    assert sweep._cell_key(one[0], "d", "v") != sweep._cell_key(two[0], "d", "v")
+    plain = {**one[0], "repetitions": None}                           # an ordinary cell keeps its old key
+    assert sweep._cell_key(plain, "d", "v") != sweep._cell_key(one[0], "d", "v")
+    assert sweep._cell_key(plain, "d", "v") == sweep._cell_key({k: v for k, v in plain.items() if k != "repetitions"},
+                                                               "d", "v")
+    with pytest.raises(ValueError, match=r"spec\['learners'\]\[0\]\['repetitions'\].*run_repetitions"):
+        sweep.load_spec({**REP_SPEC, "learners": [{"name": "OnlineRidge", "repetitions": 2}]})
+    with pytest.raises(ValueError, match=r"spec\['learners'\]\[0\]\['repetitions'\]"):
+        sweep.load_spec({**REP_SPEC, "learners": [{"name": "Raker", "repetitions": 0}]})

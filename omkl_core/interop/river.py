@@ -28,19 +28,27 @@ of it, and ``clone()`` starts again from that template.  ``learn_many`` runs the
 vectorised whole-stream driver ``run(X, y)`` where it has one (same numbers as the
 ``learn_one`` loop, to rounding, continuing from the current state); ``predict_many``
 predicts every row with the current state (no learning).
+
+Reference rows (issue 16): :data:`RIVER_BASELINES` names River's own online regressors that
+the cross-paper notebooks put beside omkl's learners, :func:`river_baseline` builds one, and
+:func:`evaluate_river` runs it under the project's protocol (predict then learn over the whole
+stream, MSE of every step; a model that abstains, ``predict_one`` -> None, is scored as
+forecasting 0.0 there, as omkl's learners do at t = 1). ``evaluate_river`` is a plain
+module-level function, so a process pool can run the cells side by side.
 """
 from __future__ import annotations
 
 import copy
 import inspect
 import math
+import time
 import warnings
 
 import numpy as np
 import pandas as pd
 from river import base
 
-__all__ = ["RiverRegressor", "to_river"]
+__all__ = ["RiverRegressor", "to_river", "RIVER_BASELINES", "river_baseline", "evaluate_river"]
 
 
 def _learner_repr(model) -> str:
@@ -213,3 +221,84 @@ def to_river(model, *, features=None) -> RiverRegressor:
     RiverRegressor
     """
     return RiverRegressor(model, features=features)
+
+
+# ------------------------------------------------------------------ River's regressors as reference rows
+#: River's online regressors used as reference rows, by label -> stochastic? (a stochastic one
+#: takes ``seed``; the others ignore it). River's defaults otherwise.
+RIVER_BASELINES = {
+    "River StandardScaler | LinearRegression": False,
+    "River LinearRegression": False,
+    "River BayesianLinearRegression": False,
+    "River KNNRegressor(5)": True,
+    "River HoeffdingAdaptiveTree": True,
+    "River ARF(10)": True,
+    "River AMF(10)": True,
+}
+
+
+def river_baseline(name: str, seed: int = 0):
+    """A fresh River regressor ``name`` (a key of :data:`RIVER_BASELINES`) with ``seed``.
+
+    ``KNNRegressor(n_neighbors=5)``'s default search engine is SWINN with ``seed=None`` (two runs
+    of the default differ); here it is that default engine with only its seed set. The trees and
+    forests (``HoeffdingAdaptiveTreeRegressor``, ``ARFRegressor(n_models=10)``,
+    ``AMFRegressor(n_estimators=10)``) take ``seed``; the linear models are deterministic.
+    """
+    from river import compose, forest, linear_model, neighbors, preprocessing, tree  # noqa: PLC0415
+    from river import utils as river_utils  # noqa: PLC0415
+
+    if name not in RIVER_BASELINES:
+        raise ValueError(f"name must be one of {', '.join(map(repr, RIVER_BASELINES))}; got {name!r}")
+    from .._validation import check_int  # noqa: PLC0415
+
+    seed = check_int(seed, "seed", minimum=0)
+    if name == "River StandardScaler | LinearRegression":
+        return compose.Pipeline(preprocessing.StandardScaler(), linear_model.LinearRegression())
+    if name == "River LinearRegression":
+        return linear_model.LinearRegression()
+    if name == "River BayesianLinearRegression":
+        return linear_model.BayesianLinearRegression()
+    if name == "River KNNRegressor(5)":
+        return neighbors.KNNRegressor(n_neighbors=5, engine=neighbors.SWINN(
+            dist_func=river_utils.math._euclidean_distance, seed=seed))
+    if name == "River HoeffdingAdaptiveTree":
+        return tree.HoeffdingAdaptiveTreeRegressor(seed=seed)
+    if name == "River ARF(10)":
+        return forest.ARFRegressor(n_models=10, seed=seed)
+    return forest.AMFRegressor(n_estimators=10, seed=seed)
+
+
+def evaluate_river(name: str, X, y, seed: int = 0) -> dict:
+    """Predict then learn River's regressor ``name`` over the stream (X, y); one result row.
+
+    At step t the model predicts ``predict_one({"x0": x_t0, ...})`` (None -> 0.0, counted in
+    ``abstained``), then learns ``learn_one(x_t, y_t)``. Returns ``label, seed, T, mse`` (mean of
+    the squared errors over every step), ``seconds`` and ``cpu_seconds`` (wall-clock and CPU time
+    of this thread for the loop), ``abstained``. River's warnings are silenced inside the loop.
+    """
+    from .._validation import check_matrix, check_vector  # noqa: PLC0415
+
+    X = check_matrix(X, "X")
+    y = check_vector(y, "y", length=X.shape[0])
+    model = river_baseline(name, seed)
+    preds = np.empty(len(y))
+    abstained = 0
+    names = [f"x{i}" for i in range(X.shape[1])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t0, c0 = time.perf_counter(), time.thread_time()
+        for t in range(len(y)):
+            x = dict(zip(names, X[t].tolist()))
+            p = model.predict_one(x)
+            if p is None:
+                abstained += 1
+                p = 0.0
+            preds[t] = p
+            model.learn_one(x, float(y[t]))
+        seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
+    if not np.all(np.isfinite(preds)):
+        raise FloatingPointError(f"{name} produced a non-finite prediction at step "
+                                 f"{int(np.flatnonzero(~np.isfinite(preds))[0])}")
+    return {"label": name, "seed": seed, "T": int(len(y)), "mse": float(np.mean((preds - y) ** 2)),
+            "seconds": float(seconds), "cpu_seconds": float(cpu_seconds), "abstained": int(abstained)}
