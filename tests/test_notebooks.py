@@ -33,3 +33,14 @@ def test_notebook_has_parameters_cell_with_quick(path):
 def test_notebook_name_pattern(path):
     import re
     assert re.fullmatch(r"p(\d{3}|_all)_[a-z0-9_]+", path.stem), f"{path.name}: use pNNN_topic.ipynb"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_declares_its_mode(path):
+    """An interactive run (JupyterLab, no OMKL_MODE) must still stamp its outputs quick/full:
+    the first code cell after `parameters` that imports omkl calls report.set_mode from `quick`."""
+    nb = nbformat.read(path, as_version=4)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    where = [i for i, s in enumerate(code) if "report.set_mode(" in s]
+    assert where, f"{path.name}: call ok.report.set_mode(\"quick\" if quick else \"full\") after the parameters cell"
+    assert where[0] <= 2, f"{path.name}: set_mode must come before the notebook computes anything (code cell {where[0]})"
