@@ -150,7 +150,7 @@ MUTANTS: list[Mutant] = [
       "Sx[k] += 2.2 * x2", "Sx[k] += 1.0 * x2",
       "compiled BOA (1.2.2): S accumulates r^2 instead of 2.2 r^2", engine="auto"),
     M("p000-kernel-ewa-eta-sign", "000", "omkl_core/aggregation/_kernels.py",
-      "e[k] = eta * c[k]\n                if e[k] > m:", "e[k] = abs(eta) * c[k]\n                if e[k] > m:",
+      "e[k] = eta * c[k]\n            yhat = _softmax_mean", "e[k] = abs(eta) * c[k]\n            yhat = _softmax_mean",
       "compiled EWA (eq. 29) weights exp(+eta L): rewards the worst expert", engine="auto"),
     # the compiled (Numba) expert layer, run with the default engine
     M("p000-kernel-vaw-sm-ridge", "000", "omkl_core/vaw.py",

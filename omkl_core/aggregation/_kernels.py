@@ -95,6 +95,22 @@ def _pwsum(a, n):
 # fixed-eta EWA (P000 eq. (29); opera's ewa with the gradient trick, ref. A.2)
 # ---------------------------------------------------------------------------------------
 @jit
+def _softmax_mean(e, z, N):
+    """sum_k p_k z_k with p = softmax(e) (the largest e_k shifted out before exp); e (N,) holds
+    the log-weights on entry and is overwritten. Pairwise sums, as NumPy's ``sum``."""
+    m = -np.inf
+    for k in range(N):
+        if e[k] > m:
+            m = e[k]
+    for k in range(N):
+        e[k] = math.exp(e[k] - m)
+    s = _pwsum(e, N)
+    for k in range(N):
+        e[k] = e[k] / s * z[k]
+    return _pwsum(e, N)
+
+
+@jit
 def ewa_stream(Z, Y, cum, eta, gradient, out):
     """gradient=False: p ∝ exp(-eta L_{t-1}), L += (zbar - y)^2 (eq. 29; ``eta`` is -eta there);
     gradient=True: p ∝ exp(eta R_{t-1}), R += 2 (yhat - y)(yhat - zbar) (ref. A.2)."""
@@ -104,17 +120,9 @@ def ewa_stream(Z, Y, cum, eta, gradient, out):
         c = cum[r]
         for t in range(T):
             z = Z[t, r]
-            m = -np.inf
             for k in range(N):
                 e[k] = eta * c[k]
-                if e[k] > m:
-                    m = e[k]
-            for k in range(N):
-                e[k] = math.exp(e[k] - m)
-            s = _pwsum(e, N)
-            for k in range(N):
-                e[k] = e[k] / s * z[k]
-            yhat = _pwsum(e, N)
+            yhat = _softmax_mean(e, z, N)
             out[t, r] = yhat
             y = Y[t, r]
             if gradient:
@@ -249,17 +257,9 @@ def boa120_stream(Z, Y, Rreg, eta, V, Bmax, log_w0, log_inv_w0, out):
         Rg, et, Vx, Bm = Rreg[r], eta[r], V[r], Bmax[r]
         for t in range(T):
             z = Z[t, r]
-            m = -np.inf
             for k in range(N):
                 e[k] = math.log(et[k]) + log_w0 + et[k] * Rg[k]
-                if e[k] > m:
-                    m = e[k]
-            for k in range(N):
-                e[k] = math.exp(e[k] - m)
-            s = _pwsum(e, N)
-            for k in range(N):
-                e[k] = e[k] / s * z[k]
-            yhat = _pwsum(e, N)
+            yhat = _softmax_mean(e, z, N)
             out[t, r] = yhat
             g = 2.0 * (yhat - Y[t, r])
             for k in range(N):
@@ -325,17 +325,9 @@ def boa122_stream(Z, Y, Rreg, S, rreg, w0, log_w0, out):
 def _calib_member(z, y, eta, Rrow, N, e):
     """One step of the fixed-eta gradient-trick EWA member with regret row ``Rrow`` (updated in
     place); returns its forecast (``CalibratedEWA._member_step`` for one member)."""
-    m = -np.inf
     for k in range(N):
         e[k] = eta * Rrow[k]
-        if e[k] > m:
-            m = e[k]
-    for k in range(N):
-        e[k] = math.exp(e[k] - m)
-    s = _pwsum(e, N)
-    for k in range(N):
-        e[k] = e[k] / s * z[k]
-    p = _pwsum(e, N)
+    p = _softmax_mean(e, z, N)
     err = p - y
     for k in range(N):
         Rrow[k] += 2.0 * err * (p - z[k])
