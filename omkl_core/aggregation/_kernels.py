@@ -95,6 +95,16 @@ def _pwsum(a, n):
 # fixed-eta EWA (P000 eq. (29); opera's ewa with the gradient trick, ref. A.2)
 # ---------------------------------------------------------------------------------------
 @jit
+def _weighted_mean(w, z, N, out):
+    """sum_k (w_k / sum_j w_j) z_k for non-negative weights w (N,); ``out`` (may be ``w``
+    itself) receives the terms. Pairwise sums, as NumPy's ``sum``."""
+    s = _pwsum(w, N)
+    for k in range(N):
+        out[k] = w[k] / s * z[k]
+    return _pwsum(out, N)
+
+
+@jit
 def _softmax_mean(e, z, N):
     """sum_k p_k z_k with p = softmax(e) (the largest e_k shifted out before exp); e (N,) holds
     the log-weights on entry and is overwritten. Pairwise sums, as NumPy's ``sum``."""
@@ -104,10 +114,7 @@ def _softmax_mean(e, z, N):
             m = e[k]
     for k in range(N):
         e[k] = math.exp(e[k] - m)
-    s = _pwsum(e, N)
-    for k in range(N):
-        e[k] = e[k] / s * z[k]
-    return _pwsum(e, N)
+    return _weighted_mean(e, z, N, e)
 
 
 @jit
@@ -191,13 +198,11 @@ def mlpoly_stream(Z, Y, Rg, eta, Bv, out):
             if mx > 0:
                 for k in range(N):
                     buf[k] = et[k] * max(G[k], 0.0)
-                s = _pwsum(buf, N)
-                for k in range(N):
-                    buf[k] = buf[k] / s * z[k]
+                yhat = _weighted_mean(buf, z, N, buf)
             else:
                 for k in range(N):
                     buf[k] = inv_n * z[k]
-            yhat = _pwsum(buf, N)
+                yhat = _pwsum(buf, N)
             out[t, r] = yhat
             g = 2.0 * (yhat - Y[t, r])                              # _loss_gradient
             mr = -np.inf
@@ -231,10 +236,7 @@ def mlprod_stream(Z, Y, Rr, L, maxloss, eta, logN, out):
                     m = Rx[k]
             for k in range(N):
                 e[k] = et[k] * math.exp(Rx[k] - m)
-            s = _pwsum(e, N)
-            for k in range(N):
-                e[k] = e[k] / s * z[k]
-            yhat = _pwsum(e, N)
+            yhat = _weighted_mean(e, z, N, e)
             out[t, r] = yhat
             g = 2.0 * (yhat - Y[t, r])
             for k in range(N):
@@ -302,10 +304,7 @@ def boa122_stream(Z, Y, Rreg, S, rreg, w0, log_w0, out):
             den = se if se > 0 else 1.0
             for k in range(N):
                 w[k] = mass * e[k] / den if Sx[k] > 0 else w0
-            sw = _pwsum(w, N)
-            for k in range(N):
-                e[k] = w[k] / sw * z[k]
-            yhat = _pwsum(e, N)
+            yhat = _weighted_mean(w, z, N, e)
             out[t, r] = yhat
             g = 2.0 * (yhat - Y[t, r])
             for k in range(N):
