@@ -93,7 +93,7 @@ from ._validation import check_bool, check_int, check_option
 from .protocol import Trace, run_online
 
 __all__ = ["run", "load_spec", "cells", "learners", "code_version", "data_hash", "summarise", "mean_ranks",
-           "main_sweep", "EXECUTORS", "ROW_COLUMNS"]
+           "main_sweep", "EXECUTORS", "ROW_COLUMNS", "Store"]
 
 EXECUTORS = ("serial", "processes", "dask")
 #: Columns of the rows :func:`run` returns, in order.
@@ -254,8 +254,10 @@ def _cell_key(cell: dict, dhash: str, version: str) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-class _Store:
-    """Content-addressed JSON store: ``root/ab/<key>.json``, written atomically."""
+class Store:
+    """Content-addressed JSON store: ``root/ab/<key>.json``, written atomically (the sweep's
+    cache; public so that cells the sweep cannot run -- e.g. River's models in the leaderboard --
+    can be cached the same way). ``get(key) -> dict | None``, ``put(key, row)``."""
 
     def __init__(self, root):
         self.root = Path(root)
@@ -375,7 +377,7 @@ def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_w
     version = code_version()
     data = {name: _load_data(name, spec["max_steps"]) for name in spec["datasets"]}
     dhash = {name: data_hash(*xy) for name, xy in data.items()}
-    store = _Store(cache_dir) if cache_dir is not None else None
+    store = Store(cache_dir) if cache_dir is not None else None
 
     results: list[dict | None] = [None] * len(todo)
     keys = [_cell_key(c, dhash[c["dataset"]], version) for c in todo]
