@@ -198,13 +198,130 @@ def check_seed(seed, name: str = "seed"):
     return int(seed)
 
 
-def check_params(obj, constraints: dict) -> None:
-    """Check every constructor argument of ``obj`` against its declared constraint.
+# ---------------------------------------------------------------------------------------
+# the constraint vocabulary of the ``_parameter_constraints`` tables (omkl_core.base)
+# ---------------------------------------------------------------------------------------
+class Constraint:
+    """A declarative constraint on one hyper-parameter (scikit-learn's ``_parameter_constraints``
+    idea). ``constraint(value, name)`` returns normally or raises ``ValueError``/``TypeError``
+    naming ``name``; ``invalid()`` lists values it rejects (the conformance checker,
+    :mod:`omkl_core.checks`, feeds them to the constructor)."""
 
-    ``constraints`` maps an attribute name to a callable ``check(value, name)`` that returns
-    normally or raises naming the argument (scikit-learn's ``_parameter_constraints`` idea:
-    one table per class, checked in one place). A learner calls ``check_params(self,
-    self._parameter_constraints)`` at the end of ``__init__``.
-    """
-    for name, check in constraints.items():
-        check(getattr(obj, name), name)
+    def __call__(self, value, name: str) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def invalid(self) -> list:
+        return []
+
+
+class Real(Constraint):
+    """A finite real number in [low, high] (``closed`` as in :func:`check_interval`)."""
+
+    def __init__(self, low=None, high=None, closed: str = "both"):
+        self.low, self.high, self.closed = low, high, closed
+
+    def __call__(self, value, name):
+        check_interval(value, name, self.low, self.high, closed=self.closed)
+
+    def invalid(self):
+        bad = [float("nan"), "1.0"]
+        if self.low is not None:
+            bad.append(self.low if self.closed in ("right", "neither") else self.low - 1.0)
+        if self.high is not None:
+            bad.append(self.high if self.closed in ("left", "neither") else self.high + 1.0)
+        return bad
+
+
+#: x > 0 and x >= 0
+Positive = Real(0, None, closed="neither")
+NonNegative = Real(0, None, closed="left")
+
+
+class Integer(Constraint):
+    """An int >= ``minimum`` (a bool is not an int here)."""
+
+    def __init__(self, minimum: int = 1):
+        self.minimum = minimum
+
+    def __call__(self, value, name):
+        check_int(value, name, minimum=self.minimum)
+
+    def invalid(self):
+        return [self.minimum - 1, 1.5, True]
+
+
+class Boolean(Constraint):
+    def __call__(self, value, name):
+        check_bool(value, name)
+
+    def invalid(self):
+        return ["yes", 1]
+
+
+class Options(Constraint):
+    """One of a fixed set of values (strings)."""
+
+    def __init__(self, *options):
+        self.options = options
+
+    def __call__(self, value, name):
+        check_option(value, name, self.options)
+
+    def invalid(self):
+        return ["no-such-option"]
+
+
+class Seed(Constraint):
+    """``None``, a non-negative int or a ``numpy.random.Generator``."""
+
+    def __call__(self, value, name):
+        check_seed(value, name)
+
+    def invalid(self):
+        return [-1, "0", 1.5]
+
+
+class Optional(Constraint):
+    """``None`` or a value satisfying ``inner``."""
+
+    def __init__(self, inner: Constraint):
+        self.inner = inner
+
+    def __call__(self, value, name):
+        if value is not None:
+            self.inner(value, name)
+
+    def invalid(self):
+        return self.inner.invalid()
+
+
+class Interval(Constraint):
+    """A pair (A, B) of finite reals with A < B (e.g. ``bounds``)."""
+
+    def __call__(self, value, name):
+        if isinstance(value, (str, bytes)):
+            raise TypeError(f"{name} must be a pair (A, B) with A < B, got {value!r}")
+        try:
+            A, B = value
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be a pair (A, B) with A < B, got {value!r}") from None
+        A = check_scalar(A, f"{name}[0]")
+        B = check_scalar(B, f"{name}[1]")
+        if not A < B:
+            raise ValueError(f"{name} must satisfy A < B, got {name}=({A!r}, {B!r})")
+
+    def invalid(self):
+        return [(1.0, 0.0), (0.0, float("nan")), "ab", (0.0,)]
+
+
+class Check(Constraint):
+    """Any ``check(value, name)`` function, with the values it is known to reject."""
+
+    def __init__(self, check, invalid=()):
+        self.check, self._invalid = check, list(invalid)
+
+    def __call__(self, value, name):
+        self.check(value, name)
+
+    def invalid(self):
+        return list(self._invalid)

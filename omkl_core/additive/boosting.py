@@ -24,7 +24,8 @@ import math
 
 import numpy as np
 
-from .._validation import check_int, check_interval, check_matrix, check_option, check_params, check_vector
+from .._validation import Check, Integer, Options, Real, check_matrix, check_option, check_vector
+from ..base import BatchLearner
 
 __all__ = ["AdaBoost", "GradientBoosting", "best_stump", "best_regression_stump"]
 
@@ -116,7 +117,7 @@ def _check_fitted_X(model, X, fitted_attr: str):
         raise ValueError(f"X has {X.shape[1]} features, expected {model.n_features_in_}")
     return X
 
-class AdaBoost:
+class AdaBoost(BatchLearner):
     """AdaBoost, Algorithm 1 of the slides (Thm 10.29 / Cor 10.30 of the book).
 
     f^(0) = 0, rho_i = 1/n; for t = 1..T: theta_t = argmax_theta r(theta) (line 5, exact),
@@ -172,17 +173,17 @@ class AdaBoost:
     """
 
     _parameter_constraints = {
-        "n_rounds": lambda v, n: check_int(v, n, minimum=1),
-        "weak_learner": lambda v, n: check_option(v, n, ("stump", "columns")),
+        "n_rounds": Integer(1),
+        "weak_learner": Options("stump", "columns"),
     }
 
     def __init__(self, *, n_rounds=100, weak_learner="stump"):
         self.n_rounds = n_rounds
         self.weak_learner = weak_learner
-        check_params(self, self._parameter_constraints)
+        super().__init__()
 
     def fit(self, X, y):
-        check_params(self, self._parameter_constraints)
+        self._validate_params()
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         _check_pm1(y)
@@ -297,7 +298,7 @@ def _check_loss(v, name):
     return v
 
 
-class GradientBoosting:
+class GradientBoosting(BatchLearner):
     """Gradient boosting, Algorithm 2 of the slides.
 
     f^(0) = 0; for t = 1..T: g_i = L'_1(f^(t-1)(X_i), Y_i) (line 3),
@@ -340,10 +341,10 @@ class GradientBoosting:
     """
 
     _parameter_constraints = {
-        "n_rounds": lambda v, n: check_int(v, n, minimum=1),
-        "loss": _check_loss,
-        "weak_learner": lambda v, n: check_option(v, n, ("stump", "columns")),
-        "learning_rate": lambda v, n: check_interval(v, n, 0.0, 1.0, closed="right"),
+        "n_rounds": Integer(1),
+        "loss": Check(_check_loss, invalid=["no-such-loss", 1.0]),
+        "weak_learner": Options("stump", "columns"),
+        "learning_rate": Real(0.0, 1.0, closed="right"),
     }
 
     def __init__(self, *, n_rounds=100, loss="squared", weak_learner="stump", learning_rate=1.0):
@@ -351,13 +352,13 @@ class GradientBoosting:
         self.loss = loss
         self.weak_learner = weak_learner
         self.learning_rate = learning_rate
-        check_params(self, self._parameter_constraints)
+        super().__init__()
 
     def _loss_obj(self):
         return _LOSSES[self.loss]() if isinstance(self.loss, str) else self.loss
 
     def fit(self, X, y):
-        check_params(self, self._parameter_constraints)
+        self._validate_params()
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         if self.loss in ("logistic", "exponential"):

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_matrix, check_params, check_positive
+from .._validation import Positive, check_matrix
+from ..base import Base
 
 __all__ = ["RBFDictionary"]
 
 
-class RBFDictionary:
+class RBFDictionary(Base):
     """The additive model's RBF features of Example 3.
 
     Parameters
@@ -31,12 +32,12 @@ class RBFDictionary:
     [[1.0, 0.3679]]
     """
 
-    _parameter_constraints = {"beta": check_positive}
+    _parameter_constraints = {"beta": Positive}
 
     def __init__(self, centers, *, beta=1.0):
         self.centers = centers
         self.beta = beta
-        check_params(self, self._parameter_constraints)
+        self._validate_params()
         check_matrix(centers, "centers")
 
     @property

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int, check_matrix, check_nonneg, check_option, check_params, check_positive, check_vector
+from .._validation import Integer, Positive, check_int, check_matrix, check_nonneg, check_option, check_vector
+from ..base import BatchLearner
 
 __all__ = ["Lasso", "ConstrainedLasso", "lasso_lambda", "lasso_kkt_residual", "soft_threshold"]
 
@@ -108,7 +109,7 @@ def _kkt_from_gram(G, c, lam, w):
     return float(r.max())
 
 
-class Lasso:
+class Lasso(BatchLearner):
     """The Lasso (12) of the slides: w_hat = argmin (1/2)||Xw - Y||^2 + lam ||w||_1.
 
     No 1/n factor and no intercept (the slide's eq. (12)); see the module docstring for the
@@ -149,19 +150,19 @@ class Lasso:
     """
 
     _parameter_constraints = {
-        "lam": check_positive,
-        "tol": check_positive,
-        "max_iter": lambda v, n: check_int(v, n, minimum=1),
+        "lam": Positive,
+        "tol": Positive,
+        "max_iter": Integer(1),
     }
 
     def __init__(self, *, lam=1.0, tol=1e-12, max_iter=100_000):
         self.lam = lam
         self.tol = tol
         self.max_iter = max_iter
-        check_params(self, self._parameter_constraints)
+        super().__init__()
 
     def fit(self, X, y, *, w0=None):
-        check_params(self, self._parameter_constraints)
+        self._validate_params()
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         lam = float(self.lam)
@@ -221,7 +222,7 @@ def _constrained_exact(X, y, w, lam, A):
     return out, float(lam_star)
 
 
-class ConstrainedLasso:
+class ConstrainedLasso(BatchLearner):
     """Eq. (4) with the squared loss: w_hat = argmin (1/n) sum_i (1/2)(w'x_i - y_i)^2 s.t. ||w||_1 <= A.
 
     Solved through the Lasso path: if the least-squares limit of (12) (lam -> 0) has
@@ -243,14 +244,14 @@ class ConstrainedLasso:
     n_features_in_ : int
     """
 
-    _parameter_constraints = {"A": check_positive}
+    _parameter_constraints = {"A": Positive}
 
     def __init__(self, *, A=1.0):
         self.A = A
-        check_params(self, self._parameter_constraints)
+        super().__init__()
 
     def fit(self, X, y):
-        check_params(self, self._parameter_constraints)
+        self._validate_params()
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         A = float(self.A)

@@ -11,7 +11,8 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_int, check_matrix, check_nonneg, check_params, check_vector
+from .._validation import Check, check_int, check_matrix, check_nonneg, check_vector
+from ..base import BatchLearner
 
 __all__ = ["BestSubset", "MAX_SUPPORTS"]
 
@@ -29,7 +30,7 @@ def _check_max_size(v, name):
     return v if v is None else check_int(v, name, minimum=0)
 
 
-class BestSubset:
+class BestSubset(BatchLearner):
     """Exhaustive best-subset regression, eq. (3) with the squared loss phi = (1/2)(w'x - y)^2.
 
     Parameters
@@ -54,12 +55,13 @@ class BestSubset:
     n_features_in_ : int
     """
 
-    _parameter_constraints = {"penalty": _check_penalty, "max_size": _check_max_size}
+    _parameter_constraints = {"penalty": Check(_check_penalty, invalid=[-1.0, float("nan"), "1"]),
+                              "max_size": Check(_check_max_size, invalid=[-1, 1.5])}
 
     def __init__(self, *, penalty=0.0, max_size=None):
         self.penalty = penalty
         self.max_size = max_size
-        check_params(self, self._parameter_constraints)
+        super().__init__()
 
     def _r(self, F):
         if callable(self.penalty):
@@ -70,7 +72,7 @@ class BestSubset:
         return float(self.penalty) * math.sqrt(len(F))
 
     def fit(self, X, y):
-        check_params(self, self._parameter_constraints)
+        self._validate_params()
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         n, p = X.shape

@@ -1,0 +1,151 @@
+"""The base classes of every learner: parameters, repr, clone, constraints, reset.
+
+River's ``river.base.Base`` and scikit-learn's ``BaseEstimator`` are the models:
+
+* the hyper-parameters are the arguments of ``__init__``, which only stores them (under
+  the same names) and ends with ``super().__init__()``; ``get_params()`` reads them back
+  from the signature, ``repr`` shows every one of them (``eval(repr(m))`` rebuilds an
+  equal-parameter learner when the parameters are plain values) and ``clone(**new)``
+  builds a fresh learner from them;
+* each class declares one table ``_parameter_constraints`` (argument name -> a
+  :class:`~omkl_core._validation.Constraint`), merged along the class hierarchy and checked
+  in one place, :meth:`Base._validate_params`, run by ``reset()`` (so also at construction);
+  constraints that tie two arguments together go in ``_validate_joint``;
+* learned state lives in attributes ending in ``_``; ``reset()`` forgets it and returns
+  ``self``; conversions of the parameters (e.g. a default learning rate computed from
+  ``bounds``) happen there, not in ``__init__``.
+
+:class:`OnlineLearner` (``predict_one`` / ``learn_one`` / ``run``, step counter ``t_``) is the
+base of every online learner; :class:`BatchLearner` (``fit`` / ``predict``) of paper 004's
+models. :func:`omkl_core.checks.check_learner` checks a learner against these conventions.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+
+import numpy as np
+
+from ._validation import check_matrix, check_vector
+
+__all__ = ["Base", "OnlineLearner", "BatchLearner"]
+
+
+class Base:
+    """Parameters from the ``__init__`` signature, ``repr``, ``clone`` and the constraint table."""
+
+    #: argument name -> Constraint (merged with the tables of the base classes)
+    _parameter_constraints: dict = {}
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        sig = inspect.signature(cls.__init__)
+        return [n for n, p in sig.parameters.items()
+                if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+    @classmethod
+    def _constraints(cls) -> dict:
+        """The class's constraint table merged along its hierarchy (the subclass wins)."""
+        table: dict = {}
+        for klass in reversed(cls.__mro__):
+            table.update(klass.__dict__.get("_parameter_constraints", {}))
+        names = set(cls._param_names())
+        return {k: v for k, v in table.items() if k in names}
+
+    def _get_params(self) -> dict:
+        """The constructor arguments, as stored (``{name: value}`` in signature order)."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def get_params(self) -> dict:
+        """The constructor arguments (a shallow copy of what ``__init__`` stored)."""
+        return dict(self._get_params())
+
+    def clone(self, **new_params):
+        """A fresh, unfitted learner with the same parameters (deep-copied), some replaced."""
+        params = self._get_params()
+        unknown = set(new_params) - set(params)
+        if unknown:
+            raise TypeError(f"{type(self).__name__}.clone() got unknown parameter(s) {sorted(unknown)}; "
+                            f"known: {', '.join(params)}")
+        params = copy.deepcopy(params)
+        params.update(new_params)
+        return type(self)(**params)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self._get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def _validate_params(self) -> None:
+        """Check every constructor argument against the class's constraint table (the one place)."""
+        for name, constraint in self._constraints().items():
+            constraint(getattr(self, name), name)
+        self._validate_joint()
+
+    def _validate_joint(self) -> None:
+        """Constraints tying arguments together (e.g. ``eta`` needs ``bounds``); none by default."""
+
+
+class OnlineLearner(Base):
+    """Base of every online learner: ``predict_one(x) -> float``, ``learn_one(x, y) -> None``,
+    ``run(X, y)`` (the same loop over a stream, continuing from the current state),
+    ``reset() -> self`` and the step counter ``t_`` (steps learned).
+
+    Subclasses implement ``predict_one``, ``learn_one`` and ``_reset`` (create the empty
+    learned state) and may override ``run`` with a vectorised pass with the same numbers.
+
+    Test parameters for :func:`omkl_core.checks.check_learner`: ``_unit_test_params()``
+    yields keyword-argument dicts; ``_input_kind`` says what ``x`` is ("features": a point of
+    R^d; "experts": forecasts z_t in [0, 1]^N of N experts); ``_unit_test_skips`` names
+    checks that do not apply, each with the reason.
+    """
+
+    _input_kind = "features"
+    _unit_test_skips: dict = {}
+
+    def __init__(self):
+        self.reset()
+
+    @classmethod
+    def _unit_test_params(cls):
+        """Keyword arguments to test the learner with (default: the defaults)."""
+        yield {}
+
+    def reset(self):
+        """Forget everything learned (the hyper-parameters are kept and re-checked); returns self."""
+        self._validate_params()
+        self.t_ = 0
+        self._reset()
+        return self
+
+    def _reset(self) -> None:
+        """Create the empty learned state (after ``t_ = 0``)."""
+
+    def predict_one(self, x) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def learn_one(self, x, y) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def run(self, X, y):
+        """Predict-then-learn over the stream (X, y), continuing from the current state."""
+        X = check_matrix(X, "X")
+        y = check_vector(y, "y", length=X.shape[0])
+        out = np.empty(X.shape[0])
+        for t in range(X.shape[0]):
+            out[t] = self.predict_one(X[t])
+            self.learn_one(X[t], float(y[t]))
+        return out
+
+
+class BatchLearner(Base):
+    """Base of the batch (``fit`` / ``predict``) models of paper 004: the same parameter,
+    repr, clone and constraint machinery; the constructor checks its arguments."""
+
+    def __init__(self):
+        self._validate_params()
+
+    def fit(self, X, y):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def predict(self, X):  # pragma: no cover - abstract
+        raise NotImplementedError
