@@ -9,7 +9,8 @@ import warnings
 
 import numpy as np
 
-from .._validation import check_label, check_magnitude, check_scalar
+from .._validation import Integer, Interval, Optional, check_label, check_magnitude, check_scalar
+from ..base import OnlineLearner
 
 _EXP700 = math.exp(700.0)  # opera's "infinite" initial learning rate (ref. A.4, A.5)
 _K_INF = 1 << 40            # "every exponent" (no member has left the uniform state yet)
@@ -80,7 +81,7 @@ def _logsumexp(a):
 # ---------------------------------------------------------------------------------------
 # base class
 # ---------------------------------------------------------------------------------------
-class _MetaLearner:
+class _MetaLearner(OnlineLearner):
     """Shared bookkeeping: validation, lazy state creation, the predict/learn/run loop.
 
     Subclasses implement, on arrays with a leading batch axis of length R:
@@ -89,17 +90,37 @@ class _MetaLearner:
     """
 
     _min_experts = 1
+    _input_kind = "experts"
+    _parameter_constraints = {
+        "n_experts": Optional(Integer(1)),
+        "bounds": Optional(Interval()),
+    }
 
     def __init__(self, n_experts=None, *, bounds=None):
         self.bounds = bounds
         self.n_experts = n_experts
-        self._bounds = _check_bounds(bounds)
-        self._n_fixed = _check_n_experts(n_experts, self._min_experts)
+        super().__init__()
+
+    def _validate_joint(self):
+        _check_n_experts(self.n_experts, self._min_experts)
+
+    def _reset(self):
+        self._bounds = _check_bounds(self.bounds)
+        self._n_fixed = None if self.n_experts is None else int(self.n_experts)
         self._R = None          # batch size of the current state (None: no state yet)
         self._batched = False   # state created by a batched run (R, T, N)
         self.n_experts_ = None
-        self.n_steps_ = 0
         self.expert_predictions_ = None
+
+    # The rule modules (ewa.py, aa.py, opera_rules.py) still count steps under the old name
+    # in their stream loops; this alias keeps them counting t_ until they say t_ themselves.
+    @property
+    def n_steps_(self):
+        return self.t_
+
+    @n_steps_.setter
+    def n_steps_(self, value):
+        self.t_ = value
 
     # ---- state ------------------------------------------------------------------------
     def _ensure_state(self, R, N, batched):
@@ -163,7 +184,7 @@ class _MetaLearner:
     def _step(self, zb, y):
         p, yhat = self._predict_step(zb)
         self._update(zb, y, yhat, p)
-        self.n_steps_ += 1
+        self.t_ += 1
         return yhat
 
     # ---- public API -------------------------------------------------------------------
@@ -174,7 +195,7 @@ class _MetaLearner:
         p, yhat = self._predict_step(zb)
         if not np.isfinite(yhat[0]):
             raise FloatingPointError(f"{type(self).__name__} produced a non-finite forecast {yhat[0]!r} at step "
-                                     f"{self.n_steps_ + 1}: its weights overflowed (z in [{v.min():.3g}, {v.max():.3g}])")
+                                     f"{self.t_ + 1}: its weights overflowed (z in [{v.min():.3g}, {v.max():.3g}])")
         self.expert_predictions_ = v.copy()
         return float(yhat[0])
 
@@ -251,20 +272,3 @@ class _MetaLearner:
             self._ensure_state(1, self._n_fixed, False)
         w = self._weights()
         return w.copy() if self._batched else w[0].copy()
-
-    def reset(self):
-        """Forget everything learned (hyper-parameters are kept)."""
-        self._R = None
-        self._batched = False
-        self.n_experts_ = None
-        self.n_steps_ = 0
-        self.expert_predictions_ = None
-        return self
-
-    def __repr__(self):
-        return f"{type(self).__name__}({self._params_repr()})"
-
-    def _params_repr(self):
-        return f"bounds={self.bounds!r}"
-
-

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_positive
+from .._validation import Interval, Optional, Positive
 from ..compiled import use_numba
 from . import _kernels
-from ._base import _as_float_array, _check_bounds, _logsumexp, _MetaLearner, _own, _softmax, truncate
+from ._base import _as_float_array, _logsumexp, _MetaLearner, _own, _softmax, truncate
 
 
 class AggregatingAlgorithm(_MetaLearner):
@@ -45,18 +45,25 @@ class AggregatingAlgorithm(_MetaLearner):
         The exponential weights wbar of the next step.
     """
 
+    _parameter_constraints = {"bounds": Interval(), "eta": Optional(Positive)}
+
     def __init__(self, n_experts=None, *, bounds=(0, 1), eta=None):
-        super().__init__(n_experts, bounds=bounds)
         self.eta = eta
-        A, B = _check_bounds(bounds, required=True)
-        eta_max = 2.0 / (B - A) ** 2
-        if eta is None:
-            self._eta = eta_max
-        else:
-            self._eta = check_positive(eta, "eta")
-            if self._eta > eta_max * (1 + 1e-12):
-                raise ValueError(f"eta must be <= 2/(B-A)^2 = {eta_max!r} (mixability of the "
-                                 f"square loss on bounds={bounds!r}), got {eta!r}")
+        super().__init__(n_experts, bounds=bounds)
+
+    def _eta_max(self):
+        A, B = self.bounds
+        return 2.0 / (float(B) - float(A)) ** 2
+
+    def _validate_joint(self):
+        super()._validate_joint()
+        if self.eta is not None and self.eta > self._eta_max() * (1 + 1e-12):
+            raise ValueError(f"eta must be <= 2/(B-A)^2 = {self._eta_max()!r} (mixability of the "
+                             f"square loss on bounds={self.bounds!r}), got {self.eta!r}")
+
+    def _reset(self):
+        super()._reset()
+        self._eta = self._eta_max() if self.eta is None else float(self.eta)
 
     def _init_state(self, R, N):
         self.cum_loss_ = np.zeros((R, N))      # sum_{s<t} (y_s - zbar_{s,k})^2
@@ -104,8 +111,5 @@ class AggregatingAlgorithm(_MetaLearner):
         _kernels.aa_stream(Zt, Y, self.cum_loss_, self._eta, float(A), float(B), out)
         self.n_steps_ += Y.shape[0]
         return out
-
-    def _params_repr(self):
-        return f"bounds={self.bounds!r}, eta={self.eta!r}"
 
 

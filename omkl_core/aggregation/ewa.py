@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_bool, check_positive
+from .._validation import Boolean, Optional, Positive
 from ..compiled import use_numba
 from . import _kernels
 from ._base import _K_INF, _MetaLearner, _own, _softmax
@@ -78,22 +78,28 @@ class EWA(_MetaLearner):
             return CalibratedEWA(n_experts, bounds=kwargs.get("bounds", (0, 1)))
         return super().__new__(cls)
 
+    _parameter_constraints = {"eta": Optional(Positive), "gradient": Boolean(), "calibrated": Boolean()}
+
     def __init__(self, n_experts=None, *, eta=None, bounds=(0, 1), gradient: bool = False,
                  calibrated: bool = False):
-        super().__init__(n_experts, bounds=bounds)
         self.eta = eta
         self.gradient = gradient
         self.calibrated = calibrated
-        check_bool(calibrated, "calibrated")
-        check_bool(gradient, "gradient")
-        if eta is None:
-            if self._bounds is None:
-                raise ValueError("eta must be given when bounds is None (the default "
-                                 "eta = 1/(2(B-A)^2) needs bounds)")
+        super().__init__(n_experts, bounds=bounds)
+
+    def _validate_joint(self):
+        super()._validate_joint()
+        if self.eta is None and self.bounds is None:
+            raise ValueError("eta must be given when bounds is None (the default "
+                             "eta = 1/(2(B-A)^2) needs bounds)")
+
+    def _reset(self):
+        super()._reset()
+        if self.eta is None:
             A, B = self._bounds
             self._eta = 1.0 / (2.0 * (B - A) ** 2)
         else:
-            self._eta = check_positive(eta, "eta")
+            self._eta = float(self.eta)
 
     def _init_state(self, R, N):
         # gradient=False: cumulative losses L_{t,k}; gradient=True: cumulative regrets R_{t,k}
@@ -173,8 +179,6 @@ class EWA(_MetaLearner):
         """Learning rate the next prediction uses (fixed)."""
         return None if self._R is None else self._eta
 
-    def _params_repr(self):
-        return f"eta={self.eta!r}, bounds={self.bounds!r}, gradient={self.gradient!r}"
 
 
 # ---------------------------------------------------------------------------------------
@@ -253,6 +257,9 @@ class CalibratedEWA(_MetaLearner):
 
     def __init__(self, n_experts=None, *, bounds=(0, 1)):
         super().__init__(n_experts, bounds=bounds)
+
+    def _reset(self):
+        super()._reset()
         self.state_ = None
         self._grid_cache = None     # (k_lo, k_hi, eta0, ks, etas): derived from state_, not state
         self._compiled_rerun = False  # True while the compiled driver runs (members re-run by the kernel)
@@ -269,12 +276,6 @@ class CalibratedEWA(_MetaLearner):
             Rg=np.zeros((R, 1, N)), CL=np.zeros((R, 1)), RU=np.zeros((R, N)), CLU=np.zeros(R),
             sat=np.full(R, _K_INF, dtype=np.int64), lo=np.zeros(R, dtype=np.int64),
             hi=np.zeros(R, dtype=np.int64), best=np.zeros(R, dtype=np.int64), hist_z=[], hist_y=[])
-
-    def reset(self):
-        super().reset()
-        self.state_ = None
-        self._grid_cache = None
-        return self
 
     @property
     def eta0_(self):
@@ -510,8 +511,5 @@ class CalibratedEWA(_MetaLearner):
         st = self.state_
         grids = [st.eta0[r] * np.exp2(np.arange(st.lo[r], st.hi[r] + 1)) for r in range(self._R)]
         return grids if self._batched else grids[0]
-
-    def _params_repr(self):
-        return f"bounds={self.bounds!r}"
 
 

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from .._validation import Options
 from ..compiled import use_numba
 from . import _kernels
 from ._base import _EXP700, _MetaLearner, _own, _softmax
@@ -309,13 +310,15 @@ class BOA(_MetaLearner):
     """
 
     _VERSIONS = ("v120", "v122")
+    _parameter_constraints = {"version": Options(*_VERSIONS)}
 
     def __init__(self, n_experts=None, *, version: str = "v120", bounds=(0, 1)):
-        if version not in self._VERSIONS:
-            raise ValueError(f"version must be one of {self._VERSIONS}, got {version!r}")
         self.version = version
-        self._min_experts = 2 if version == "v120" else 1
         super().__init__(n_experts, bounds=bounds)
+
+    @property
+    def _min_experts(self):
+        return 2 if self.version == "v120" else 1
 
     def _run_stream(self, Zt, Y):
         if use_numba():
@@ -433,6 +436,3 @@ class BOA(_MetaLearner):
             with np.errstate(divide="ignore", invalid="ignore"):
                 self._rreg = np.where(nz, r - r2 / np.sqrt(self.S_), self._rreg)
             self.Rreg_ += self._rreg
-
-    def _params_repr(self):
-        return f"version={self.version!r}, bounds={self.bounds!r}"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_option, check_positive
+from .._validation import Boolean, Options, Positive
 from ._base import _MetaLearner
 
 
@@ -35,15 +35,18 @@ class VAWMeta(_MetaLearner):
     which is what alpha_{T+1} would be without the z_{T+1} z_{T+1}^T term.
     """
 
+    _parameter_constraints = {"lam": Positive, "ridge": Boolean(), "shrink_to": Options("zero", "uniform")}
+
     def __init__(self, n_experts=None, *, lam: float = 1.0, bounds=None, ridge: bool = False,
                  shrink_to: str = "zero"):
-        super().__init__(n_experts, bounds=bounds)
         self.lam = lam
         self.ridge = ridge
-        self.shrink_to = check_option(shrink_to, "shrink_to", ("zero", "uniform"))
-        self._lam = check_positive(lam, "lam")
-        if not isinstance(ridge, (bool, np.bool_)):
-            raise TypeError(f"ridge must be a bool, got {type(ridge).__name__}")
+        self.shrink_to = shrink_to
+        super().__init__(n_experts, bounds=bounds)
+
+    def _reset(self):
+        super()._reset()
+        self._lam = float(self.lam)
 
     def _init_state(self, R, N):
         self.Sinv_ = np.broadcast_to(np.eye(N) / self._lam, (R, N, N)).copy()  # S_0^{-1}
@@ -66,9 +69,5 @@ class VAWMeta(_MetaLearner):
 
     def _weights(self):
         return np.einsum("rij,rj->ri", self.Sinv_, self.b_)
-
-    def _params_repr(self):
-        extra = "" if self.shrink_to == "zero" else f", shrink_to={self.shrink_to!r}"
-        return f"lam={self.lam!r}, bounds={self.bounds!r}, ridge={self.ridge!r}{extra}"
 
 
