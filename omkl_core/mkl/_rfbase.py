@@ -2,8 +2,9 @@
 (Raker, OMKL-GF, SFG-MKL, SFG-MKL-R).
 
 Every learner holds R independent repetitions (independent random features and node draws)
-as one batched state, so ``run_repetitions(X, y, R)`` costs one Python loop over time for
-all R runs; ``predict_one`` / ``learn_one`` / ``run`` are the R = 1 case of the same code.
+as one batched state, so ``run_repetitions(X, y, R)`` (a fresh start: R new runs) costs one
+Python loop over time for all R runs; ``predict_one`` / ``learn_one`` / ``run`` are the R = 1
+case of the same code and, like every learner's, continue from the current state.
 
 Random features (paper 003 eq. 4, reference E.2): kernel i of repetition r has frequencies
 Omega_{r,i} (d, D); z_i(x) = D^{-1/2}[sin(x Omega), cos(x Omega)] in R^{2D}. Repetition r's
@@ -23,17 +24,19 @@ import numpy as np
 
 from .. import backend as _backend
 from .._validation import (
-    check_bool,
+    Check,
+    Integer,
+    NonNegative,
+    Options,
+    Positive,
+    Seed,
     check_int,
     check_matrix,
-    check_nonneg,
-    check_option,
     check_point,
-    check_positive,
     check_scalar,
-    check_seed,
     check_vector,
 )
+from ..base import OnlineLearner
 from ..features import KernelDictionary, paper003_sigmas
 
 __all__ = ["draw_nodes", "SCHEDULES"]
@@ -68,6 +71,12 @@ def _dictionary_spec(dictionary):
     return list(kinds), np.asarray(sigmas, dtype=np.float64)
 
 
+def _check_dictionary(value, name):
+    if isinstance(value, str):
+        raise TypeError(f"{name} must be None (paper 003's 41 Gaussian kernels) or a pair (kinds, sigmas)")
+    _dictionary_spec(value)
+
+
 def _softmax_masked(logw, valid):
     """Normalised weights exp(logw) over the valid entries of each row (0 elsewhere)."""
     lw = np.where(valid, logw, -np.inf)
@@ -90,10 +99,21 @@ class _Step:
         self.__dict__.update(kw)
 
 
-class _RFLearner:
+class _RFLearner(OnlineLearner):
     """Base class: parameters, lazy feature draw, batched state and the online protocol."""
 
-    _parameter_constraints: dict = {}
+    _parameter_constraints = {
+        "m": Integer(1),
+        "lam": NonNegative,
+        "eta": Positive,
+        "schedule": Options(*SCHEDULES),
+        "seed": Seed(),
+        "dictionary": Check(_check_dictionary, invalid=[3, "gaussian", ("gaussian",)]),
+    }
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"m": 4, "eta": 0.2, "seed": 3}
 
     def __init__(self, *, m=50, lam=1e-3, eta=0.05, schedule="constant", seed=0, dictionary=None):
         self.m = m
@@ -102,32 +122,14 @@ class _RFLearner:
         self.schedule = schedule
         self.seed = seed
         self.dictionary = dictionary
-        self._check()
-        self._reset()
-
-    # ------------------------------------------------------------------ parameters
-    def _check(self):
-        check_int(self.m, "m")
-        check_nonneg(self.lam, "lam")
-        check_positive(self.eta, "eta")
-        check_option(self.schedule, "schedule", SCHEDULES)
-        check_seed(self.seed)
-        _dictionary_spec(self.dictionary)
+        super().__init__()
 
     def _reset(self):
+        """Forget everything learned (the same seed redraws the same features and nodes)."""
         self.dictionaries_ = None
         self.state_ = None
         self.last_step_ = None
         self._pending = None
-
-    def reset(self):
-        """Forget everything learned (the same seed redraws the same features and nodes)."""
-        self._reset()
-        return self
-
-    def __repr__(self) -> str:
-        keys = [k for k in self.__dict__ if not k.endswith("_") and not k.startswith("_")]
-        return f"{type(self).__name__}(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in keys) + ")"
 
     # ------------------------------------------------------------------ set-up
     def _init(self, d: int, R: int):
@@ -138,7 +140,7 @@ class _RFLearner:
         self.kinds_, self.sigmas_ = kinds, sigmas
         self.N_ = len(kinds)
         self.d_ = d
-        self.R_ = R
+        self.n_repetitions_ = R
         self._rng = rng
         # (R, N, D, d): z for a subset is one batched matmul Omega[r, idx] @ x
         self._OmegaT = np.ascontiguousarray(np.stack([D.omega_ for D in self.dictionaries_]).transpose(0, 1, 3, 2))
@@ -191,7 +193,7 @@ class _RFLearner:
         self.theta_[r, st.idx] = st.theta - eta * grad                # eq. (17)
         self.log_w_[r, st.idx] -= eta * ell                           # eq. (18a), in logs
         st.loss, st.grad_L, st.grad = loss, grad_L, grad
-        full = np.zeros((self.R_, self.N_))
+        full = np.zeros((self.n_repetitions_, self.N_))
         full[r, st.idx] = ell
         st.ell = full
 
@@ -221,7 +223,7 @@ class _RFLearner:
         """Prediction f_RF(x_t) (the node / subset is drawn here and kept for ``learn_one``)."""
         x = check_point(x, name="x")
         self._ensure(x.shape[0])
-        if self.R_ != 1:
+        if self.n_repetitions_ != 1:
             raise ValueError("predict_one needs a single-repetition learner (call reset())")
         return float(self._predict_cached(x).yhat[0])
 
@@ -237,32 +239,46 @@ class _RFLearner:
         self._pending = None
 
     def run(self, X, y):
-        """Predictions over a whole stream (one repetition; equals the predict/learn loop)."""
-        return self.run_repetitions(X, y, 1)[0]
+        """Predictions over a stream (T,), continuing from the current state (one repetition;
+        equals the predict_one/learn_one loop, and two calls equal one on the joined stream)."""
+        X = check_matrix(X, "X")
+        y = check_vector(y, "y", length=X.shape[0])
+        self._ensure(X.shape[1])
+        if self.n_repetitions_ != 1:
+            raise ValueError(f"run continues a single-repetition learner, this one holds "
+                             f"{self.n_repetitions_} repetitions (run_repetitions); call reset() first")
+        return self._run_steps(X, y)[0]
 
     def run_repetitions(self, X, y, repetitions: int, progress: bool = False):
-        """R independent repetitions in one batched pass -> predictions (R, T).
+        """R independent repetitions in one batched pass from a fresh start -> predictions (R, T).
 
-        Repetition r uses the r-th dictionary drawn from ``host_rng(seed)``; repetition 0 equals
-        ``run`` with the same seed only when R = 1 (the node draws interleave over repetitions).
+        Forgets the current state first (as ``reset()``). Repetition r uses the r-th dictionary
+        drawn from ``host_rng(seed)``; repetition 0 equals ``run`` with the same seed only when
+        R = 1 (the node draws interleave over repetitions).
         """
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         R = check_int(repetitions, "repetitions")
-        self._reset()
+        self.reset()
         self._init(X.shape[1], R)
         self.state_ = True
+        return self._run_steps(X, y, progress)
+
+    def _run_steps(self, X, y, progress: bool = False):
+        """Predict-then-learn over (X, y) from the current state -> predictions (R, T)."""
         T = X.shape[0]
-        P = np.empty((R, T))
+        P = np.empty((self.n_repetitions_, T))
         steps = range(T)
         if progress:
             from tqdm.auto import tqdm  # noqa: PLC0415
             steps = tqdm(steps, desc=type(self).__name__, leave=False)
         for t in steps:
-            st = self._predict_step(X[t])
+            # step 0 may already have been predicted (and its nodes drawn) by predict_one
+            st = self._predict_cached(X[t]) if t == 0 else self._predict_step(X[t])
             P[:, t] = st.yhat
             self._learn_step(st, float(y[t]))
             self.t_ += 1
+        self._pending = None
         self.last_step_ = st
         return P
 
@@ -274,7 +290,7 @@ class _RFLearner:
             return None
         w = np.exp(self.log_w_ - self.log_w_.max(axis=1, keepdims=True))
         w /= w.sum(axis=1, keepdims=True)
-        return w[0] if self.R_ == 1 else w
+        return w[0] if self.n_repetitions_ == 1 else w
 
     def forced(self, x, y, node):
         """A deep copy of this learner after one step with the drawn node forced to ``node``
@@ -289,7 +305,3 @@ class _RFLearner:
         twin.t_ += 1
         twin.last_step_ = st
         return twin
-
-
-def _check_bool_attr(obj, name):
-    check_bool(getattr(obj, name), name)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_bool, check_int, check_interval
+from .._validation import Boolean, Integer, Optional, Real
 from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
 
 __all__ = ["OMKLGF"]
@@ -54,17 +54,18 @@ class OMKLGF(_RFLearner):
         self.freeze_after = freeze_after
         super().__init__(m=m, lam=lam, eta=eta, schedule=schedule, seed=seed, dictionary=dictionary)
 
-    def _check(self):
-        super()._check()
-        check_int(self.M, "M")
-        if self.eta_e is not None:
-            check_interval(self.eta_e, "eta_e", 0, 1)
-        if self.q_clip is not None:
-            check_interval(self.q_clip, "q_clip", 0, 1, closed="neither")
-        check_bool(self.weighted_gradient, "weighted_gradient")
-        check_bool(self.off_by_one, "off_by_one")
-        if self.freeze_after is not None:
-            check_int(self.freeze_after, "freeze_after", minimum=0)
+    _parameter_constraints = {
+        "M": Integer(1),
+        "eta_e": Optional(Real(0, 1)),
+        "q_clip": Optional(Real(0, 1, closed="neither")),
+        "weighted_gradient": Boolean(),
+        "off_by_one": Boolean(),
+        "freeze_after": Optional(Integer(0)),
+    }
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"m": 4, "eta": 0.2, "M": 4, "seed": 3}
 
     def _init_extra(self, d, R):
         self._frozen = None
@@ -78,10 +79,10 @@ class OMKLGF(_RFLearner):
         else:
             wbar = _softmax_masked(self.log_w_, np.ones_like(self.log_w_, dtype=bool))
             pi = (1.0 - eta_e) * wbar + eta_e / self.N_
-            draws = draw_nodes(pi, self._rng.random((self.R_, self.M)))          # (R, M) i.i.d. from pi
+            draws = draw_nodes(pi, self._rng.random((self.n_repetitions_, self.M)))          # (R, M) i.i.d. from pi
             if self.off_by_one:                                                  # reference C.1 code quirk
                 draws = np.minimum(draws + 1, self.N_ - 1)
-            mask = np.zeros((self.R_, self.N_), dtype=bool)
+            mask = np.zeros((self.n_repetitions_, self.N_), dtype=bool)
             mask[self._rows[:, None], draws] = True                              # S_t: distinct draws
             K = int(mask.sum(axis=1).max())
             idx = np.argsort(~mask, axis=1, kind="stable")[:, :K]
@@ -108,6 +109,6 @@ class OMKLGF(_RFLearner):
         ell = np.where(st.valid, loss / q_sel, 0.0)
         self.log_w_[r, st.idx] -= st.eta * ell
         st.loss, st.grad_L, st.grad = loss, grad_L, grad
-        full = np.zeros((self.R_, self.N_))
+        full = np.zeros((self.n_repetitions_, self.N_))
         full[r, st.idx] = ell
         st.ell = full

@@ -19,20 +19,33 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import (
-    check_interval,
+    Check,
+    Options,
+    Positive,
+    Real,
     check_matrix,
-    check_option,
     check_point,
-    check_positive,
     check_scalar,
     check_vector,
 )
+from ..base import OnlineLearner
 from ..features import paper003_sigmas
 
 __all__ = ["OMKR"]
 
 
-class OMKR:
+def _check_sigmas(value, name):
+    if value is None:
+        return
+    try:
+        s = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be None or a sequence of positive numbers, got {value!r}") from None
+    if s.ndim != 1 or s.size == 0 or not np.all(np.isfinite(s)) or np.any(s <= 0):
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of finite positive numbers")
+
+
+class OMKR(OnlineLearner):
     """OMKR with N Gaussian kernels (paper 003's 41 by default).
 
     Parameters
@@ -49,27 +62,31 @@ class OMKR:
     expert_predictions_ (N,) f_k(x_t) of the last step.
     """
 
+    _parameter_constraints = {
+        "eta": Positive,
+        "beta": Real(0, 1, closed="neither"),
+        "schedule": Options("constant", "inv_sqrt_t"),
+        "bandwidth": Options("text", "code"),
+        "sigmas": Check(_check_sigmas, invalid=[[], [1.0, -1.0], [[1.0]], "wide"]),
+    }
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"eta": 0.2}
+
     def __init__(self, *, eta=0.05, beta=0.5, schedule="constant", bandwidth="text", sigmas=None):
         self.eta = eta
         self.beta = beta
         self.schedule = schedule
         self.bandwidth = bandwidth
         self.sigmas = sigmas
-        check_positive(eta, "eta")
-        check_interval(beta, "beta", 0, 1, closed="neither")
-        check_option(schedule, "schedule", ("constant", "inv_sqrt_t"))
-        check_option(bandwidth, "bandwidth", ("text", "code"))
-        s = paper003_sigmas()[1] if sigmas is None else np.asarray(sigmas, dtype=np.float64)
-        if s.ndim != 1 or s.size == 0 or not np.all(np.isfinite(s)) or np.any(s <= 0):
-            raise ValueError("sigmas must be a non-empty 1-D sequence of finite positive numbers")
-        self._reset()
+        super().__init__()
 
     def _reset(self):
         s = paper003_sigmas()[1] if self.sigmas is None else np.asarray(self.sigmas, dtype=np.float64)
         factor = 2.0 if self.bandwidth == "text" else 1.0
         self.a_ = 1.0 / (factor * s ** 2)              # kappa_k = exp(-a_k |r|^2)
         self.N_ = s.size
-        self.t_ = 0
         self.d_ = None
         self._X = None
         self._C = None
@@ -77,13 +94,6 @@ class OMKR:
         self.log_w_ = np.zeros(self.N_)                 # w_{k,1} = 1/N (a constant factor)
         self.expert_predictions_ = None
         self._pending = None
-
-    def reset(self):
-        self._reset()
-        return self
-
-    def __repr__(self):
-        return f"OMKR(eta={self.eta!r}, beta={self.beta!r}, schedule={self.schedule!r}, bandwidth={self.bandwidth!r})"
 
     @property
     def X_(self):

@@ -45,4 +45,4 @@ class Raker(_RFLearner):
         return self._combine(x, self._all, self._valid, eta=eta)
 
     def _learn_step(self, st, y):
-        self._kernel_update(st, y, np.ones((self.R_, self.N_)), st.eta)
+        self._kernel_update(st, y, np.ones((self.n_repetitions_, self.N_)), st.eta)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_int, check_interval
+from .._validation import Check, Integer, Optional, Real, check_int, check_interval
 from ..kernels import dissimilarity_matrix
 from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
 from .graph import adjacency, feedback_graph
@@ -33,6 +33,18 @@ class SamplingState:
     q: np.ndarray | None = None       # (R, N) q_{i,t} = sum_{j in N_i^in} p_{j,t}, eq. (15)
     node: np.ndarray | None = None    # (R,) the drawn node I_t
     greedy: bool = False              # True once I_t = argmax_i u_{i,t} (section 5, after 300 steps)
+
+
+def _check_greedy_node(value, name):
+    if value != "argmax":
+        check_int(value, name, minimum=0)
+
+
+def _check_clip(value, name):
+    if not isinstance(value, tuple) or len(value) != 2:
+        raise TypeError(f"{name} must be None or a pair (q_min, p_min), got {value!r}")
+    check_interval(value[0], f"{name}[0]", 0, 1, closed="right")
+    check_interval(value[1], f"{name}[1]", 0, 1, closed="right")
 
 
 class SFGMKL(_RFLearner):
@@ -88,19 +100,17 @@ class SFGMKL(_RFLearner):
         self.clip = clip
         super().__init__(m=m, lam=lam, eta=eta, schedule=schedule, seed=seed, dictionary=dictionary)
 
-    def _check(self):
-        super()._check()
-        check_interval(self.xi, "xi", 0, 1, closed="right")
-        check_int(self.M, "M")
-        if self.greedy_after is not None:
-            check_int(self.greedy_after, "greedy_after", minimum=0)
-        if self.greedy_node != "argmax":
-            check_int(self.greedy_node, "greedy_node", minimum=0)
-        if self.clip is not None:
-            if not isinstance(self.clip, tuple) or len(self.clip) != 2:
-                raise TypeError(f"clip must be None or a pair (q_min, p_min), got {self.clip!r}")
-            check_interval(self.clip[0], "clip[0]", 0, 1, closed="right")
-            check_interval(self.clip[1], "clip[1]", 0, 1, closed="right")
+    _parameter_constraints = {
+        "xi": Real(0, 1, closed="right"),
+        "M": Integer(1),
+        "greedy_after": Optional(Integer(0)),
+        "greedy_node": Check(_check_greedy_node, invalid=[-1, "first", 1.5]),
+        "clip": Optional(Check(_check_clip, invalid=[0.1, (0.1,), (0.0, 0.2), (0.1, 2.0)])),
+    }
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"m": 4, "eta": 0.2, "xi": 0.2, "M": 3, "greedy_after": 10, "seed": 3}
 
     def _init_extra(self, d, R):
         if self.M > self.N_:
@@ -118,12 +128,12 @@ class SFGMKL(_RFLearner):
     def _draw(self, p, force_node):
         s = self.sampling_
         if force_node is not None:
-            return np.broadcast_to(np.asarray(force_node, dtype=np.int64), (self.R_,)).copy()
+            return np.broadcast_to(np.asarray(force_node, dtype=np.int64), (self.n_repetitions_,)).copy()
         if s.greedy:
             if self.greedy_node != "argmax":                              # code variant (E.4): a fixed node
-                return np.full(self.R_, self.greedy_node, dtype=np.int64)
+                return np.full(self.n_repetitions_, self.greedy_node, dtype=np.int64)
             return np.argmax(s.log_u, axis=1)                             # section 5: argmax u
-        return draw_nodes(p, self._rng.random(self.R_))
+        return draw_nodes(p, self._rng.random(self.n_repetitions_))
 
     def _predict_step(self, x, force_node=None):
         s = self.sampling_
@@ -147,7 +157,7 @@ class SFGMKL(_RFLearner):
             p_sel = np.maximum(p_sel, self.clip[1])
         self._kernel_update(st, y, q_sel, st.eta)                             # eqs. (14), (17), (18a)
         loss_hat = (st.yhat - y) ** 2                                          # L(f_RF(x_t), y_t)
-        ell_hat = np.zeros((self.R_, self.N_))
+        ell_hat = np.zeros((self.n_repetitions_, self.N_))
         with np.errstate(divide="ignore", over="ignore"):                    # p ~ 0 only for a forced node
             ell_hat[r, st.node] = loss_hat / p_sel                             # eq. (16)
         self.sampling_.log_u -= st.eta * ell_hat                               # eq. (18b), in logs
@@ -187,11 +197,7 @@ class SFGMKLR(SFGMKL):
                          greedy_node=greedy_node, clip=clip, schedule=schedule, seed=seed,
                          dictionary=dictionary)
 
-    def _check(self):
-        super()._check()
-        if self.beta is not None:
-            check_interval(self.beta, "beta", 0, 1, closed="right")
-        check_int(self.beta_rank, "beta_rank")
+    _parameter_constraints = {"beta": Optional(Real(0, 1, closed="right")), "beta_rank": Integer(1)}
 
     def _init_extra(self, d, R):
         super()._init_extra(d, R)
