@@ -7,7 +7,7 @@ Paper 000 (Rokhlin & Gurtovaya, "VAW2", arXiv:2503.20087), section 2:
 * Laplacian kernel, eq. (4): k(x, y) = exp(-|x - y|_1 / sigma), q(omega) = prod_j
   Cauchy(omega_j; 0, 1/sigma)  ->  omega_j = c_j / sigma, c_j standard Cauchy.
 
-Feature maps (``feature_map=``; the old spelling ``map=`` still works, with a DeprecationWarning):
+Feature maps (``feature_map=``):
 
 ``"cos"`` (the paper's choice, section 2, below eq. (5); the default)
     theta_k = (omega_k, b_k), b_k ~ U(0, 2 pi), phi(x; theta) = sqrt(2) cos(<omega, x> + b) and
@@ -30,7 +30,6 @@ the same seed see identical features.
 """
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,7 +39,7 @@ from . import kernels as _kernels
 from ._validation import check_int, check_matrix, check_positive, check_vector
 
 __all__ = ["RandomFourierFeatures", "KernelDictionary", "paper000_dictionary",
-           "paper000_sigmas", "exact_kernel", "apply_feature_map", "resolve_feature_map", "KINDS", "MAPS",
+           "paper000_sigmas", "exact_kernel", "apply_feature_map", "KINDS", "MAPS",
            "paper003_sigmas", "paper003_dictionary"]
 
 KINDS = ("gaussian", "laplacian")
@@ -57,20 +56,6 @@ def _check_map(map_, name: str = "feature_map") -> str:
     if not isinstance(map_, str) or map_ not in MAPS:
         raise ValueError(f"{name} must be one of {MAPS}, got {map_!r}")
     return map_
-
-
-def resolve_feature_map(feature_map, map_=None, owner: str = "") -> str:
-    """The feature map chosen by ``feature_map=`` or by the deprecated ``map=``.
-
-    ``map=`` shadowed the builtin; it still works, with a :class:`DeprecationWarning`. Giving
-    ``map=`` together with a non-default, different ``feature_map=`` is an error naming both.
-    """
-    if map_ is not None:
-        warnings.warn(f"{owner}map= is deprecated; use feature_map={map_!r}", DeprecationWarning, stacklevel=3)
-        if feature_map not in (None, "cos") and feature_map != map_:
-            raise ValueError(f"feature_map={feature_map!r} and the deprecated map={map_!r} disagree; pass only feature_map")
-        feature_map = map_
-    return _check_map("cos" if feature_map is None else feature_map)
 
 
 def exact_kernel(kind: str, sigma: float, x, y) -> np.ndarray:
@@ -142,8 +127,6 @@ class RandomFourierFeatures:
         (paper 003 eq. 4, the authors' code). See the module docstring.
     backend : {"numpy", "cupy", "auto"}, default="numpy"
         Where ``transform`` computes.
-    map : str or None, default=None
-        Deprecated spelling of ``feature_map``.
 
     Attributes
     ----------
@@ -164,8 +147,7 @@ class RandomFourierFeatures:
     """
 
     def __init__(self, kind: str = "gaussian", sigma: float = 1.0, *, d: int = 1, m: int = 50,
-                 seed=None, feature_map: str = "cos", backend: str = "numpy", map: str | None = None):  # noqa: A002
-        feature_map = resolve_feature_map(feature_map, map, "RandomFourierFeatures: ")
+                 seed=None, feature_map: str = "cos", backend: str = "numpy"):
         # a one-kernel dictionary: same validation, same draw order, same transform
         self._dict = KernelDictionary([_check_kind(kind)], [check_positive(sigma, "sigma")], d=d,
                                       m=m, seed=seed, feature_map=feature_map, backend=backend)
@@ -191,11 +173,6 @@ class RandomFourierFeatures:
         val = float(fx @ fy)
         return val / self.m if self.feature_map == "cos" else val
 
-    @property
-    def map(self) -> str:
-        """Deprecated alias of :attr:`feature_map`."""
-        return self.feature_map
-
     def __repr__(self) -> str:
         return (f"RandomFourierFeatures(kind={self.kind!r}, sigma={self.sigma:g}, d={self.d}, "
                 f"m={self.m}, feature_map={self.feature_map!r})")
@@ -211,7 +188,7 @@ class KernelDictionary(_backend.NamespaceHolder):
     ----------
     kinds : sequence of "gaussian" / "laplacian" (length N).
     sigmas : sequence of N bandwidths sigma_j > 0 (Gaussian: sigma, *not* sigma^2).
-    d, m, seed, feature_map, backend : as in :class:`RandomFourierFeatures` (``map=``: deprecated). Kernel j's frequencies
+    d, m, seed, feature_map, backend : as in :class:`RandomFourierFeatures`. Kernel j's frequencies
         are drawn after kernel j-1's from one Generator, so kernel j of a dictionary equals
         ``RandomFourierFeatures`` built from the same Generator state.
 
@@ -221,7 +198,7 @@ class KernelDictionary(_backend.NamespaceHolder):
     """
 
     def __init__(self, kinds: Sequence[str], sigmas: Sequence[float], *, d: int, m: int = 50,
-                 seed=None, feature_map: str = "cos", backend: str = "numpy", map: str | None = None):  # noqa: A002
+                 seed=None, feature_map: str = "cos", backend: str = "numpy"):
         if isinstance(kinds, str):
             raise TypeError("kinds must be a sequence of kernel names, not a single string")
         kinds = [_check_kind(k, f"kinds[{i}]") for i, k in enumerate(kinds)]
@@ -238,7 +215,7 @@ class KernelDictionary(_backend.NamespaceHolder):
         self.sigmas = sig
         self.d = check_int(d, "d")
         self.m = check_int(m, "m")
-        self.feature_map = resolve_feature_map(feature_map, map, "KernelDictionary: ")
+        self.feature_map = _check_map(feature_map)
         self.seed = seed
         self.backend = backend
         self._xp = _backend.get_namespace(backend)
@@ -254,11 +231,6 @@ class KernelDictionary(_backend.NamespaceHolder):
         self._W = _backend.asarray(np.ascontiguousarray(omegas.transpose(1, 0, 2).reshape(self.d, -1)),
                                    self._xp)
         self.n_features = self.m if self.feature_map == "cos" else 2 * self.m
-
-    @property
-    def map(self) -> str:
-        """Deprecated alias of :attr:`feature_map`."""
-        return self.feature_map
 
     def __len__(self) -> int:
         return self.N
@@ -297,9 +269,8 @@ def paper000_sigmas() -> tuple[list[str], np.ndarray]:
 
 
 def paper000_dictionary(d: int, m: int = 50, seed=0, feature_map: str = "cos",
-                        backend: str = "numpy", *, map: str | None = None) -> KernelDictionary:  # noqa: A002
+                        backend: str = "numpy") -> KernelDictionary:
     """The N = 76 kernel dictionary of paper 000 section 4 (see :func:`paper000_sigmas`)."""
-    feature_map = resolve_feature_map(feature_map, map, "paper000_dictionary: ")
     kinds, sigmas = paper000_sigmas()
     return KernelDictionary(kinds, sigmas, d=d, m=m, seed=seed, feature_map=feature_map, backend=backend)
 

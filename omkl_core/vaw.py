@@ -60,13 +60,15 @@ import numpy as np
 from . import backend as _backend
 from . import compiled as _compiled
 from ._validation import (
-    check_bool,
-    check_int,
+    Boolean,
+    Integer,
+    Optional,
+    Options,
+    Positive,
     check_label,
-    check_option,
-    check_positive,
     check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
 )
+from .base import OnlineLearner
 
 __all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer"]
 
@@ -78,7 +80,7 @@ def _finite_or_raise(xp, a, name: str) -> None:
         raise ValueError(f"{name} contains NaN or inf")
 
 
-class VAWExperts(_backend.NamespaceHolder):
+class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     """VAW forecasters (paper 000 eqs. 9-10) batched over any leading dimensions.
 
     One expert = one VAW run on its own feature sequence; all experts (e.g. N kernels x R
@@ -110,26 +112,32 @@ class VAWExperts(_backend.NamespaceHolder):
     ``run`` continues from the current state, so it can be mixed with ``predict_one``/``learn_one``.
     """
 
+    _parameter_constraints = {
+        "lam": Positive,
+        "ridge": Boolean(),
+        "backend": Options("numpy", "cupy", "auto"),
+        "method": Options(*METHODS),
+        "block_size": Optional(Integer(1)),
+    }
+
     def __init__(self, lam: float = 1.0, *, ridge: bool = False, backend: str = "numpy",
                  method: str = "block", block_size: int | None = None):
-        self.lam = check_positive(lam, "lam")
-        self.ridge = check_bool(ridge, "ridge")
-        self.method = check_option(method, "method", METHODS)
-        self.block_size = None if block_size is None else check_int(block_size, "block_size")
+        self.lam = lam
+        self.ridge = ridge
         self.backend = backend
-        self._xp = _backend.get_namespace(backend)
-        self.reset()
+        self.method = method
+        self.block_size = block_size
+        super().__init__()
 
     # ------------------------------------------------------------------ state
-    def reset(self) -> VAWExperts:
+    def _reset(self) -> None:
         """Forget everything (S^{-1} = I/lambda, w = 0 at the next first step)."""
+        self._xp = _backend.get_namespace(self.backend)
         self.P_ = None
         self.w_ = None
-        self.t_ = 0
         self.batch_shape_ = None
         self.m_ = None
         self._cache = None
-        return self
 
     def _init_state(self, batch_shape: tuple, m: int) -> None:
         xp = self._xp

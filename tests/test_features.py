@@ -235,15 +235,9 @@ def test_cupy_dictionary_features_equal_numpy_features():
                                    rtol=1e-10, atol=1e-12)
 
 
-def test_deprecated_map_keyword_still_works_with_a_warning():
-    """``map=`` (shadowed a builtin) is the old spelling of ``feature_map=``: same features."""
-    new = F.RandomFourierFeatures("gaussian", 0.7, d=3, m=8, seed=1, feature_map="sincos")
-    with pytest.warns(DeprecationWarning, match="feature_map"):
-        old = F.RandomFourierFeatures("gaussian", 0.7, d=3, m=8, seed=1, map="sincos")
-    x = np.linspace(-1, 1, 3)
-    np.testing.assert_array_equal(new.transform(x), old.transform(x))
-    assert old.map == old.feature_map == "sincos"
-    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="feature_map.*map"):
-        F.KernelDictionary(["gaussian"], [1.0], d=2, feature_map="sincos", map="cos")
-    with pytest.warns(DeprecationWarning):
-        assert ok.VAW2(m=3, map="sincos").feature_map == "sincos"
+def test_the_removed_map_keyword_is_refused():
+    """``map=`` (it shadowed a builtin) is gone at 0.1.0: only ``feature_map=`` is accepted."""
+    with pytest.raises(TypeError, match="map"):
+        F.RandomFourierFeatures("gaussian", 0.7, d=3, m=8, seed=1, map="sincos")
+    with pytest.raises(TypeError, match="map"):
+        ok.VAW2(m=3, map="sincos")

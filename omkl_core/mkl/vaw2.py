@@ -44,6 +44,14 @@ import numpy as np
 from .. import aggregation as _agg
 from .. import backend as _backend
 from .._validation import (
+    Boolean,
+    Check,
+    Integer,
+    Interval,
+    Optional,
+    Options,
+    Positive,
+    Seed,
     check_bool,
     check_int,
     check_label,
@@ -55,7 +63,8 @@ from .._validation import (
     check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
     check_vector,
 )
-from ..features import KernelDictionary, apply_feature_map, paper000_sigmas, resolve_feature_map
+from ..base import OnlineLearner
+from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, paper000_sigmas
 from ..vaw import VAWExperts
 
 __all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS",
@@ -75,6 +84,12 @@ def _dictionary_spec(dictionary):
         raise TypeError("dictionary must be None (paper 000's 76 kernels) or a pair "
                         "(kinds, sigmas)") from None
     return list(kinds), np.asarray(sigmas, dtype=np.float64)
+
+
+def _check_dictionary(value, name):
+    if isinstance(value, str):
+        raise TypeError(f"{name} must be None (paper 000's 76 kernels) or a pair (kinds, sigmas)")
+    _dictionary_spec(value)
 
 
 def _check_state_memory(m, feature_map, dictionary, repetitions=1):
@@ -117,7 +132,7 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
                        dictionary=None, ridge: bool = False, backend: str = "numpy",
                        feature_map: str = "cos", method: str = "block",
                        time_block: int = TIME_BLOCK, return_dictionaries: bool = False, *,
-                       both: bool = False, map: str | None = None):  # noqa: A002
+                       both: bool = False):
     """The VAW expert layer of paper 000 for R repetitions: Z (R, T, N), Z[r, t, j] = z_{t,j}.
 
     Parameters
@@ -129,7 +144,7 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     dictionary : None (paper 000's 76 kernels) or (kinds, sigmas).
     ridge : experts run online ridge instead of VAW (TVAW code variant, reference E.1).
     backend : "numpy" | "cupy" | "auto" for features and experts (result on the host).
-    feature_map : "cos" (paper) or "sincos" (authors' code form, reference E.2); ``map=``: deprecated.
+    feature_map : "cos" (paper) or "sincos" (authors' code form, reference E.2).
     method : VAW driver, "block" or "sm" (see :class:`omkl_core.vaw.VAWExperts`).
     return_dictionaries : also return the R :class:`KernelDictionary` objects.
     both : return ``(Z_vaw, Z_ridge)``, the VAW (eq. 9) and the online-ridge expert predictions
@@ -148,7 +163,7 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     time_block = check_int(time_block, "time_block")
     if check_bool(both, "both") and check_bool(ridge, "ridge"):
         raise ValueError("both=True returns the VAW and the ridge predictions; leave ridge=False")
-    feature_map = resolve_feature_map(feature_map, map, "expert_predictions: ")
+    feature_map = _check_map(feature_map)
     _check_state_memory(m, feature_map, dictionary, repetitions)
     dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, dictionary, feature_map, backend)
     experts = VAWExperts(lam=lam, ridge=ridge, backend=backend, method=method)
@@ -213,7 +228,7 @@ def make_meta(name: str, **kwargs):
 
 
 # ------------------------------------------------------------------------------ learners
-class _VAWFamily:
+class _VAWFamily(OnlineLearner):
     """Two-level learner: VAW experts on N kernels' random features + a meta-learner.
 
     Parameters
@@ -227,7 +242,7 @@ class _VAWFamily:
     dictionary : None or (kinds, sigmas), default=None
         None: paper 000's 76 kernels (:func:`omkl_core.features.paper000_sigmas`).
     feature_map : {"cos", "sincos"}, default="cos"
-        The random-feature map (``map=`` is the deprecated spelling).
+        The random-feature map.
     ridge : bool, default=False
         Experts run online ridge instead of VAW (the TVAW code variant, reference E.1).
     backend : {"numpy", "cupy", "auto"}, default="numpy"
@@ -250,40 +265,49 @@ class _VAWFamily:
     """
 
     _table2_name = ""
+    _parameter_constraints = {
+        "m": Integer(1),
+        "lam": Positive,
+        "seed": Seed(),
+        "dictionary": Check(_check_dictionary, invalid=[3, "gaussian", ("gaussian",)]),
+        "feature_map": Options(*MAPS),
+        "ridge": Boolean(),
+        "backend": Options("numpy", "cupy", "auto"),
+        "bounds": Optional(Interval()),
+    }
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"m": 6, "seed": 3}
 
     def __init__(self, *, m: int = 50, lam: float = 1.0, seed=0, dictionary=None,
                  feature_map: str = "cos", ridge: bool = False, backend: str = "numpy",
-                 bounds=(0, 1), map: str | None = None):  # noqa: A002
-        self.m = check_int(m, "m")
-        self.lam = check_positive(lam, "lam")
+                 bounds=(0, 1)):
+        self.m = m
+        self.lam = lam
         self.seed = seed
-        _backend.host_rng(seed)                     # validates the seed type early
         self.dictionary = dictionary
-        _dictionary_spec(dictionary)
-        self.feature_map = resolve_feature_map(feature_map, map, f"{type(self).__name__}: ")
-        self.ridge = check_bool(ridge, "ridge")
+        self.feature_map = feature_map
+        self.ridge = ridge
         self.backend = backend
-        _backend.get_namespace(backend)
         self.bounds = bounds
-        _check_state_memory(self.m, self.feature_map, dictionary)
-        self.meta_ = self._make_meta()              # validates meta hyper-parameters
-        self._reset_state()
+        super().__init__()
+
+    def _validate_joint(self):
+        _check_state_memory(self.m, self.feature_map, self.dictionary)
 
     # subclasses: return a fresh meta-learner
     def _make_meta(self):
         raise NotImplementedError
 
-    def _reset_state(self):
+    def _reset(self):
+        """Forget the learned state (the same seed redraws the same features)."""
+        _backend.get_namespace(self.backend)
         self.dictionary_ = None
         self.experts_ = None
         self.meta_ = self._make_meta()
         self.expert_predictions_ = None
         self._last = None
-
-    def reset(self):
-        """Forget the learned state (the same seed redraws the same features)."""
-        self._reset_state()
-        return self
 
     def _ensure(self, d: int):
         if self.dictionary_ is None:
@@ -322,6 +346,7 @@ class _VAWFamily:
         self.experts_.learn_one(phi, y)
         self.expert_predictions_ = np.asarray(z).copy()
         self._last = None
+        self.t_ += 1
 
     def _warn_unscaled(self, X, y) -> None:
         """Warn once when the stream is not scaled as the model assumes: labels in
@@ -360,15 +385,8 @@ class _VAWFamily:
         preds = self.meta_.run(Z, y)
         self.expert_predictions_ = Z[-1].copy()
         self._last = None
+        self.t_ += X.shape[0]
         return preds
-
-    @property
-    def map(self) -> str:
-        """Deprecated alias of :attr:`feature_map`."""
-        return self.feature_map
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(m={self.m}, lam={self.lam}, seed={self.seed!r})"
 
 
 class VAW2(_VAWFamily):
@@ -408,12 +426,19 @@ class VAW2(_VAWFamily):
     def __init__(self, *, m: int = 50, lam: float = 1.0, lam_meta: float = 1.0,
                  truncate: bool = False, seed=0, dictionary=None, feature_map: str = "cos",
                  ridge: bool = False, meta_ridge: bool = False, backend: str = "numpy",
-                 bounds=(0, 1), map: str | None = None):  # noqa: A002
-        self.lam_meta = check_positive(lam_meta, "lam_meta")
-        self.truncate = check_bool(truncate, "truncate")
-        self.meta_ridge = check_bool(meta_ridge, "meta_ridge")
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
+                 bounds=(0, 1)):
+        self.lam_meta = lam_meta
+        self.truncate = truncate
+        self.meta_ridge = meta_ridge
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, ridge=ridge,
                          backend=backend, bounds=bounds)
+
+    _parameter_constraints = {"lam_meta": Positive, "truncate": Boolean(), "meta_ridge": Boolean()}
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"m": 6, "seed": 3}
+        yield {"m": 6, "seed": 3, "truncate": True}
 
     def _make_meta(self):
         return _vaw2_meta(self.lam_meta, self.truncate, self.bounds, self.meta_ridge)
@@ -426,10 +451,12 @@ class VAWEWA(_VAWFamily):
 
     def __init__(self, *, m: int = 50, lam: float = 1.0, eta=None, calibrated: bool = False,
                  gradient: bool = False, seed=0, dictionary=None, feature_map: str = "cos",
-                 ridge: bool = False, backend: str = "numpy", bounds=(0, 1), map: str | None = None):  # noqa: A002
+                 ridge: bool = False, backend: str = "numpy", bounds=(0, 1)):
         self.eta, self.calibrated, self.gradient = eta, calibrated, gradient
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, ridge=ridge,
                          backend=backend, bounds=bounds)
+
+    _parameter_constraints = {"eta": Optional(Positive), "calibrated": Boolean(), "gradient": Boolean()}
 
     def _make_meta(self):
         return _ewa_meta(self.bounds, self.eta, self.calibrated, self.gradient)
@@ -441,10 +468,12 @@ class VAWAggr(_VAWFamily):
 
     def __init__(self, *, m: int = 50, lam: float = 1.0, eta=None, seed=0, dictionary=None,
                  feature_map: str = "cos", ridge: bool = False, backend: str = "numpy",
-                 bounds=(0, 1), map: str | None = None):  # noqa: A002
+                 bounds=(0, 1)):
         self.eta = eta
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, ridge=ridge,
                          backend=backend, bounds=bounds)
+
+    _parameter_constraints = {"eta": Optional(Positive)}
 
     def _make_meta(self):
         return _aggr_meta(self.bounds, self.eta)
@@ -470,10 +499,12 @@ class VAWBOA(_VAWFamily):
 
     def __init__(self, *, m: int = 50, lam: float = 1.0, version: str = "v120", seed=0,
                  dictionary=None, feature_map: str = "cos", ridge: bool = False,
-                 backend: str = "numpy", bounds=(0, 1), map: str | None = None):  # noqa: A002
+                 backend: str = "numpy", bounds=(0, 1)):
         self.version = version
-        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, map=map, ridge=ridge,
+        super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, ridge=ridge,
                          backend=backend, bounds=bounds)
+
+    _parameter_constraints = {"version": Options("v120", "v122")}
 
     def _make_meta(self):
         return _boa_meta(self.bounds, self.version)
