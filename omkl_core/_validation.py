@@ -221,7 +221,12 @@ class Real(Constraint):
         self.low, self.high, self.closed = low, high, closed
 
     def __call__(self, value, name):
-        check_interval(value, name, self.low, self.high, closed=self.closed)
+        if self.high is None and self.low == 0 and self.closed in ("neither", "right"):
+            check_positive(value, name)                     # "must be > 0"
+        elif self.high is None and self.low == 0:
+            check_nonneg(value, name)                       # "must be >= 0"
+        else:
+            check_interval(value, name, self.low, self.high, closed=self.closed)
 
     def invalid(self):
         bad = [float("nan"), "1.0"]

@@ -48,16 +48,19 @@ from scipy.linalg import blas as _blas
 from scipy.linalg import qr_insert, solve_triangular
 
 from ._validation import (
-    check_bool,
+    Boolean,
+    Check,
+    Optional,
+    Options,
+    Positive,
     check_label,
     check_magnitude,
     check_matrix,
-    check_option,
     check_point,
-    check_positive,
     check_scalar,
     check_vector,
 )
+from .base import OnlineLearner
 from .kernels import make_kernel
 
 __all__ = ["OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge",
@@ -96,22 +99,26 @@ class RidgeTrajectory:
         }
 
 
-def _check_clip(clip):
-    return None if clip is None else check_positive(clip, "clip")
-
-
 def _gaussian_log_loss(y: float, mean: float, var: float) -> float:
     """-ln N(y; mean, var) (the logarithmic loss of a normal density, Section 3)."""
     return 0.5 * (_LOG_2PI + math.log(var)) + (y - mean) ** 2 / (2.0 * var)
 
 
-class _RidgeBase:
+def _check_kernel(value, name):
+    if value is None:
+        raise TypeError(f"{name} is required (a Kernel object, a kernel name or a callable k(x, x'))")
+    try:
+        make_kernel(value)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}: {exc}") from None
+
+
+class _RidgeBase(OnlineLearner):
     """Shared driver: validation, running totals, ``run`` and ``trajectory``."""
 
     _bayesian = False
 
     def _reset_totals(self):
-        self.t_ = 0
         self.weighted_loss_ = 0.0
         self.square_loss_ = 0.0
         self.log_det_ = 0.0
@@ -250,13 +257,22 @@ class OnlineRidge(_RidgeBase):
     """
 
     _SOLVERS = ("cholesky", "sherman-morrison")
+    _parameter_constraints = {
+        "a": Positive,
+        "clip": Optional(Positive),
+        "solver": Options(*_SOLVERS),
+        "fit_intercept": Boolean(),
+    }
 
     def __init__(self, a: float = 1.0, *, clip: float | None = None, solver: str = "cholesky",
                  fit_intercept: bool = False):
-        self.a = check_positive(a, "a")
-        self.clip = _check_clip(clip)
-        self.solver = check_option(solver, "solver", self._SOLVERS)
-        self.fit_intercept = check_bool(fit_intercept, "fit_intercept")
+        self.a = a
+        self.clip = clip
+        self.solver = solver
+        self.fit_intercept = fit_intercept
+        super().__init__()
+
+    def _reset(self):
         self.b_ = None
         self._reset_totals()
 
@@ -374,10 +390,16 @@ class BayesianRidge(OnlineRidge):
 
     _bayesian = True
 
+    _parameter_constraints = {"sigma2": Positive}
+
     def __init__(self, a: float = 1.0, *, sigma2: float = 1.0, clip: float | None = None,
                  solver: str = "cholesky", fit_intercept: bool = False):
+        self.sigma2 = sigma2
         super().__init__(a=a, clip=clip, solver=solver, fit_intercept=fit_intercept)
-        self.sigma2 = check_positive(sigma2, "sigma2")
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"a": 1.0, "sigma2": 0.5}
 
     def predict_dist(self, x) -> tuple[float, float]:
         """(gamma_T, sigma_T^2) of eq. (12): the mean and variance of the predictive normal."""
@@ -459,15 +481,27 @@ class KernelRidge(_RidgeBase):
     """
 
     _SOLVERS = ("cholesky", "inverse")
+    _parameter_constraints = {
+        "a": Positive,
+        "kernel": Check(_check_kernel, invalid=[None, 3.0, "no-such-kernel"]),
+        "clip": Optional(Positive),
+        "solver": Options(*_SOLVERS),
+    }
+
+    @classmethod
+    def _unit_test_params(cls):
+        from .kernels import Gaussian  # noqa: PLC0415
+        yield {"a": 1.0, "kernel": Gaussian(0.7)}
 
     def __init__(self, a: float = 1.0, kernel=None, *, clip: float | None = None, solver: str = "cholesky"):
-        self.a = check_positive(a, "a")
-        if kernel is None:
-            raise TypeError("kernel is required (a Kernel object, a kernel name or a callable k(x, x'))")
+        self.a = a
         self.kernel = kernel
-        self._kern = make_kernel(kernel)
-        self.clip = _check_clip(clip)
-        self.solver = check_option(solver, "solver", self._SOLVERS)
+        self.clip = clip
+        self.solver = solver
+        super().__init__()
+
+    def _reset(self):
+        self._kern = make_kernel(self.kernel)
         self._Xbuf = None     # rows 0..t-1: the inputs seen
         self._Fbuf = None     # packed: columns of M_t^{-1} ("inverse") / rows of L_t ("cholesky")
         self._vbuf = None     # [:t]: alpha_t ("inverse") or z_t ("cholesky")
@@ -640,10 +674,17 @@ class KernelBayesianRidge(KernelRidge):
 
     _bayesian = True
 
+    _parameter_constraints = {"sigma2": Positive}
+
+    @classmethod
+    def _unit_test_params(cls):
+        from .kernels import Laplacian  # noqa: PLC0415
+        yield {"a": 1.0, "sigma2": 0.5, "kernel": Laplacian(1.0)}
+
     def __init__(self, a: float = 1.0, kernel=None, *, sigma2: float = 1.0, clip: float | None = None,
                  solver: str = "cholesky"):
+        self.sigma2 = sigma2
         super().__init__(a=a, kernel=kernel, clip=clip, solver=solver)
-        self.sigma2 = check_positive(sigma2, "sigma2")
 
     def predict_dist(self, x) -> tuple[float, float]:
         """(gamma_T, sigma^2 + sigma^2 (K(x_T,x_T) - k_T'(aI + K_{T-1})^{-1}k_T)/a)."""
@@ -657,7 +698,14 @@ class KernelBayesianRidge(KernelRidge):
         return -_gaussian_log_loss(check_scalar(y, "y"), mean, var)
 
 
-class BayesianAlgorithm:
+def _check_prior(value, name):
+    if value is not None:
+        p = check_vector(value, name)
+        if np.any(p <= 0) or abs(p.sum() - 1.0) > 1e-12:
+            raise ValueError(f"{name} must be positive weights summing to 1")
+
+
+class BayesianAlgorithm(OnlineLearner):
     r"""The Bayesian Algorithm (Algorithm 2 of Zhdanov & Vovk, 2009) over a finite set of
     Gaussian linear experts.
 
@@ -676,20 +724,34 @@ class BayesianAlgorithm:
     prior : (K,) positive weights summing to 1, or None for uniform.
     """
 
+    _parameter_constraints = {
+        "thetas": Check(check_matrix, invalid=[[[np.nan]], [1.0, 2.0], "theta"]),
+        "sigma2": Positive,
+        "prior": Check(_check_prior, invalid=[[2.0, -1.0, 0.0], [0.5, 0.5, 0.5]]),
+    }
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"thetas": np.array([[0.2, -0.1, 0.3], [0.0, 0.5, -0.2], [0.4, 0.4, 0.0]]), "sigma2": 0.5}
+
     def __init__(self, thetas, *, sigma2: float = 1.0, prior=None):
-        self.thetas = check_matrix(thetas, "thetas")
-        self.sigma2 = check_positive(sigma2, "sigma2")
-        K = self.thetas.shape[0]
-        if prior is None:
-            prior = np.full(K, 1.0 / K)
-        prior = check_vector(prior, "prior", length=K)
-        if np.any(prior <= 0) or abs(prior.sum() - 1.0) > 1e-12:
-            raise ValueError("prior must be positive weights summing to 1")
+        self.thetas = thetas
+        self.sigma2 = sigma2
         self.prior = prior
+        super().__init__()
+
+    def _validate_joint(self):
+        K = check_matrix(self.thetas, "thetas").shape[0]
+        if self.prior is not None:
+            check_vector(self.prior, "prior", length=K)
+
+    def _reset(self):
+        self._thetas = check_matrix(self.thetas, "thetas")
+        K = self._thetas.shape[0]
+        prior = np.full(K, 1.0 / K) if self.prior is None else check_vector(self.prior, "prior", length=K)
         self.log_weights_ = np.log(prior)           # ln P_t^*(theta_k)
         self.expert_log_loss_ = np.zeros(K)         # L_t(theta_k)
         self.log_loss_ = 0.0                        # L_t
-        self.t_ = 0
 
     @property
     def weights_(self) -> np.ndarray:
@@ -697,11 +759,11 @@ class BayesianAlgorithm:
         return np.exp(self.log_weights_)
 
     def _expert_logpdf(self, x, y) -> np.ndarray:
-        mu = self.thetas @ x                        # theta_k' x_t, all experts at once
+        mu = self._thetas @ x                        # theta_k' x_t, all experts at once
         return -0.5 * (_LOG_2PI + math.log(self.sigma2)) - (y - mu) ** 2 / (2.0 * self.sigma2)
 
     def _x(self, x):
-        return check_point(x, self.thetas.shape[1], "x")
+        return check_point(x, self._thetas.shape[1], "x")
 
     def predict_logpdf(self, x, y) -> float:
         """ln g_t(y) = ln sum_k P_{t-1}^*(theta_k) xi_t^{theta_k}(y), eq. (9)."""
@@ -715,7 +777,7 @@ class BayesianAlgorithm:
         """The mean of the mixture g_t (a point forecast)."""
         x = self._x(x)
         w = np.exp(self.log_weights_ - self.log_weights_.max())
-        return float((w / w.sum()) @ (self.thetas @ x))
+        return float((w / w.sum()) @ (self._thetas @ x))
 
     def learn_one(self, x, y) -> None:
         x = self._x(x)
@@ -724,7 +786,7 @@ class BayesianAlgorithm:
         # the weights use only differences of ln xi between experts (the common part cancels in the
         # normalisation): at tiny sigma2 the common part is ~ -1e300 and absorbs ln(sum) or overflows
         # to -inf for every expert (nan weights before); -(q_k - q_min)/(2 sigma2) keeps the best expert at 0
-        q = (y - self.thetas @ x) ** 2
+        q = (y - self._thetas @ x) ** 2
         rel = self.log_weights_ - (q - q.min()) / (2.0 * self.sigma2)
         m = rel.max()
         log_sum = math.log(np.exp(rel - m).sum())
