@@ -57,7 +57,7 @@ def _close(a, b, what):
 
 
 def _state(model, names):
-    out = {"weights_": model.weights_, "n_steps_": model.n_steps_}
+    out = {"weights_": model.weights_, "t_": model.t_}
     for n in names:
         out[n] = getattr(model, n)
     if isinstance(model, agg.CalibratedEWA):

@@ -1063,7 +1063,7 @@ def test_paper001_algorithm1_finite_at_p_near_one(kern, p):
     kernel = nz.exponential_kernel(1.0) if kern == "exp" else nz.GaussianKernel(1.0)
     loss = nz.ExponentialLoss(sign=-1) if kern == "exp" else nz.SmoothedHingeLoss()
     m = ok.NoisyKernelOGD(kernel, loss, T=12, eta=0.5, p=p, B_w=1.0, noise=nz.GaussianNoise(0.1), seed=1)
-    out = m.run_stream(X, y)
+    out = m.trajectory(X, y)
     assert max(m.queries_) > 171                        # the regime where n! overflowed
     assert np.all(np.isfinite(out["scores"])) and np.all(np.isfinite(m.grads_)) and np.all(np.isfinite(m.norms_))
 
@@ -1136,7 +1136,7 @@ def test_paper001_theorem4_regret_informative_regime():
         m = ok.NoisyKernelOGD(kern, loss, T=T, eta="theorem", p=p, B_w=B_w, B_x=B_x, y_max=1.0,
                               noise=nz.NoNoise(), seed=100 + r)
         assert m.eta_ == pytest.approx(1.0 / 24.0)
-        regrets.append(float(np.sum(m.run_stream(X, y)["losses"])))
+        regrets.append(float(np.sum(m.trajectory(X, y)["losses"])))
     mean, se = _mc_mean(np.array(regrets))
     assert mean + Z5 * se <= bound
 
@@ -1193,7 +1193,7 @@ def test_paper001_outputs_finite_over_parameter_range(p, sigma, kern, lossname, 
     X = rng.uniform(-0.7, 0.7, (6, 2))
     y = np.sign(X[:, 0]) if loss.kind == "classification" else X[:, 0]
     m = ok.NoisyKernelOGD(kernel, loss, T=6, eta=0.5, p=p, B_w=1.0, noise=nz.GaussianNoise(0.2), seed=seed)
-    out = m.run_stream(X, y)
+    out = m.trajectory(X, y)
     for a in (out["scores"], m.grads_, m.norms_, m.alpha_):
         assert np.all(np.isfinite(a))
 

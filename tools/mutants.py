@@ -80,7 +80,7 @@ MUTANTS: list[Mutant] = [
       "yhat = num if self.ridge else num / denom", "yhat = 0.0 * num",
       "meta-learner that predicts 0 (non-learning)"),
     M("p000-meta-vaw-b-off-by-one", "000", "omkl_core/aggregation/vaw_meta.py",
-      "self.b_ += y[:, None] * zb", "self.b_ += y[:, None] * zb * (self.n_steps_ > 0)",
+      "self.b_ += y[:, None] * zb", "self.b_ += y[:, None] * zb * (self.t_ > 0)",
       "off-by-one in the time index of sum_{i<t} y_i z_i"),
     M("p000-ewa-eta-times-4", "000", "omkl_core/aggregation/ewa.py",
       "return _softmax(-self._eta * self.cum_)", "return _softmax(-4.0 * self._eta * self.cum_)",

@@ -7,20 +7,51 @@ import math
 import numpy as np
 
 from .._validation import (
-    check_int,
+    Check,
+    Integer,
+    Optional,
+    Options,
+    Positive,
+    Real,
+    Seed,
     check_matrix,
-    check_option,
     check_point,
     check_positive,
     check_scalar,
     check_vector,
 )
 from ..backend import host_rng
+from ..base import OnlineLearner
 from .estimates import EstimateStore, prod_matrix, prod_point_matrix
 from .estimator import check_p, sample_geometric
 from .feature_maps import _check_kernel
 from .losses import _check_loss
 from .oracles import Oracle, _as_law
+
+
+def _check_eta(value, name):
+    if isinstance(value, str):
+        if value != "theorem":
+            raise ValueError(f"{name} must be a positive number or 'theorem', got {value!r}")
+        return
+    check_positive(value, name)
+
+
+#: the constraints shared by NoisyKernelOGD and SingleCopyKernelOGD
+_COMMON_CONSTRAINTS = {
+    "kernel": Check(lambda v, n: _check_kernel(v), invalid=[None, "gaussian"]),
+    "loss": Check(lambda v, n: _check_loss(v), invalid=[None, "squared"]),
+    "T": Integer(1),
+    "B_w": Positive,
+    "noise": Check(lambda v, n: _as_law(v), invalid=[0.1, "gaussian"]),
+    "seed": Seed(),
+}
+
+
+def _unit_test_params_noisy():
+    from . import GaussianKernel, GaussianNoise, SquaredLoss  # noqa: PLC0415
+    return dict(kernel=GaussianKernel(1.0), loss=SquaredLoss(), T=30, eta=0.5, p=2.0, B_w=4.0,
+                noise=GaussianNoise(0.1), seed=2)
 
 
 def _prod_matrix_loop(kernel, A: EstimateStore, B: EstimateStore, p) -> np.ndarray:
@@ -84,7 +115,7 @@ def _lemma1_term(loss, n: int, p, X) -> float:
 # ----------------------------------------------------------------------------------------
 # Algorithm 1
 # ----------------------------------------------------------------------------------------
-class NoisyKernelOGD:
+class NoisyKernelOGD(OnlineLearner):
     """Paper 001, Algorithm 1 (Kernel Learning Algorithm with Noisy Input).
 
     ``w_t = sum_{i<t} alpha_i Psi~(x_i)``. At round ``t`` the learner receives the oracle
@@ -143,49 +174,67 @@ class NoisyKernelOGD:
                  B_x: float | None = None, y_max: float = 1.0, projection: str = "exact",
                  noise=None, seed: int = 0, noise_seed: int | None = None,
                  prod_mode: str = "vectorised", norm_update: str = "incremental"):
-        self.kernel = _check_kernel(kernel)
-        self.loss = _check_loss(loss)
-        self.T = check_int(T, "T", minimum=1)
-        self.p = check_p(p)
-        self.prod_mode = check_option(prod_mode, "prod_mode", ("vectorised", "loop"))
-        self.norm_update = check_option(norm_update, "norm_update", ("incremental", "recompute"))
-        self.B_w = check_positive(B_w, "B_w")
-        self.y_max = check_scalar(y_max, "y_max")
-        self.projection = check_option(projection, "projection", ("exact", "printed"))
-        self.noise = _as_law(noise)
-        self.B_x = None if B_x is None else check_positive(B_x, "B_x")
-        if isinstance(eta, str):
-            if eta != "theorem":
-                raise ValueError(f"eta must be a positive number or 'theorem', got {eta!r}")
-            if self.B_x is None:
-                raise ValueError("eta='theorem' needs B_x (a bound on E||x~_t||^2)")
-            from .. import bounds  # noqa: PLC0415
-
-            B_psi = bounds.paper001_feature_bound(self.kernel, self.p, self.B_x)
-            B_g = bounds.paper001_lemma2_grad_bound(self.loss, self.p, self.B_w, B_psi,
-                                                    y_max=self.y_max)
-            if not (math.isfinite(B_g) and math.isfinite(B_psi)):
-                raise ValueError("eta='theorem' is not representable: the Lemma 2/3/5 bounds "
-                                 f"overflow float64 (B_Psi={B_psi:.3g}, B_g={B_g:.3g}); "
-                                 "pass an explicit eta or smaller B_w / B_x")
-            self.eta_ = bounds.paper001_theorem4_eta(self.B_w, B_g, B_psi)
-            if self.eta_ == 0.0:
-                raise ValueError("eta='theorem' is not representable: Thm. 4's eta underflows float64 "
-                                 f"(B_Psi={B_psi:.3g}, B_g={B_g:.3g}); pass an explicit eta or smaller B_w / B_x")
-        else:
-            self.eta_ = check_positive(eta, "eta")
+        self.kernel = kernel
+        self.loss = loss
+        self.T = T
         self.eta = eta
+        self.p = p
+        self.B_w = B_w
+        self.B_x = B_x
+        self.y_max = y_max
+        self.projection = projection
+        self.noise = noise
         self.seed = seed
         self.noise_seed = noise_seed
-        self.reset()
+        self.prod_mode = prod_mode
+        self.norm_update = norm_update
+        super().__init__()
 
-    def reset(self) -> None:
+    _parameter_constraints = {
+        **_COMMON_CONSTRAINTS,
+        "eta": Check(_check_eta, invalid=["fast", 0.0, float("nan")]),
+        "p": Check(check_p, invalid=[1.0, 0.5, float("nan")]),
+        "B_x": Optional(Positive),
+        "y_max": Real(),
+        "projection": Options("exact", "printed"),
+        "noise_seed": Optional(Seed()),
+        "prod_mode": Options("vectorised", "loop"),
+        "norm_update": Options("incremental", "recompute"),
+    }
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield _unit_test_params_noisy()
+
+    def _validate_joint(self):
+        if isinstance(self.eta, str) and self.B_x is None:
+            raise ValueError("eta='theorem' needs B_x (a bound on E||x~_t||^2)")
+
+    def _theorem_eta(self) -> float:
+        """Thm. 4's eta = sqrt(B_w / (B_g B_Psi)) (``eta="theorem"``)."""
+        from .. import bounds  # noqa: PLC0415
+
+        B_psi = bounds.paper001_feature_bound(self.kernel, self._p, self.B_x)
+        B_g = bounds.paper001_lemma2_grad_bound(self.loss, self._p, self.B_w, B_psi, y_max=self.y_max)
+        if not (math.isfinite(B_g) and math.isfinite(B_psi)):
+            raise ValueError("eta='theorem' is not representable: the Lemma 2/3/5 bounds "
+                             f"overflow float64 (B_Psi={B_psi:.3g}, B_g={B_g:.3g}); "
+                             "pass an explicit eta or smaller B_w / B_x")
+        eta = bounds.paper001_theorem4_eta(self.B_w, B_g, B_psi)
+        if eta == 0.0:
+            raise ValueError("eta='theorem' is not representable: Thm. 4's eta underflows float64 "
+                             f"(B_Psi={B_psi:.3g}, B_g={B_g:.3g}); pass an explicit eta or smaller B_w / B_x")
+        return eta
+
+    def _reset(self) -> None:
+        self._p = check_p(self.p)
+        self._noise = _as_law(self.noise)
+        self.eta_ = self._theorem_eta() if isinstance(self.eta, str) else float(self.eta)
         self.rng_ = host_rng(self.seed)
         self.noise_rng_ = host_rng(self.seed + 1_000_003 if self.noise_seed is None else self.noise_seed)
         self.queries_ = []
         self.grads_ = []
         self.norms_ = []
-        self.t_ = 0
         self.d_ = None
         # capacity buffers (doubling), so a round costs O(t) Prods and no O(t^2) copies
         self._cap = 0
@@ -242,7 +291,7 @@ class NoisyKernelOGD:
         if isinstance(x, Oracle):
             orc = x
         else:
-            orc = self.noise.oracle(check_point(x, self.d_, "x"), self.noise_rng_, t=self.t_)
+            orc = self._noise.oracle(check_point(x, self.d_, "x"), self.noise_rng_, t=self.t_)
         if self.d_ is not None and orc.d != self.d_:
             raise ValueError(f"x has dimension {orc.d}, expected d={self.d_}")
         return orc
@@ -269,7 +318,7 @@ class NoisyKernelOGD:
         y = check_scalar(y, "y")
         orc = self._oracle(x)
         q0 = orc.n_queries
-        p, t = self.p, self.t_
+        p, t = self._p, self.t_
         psi_t = self.kernel.map_estimate(orc, p, self.rng_)                  # Map_Estimate
         store = self.store_ if t else EstimateStore.empty(orc.d)
         g = grad_length_estimate(self.kernel, self.loss, store, self.alpha_, orc, y, p,
@@ -325,12 +374,8 @@ class NoisyKernelOGD:
         losses = self.loss.loss(scores, y)
         return {"scores": scores, "losses": losses, "queries": np.array(self.queries_[-X.shape[0]:])}
 
-    def run_stream(self, X, y, oracles=None) -> dict:
-        """Old name of :meth:`trajectory` (kept working)."""
-        return self.trajectory(X, y, oracles)
 
-
-class SingleCopyKernelOGD:
+class SingleCopyKernelOGD(OnlineLearner):
     """Baseline (paper 001, Sec. 3.1 and Thm. 3): projected kernel OGD that sees ONE noisy
     copy ``x~_t`` per round and treats it as ``x_t``: ``w_{t+1} = P(w_t - (eta/sqrt(T))
     l'(y_t <w_t, Psi(x~_t)>) y_t Psi(x~_t))`` (classification; regression analogous), with
@@ -339,18 +384,27 @@ class SingleCopyKernelOGD:
 
     def __init__(self, kernel, loss, *, T: int, eta: float, B_w: float = 1.0, noise=None,
                  seed: int = 0):
-        self.kernel = _check_kernel(kernel)
-        self.loss = _check_loss(loss)
-        self.T = check_int(T, "T", minimum=1)
-        self.eta = check_positive(eta, "eta")
-        self.B_w = check_positive(B_w, "B_w")
-        self.noise = _as_law(noise)
+        self.kernel = kernel
+        self.loss = loss
+        self.T = T
+        self.eta = eta
+        self.B_w = B_w
+        self.noise = noise
         self.seed = seed
-        self.reset()
+        super().__init__()
 
-    def reset(self):
+    _parameter_constraints = {**_COMMON_CONSTRAINTS, "eta": Positive}
+
+    @classmethod
+    def _unit_test_params(cls):
+        from . import polynomial_kernel  # noqa: PLC0415
+        params = _unit_test_params_noisy()
+        del params["p"]
+        yield {**params, "kernel": polynomial_kernel(2, 1.0)}
+
+    def _reset(self):
+        self._noise = _as_law(self.noise)
         self.rng_ = host_rng(self.seed)
-        self.t_ = 0
         self._cap = 0
         self._alpha = np.zeros(0)
         self._P = None
@@ -375,7 +429,7 @@ class SingleCopyKernelOGD:
 
     def learn_one(self, x, y):
         y = check_scalar(y, "y")
-        orc = x if isinstance(x, Oracle) else self.noise.oracle(check_point(x, name="x"), self.rng_, t=self.t_)
+        orc = x if isinstance(x, Oracle) else self._noise.oracle(check_point(x, name="x"), self.rng_, t=self.t_)
         xt = orc.query(1)[0]
         t = self.t_
         if t + 1 > self._cap:
