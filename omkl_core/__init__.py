@@ -21,7 +21,9 @@ from . import (
                additive,
                aggregation,
                backend,
+               base,
                bounds,
+               checks,
                compiled,
                datasets,
                features,
@@ -37,6 +39,7 @@ from . import (
 )
 from .additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
 from .aggregation import BOA, EWA, AggregatingAlgorithm, CalibratedEWA, MLPoly, MLProd, VAWMeta
+from .base import BatchLearner, OnlineLearner
 from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary, paper003_dictionary
 from .linear import (
                BayesianAlgorithm,
@@ -58,10 +61,10 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 
 __all__ = [
     # modules
-    "aggregation", "backend", "bounds", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
+    "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
     "noisy", "paper_values", "protocol", "report", "vaw",
-    # protocol
-    "Trace", "run_online",
+    # protocol and the learner core
+    "Trace", "run_online", "OnlineLearner", "BatchLearner",
     # paper 000
     "RandomFourierFeatures", "KernelDictionary", "paper000_dictionary", "VAW", "VAWExperts",
     "VAWMeta", "EWA", "CalibratedEWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA",

@@ -8,6 +8,7 @@ same predictions as the loop.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
@@ -113,6 +114,7 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
 
             T = X.shape[0]
             chunk = max(PROGRESS_CHUNK, -(-T // 50 // PROGRESS_CHUNK) * PROGRESS_CHUNK)
+            chunk = math.lcm(chunk, int(getattr(model, "_run_alignment", 1)))   # block drivers: bit for bit
             parts = []
             with tqdm(total=T, desc=type(model).__name__, unit="step", leave=False, mininterval=0) as bar:
                 for start in range(0, T, chunk):

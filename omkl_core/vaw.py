@@ -129,6 +129,13 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         self.block_size = block_size
         super().__init__()
 
+    @property
+    def _run_alignment(self) -> int:
+        """Steps per block of the block driver: ``run`` over consecutive pieces of a stream
+        whose lengths are multiples of it gives the numbers of one ``run`` bit for bit (other
+        pieces: the same to rounding, as ``method="sm"`` and ``"block"`` are)."""
+        return (self.block_size or 16) if self.method == "block" else 1
+
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
         """Forget everything (S^{-1} = I/lambda, w = 0 at the next first step)."""

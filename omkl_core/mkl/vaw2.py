@@ -293,6 +293,10 @@ class _VAWFamily(OnlineLearner):
         self.bounds = bounds
         super().__init__()
 
+    #: ``run`` over pieces whose lengths are multiples of this gives one run's numbers bit for
+    #: bit (the experts' block driver, ``VAWExperts._run_alignment``; other pieces: to rounding)
+    _run_alignment = 16
+
     def _validate_joint(self):
         _check_state_memory(self.m, self.feature_map, self.dictionary)
 

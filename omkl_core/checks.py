@@ -1,0 +1,264 @@
+"""The public conformance checker of online learners: :func:`check_learner`.
+
+River's ``river.checks.check_estimator`` is the model. Each check is a small function
+``check_xxx(learner, X, y)`` that raises ``AssertionError`` when the learner breaks one
+convention of :class:`omkl_core.base.OnlineLearner`; :func:`yield_checks` lists them and
+:func:`check_learner` runs them all, each on a fresh clone of the learner, and re-raises the
+first failure as an ``AssertionError`` that names the check.
+
+The conventions checked:
+
+* ``run(X, y)`` gives the predictions of the ``predict_one``/``learn_one`` loop, and it
+  continues from the current state: ``run(X[:k]); run(X[k:])`` equals ``run(X)``, bit for bit
+  (so a progress bar that runs a stream in chunks cannot change a result); ``t_`` counts the
+  steps learned;
+* ``learn_one`` returns ``None`` and does not modify its input;
+* a learner pickled mid-stream continues with the same predictions;
+* ``reset()`` returns the learner and ``reset()`` / ``clone()`` give a learner that predicts
+  as a fresh instance does; two fresh instances (same seed) give the same numbers;
+* ``repr`` shows every constructor argument, and rebuilds an equal-parameter learner with
+  ``eval`` (``from omkl_core import *``) when the arguments are plain values;
+* every constructor argument has an entry in ``_parameter_constraints``, and each value that
+  the entry lists as invalid makes the constructor raise ``ValueError``/``TypeError`` naming
+  the argument; NaN in an input or a label raises ``ValueError`` naming it.
+
+Test data: a learner declares what its inputs are in ``_input_kind`` -- ``"features"`` (a point
+x_t of R^3, |x_t| <= 1, labels in [0, 1]) or ``"experts"`` (the forecasts z_t in [0, 1]^4 of
+four experts of different accuracy, labels in [0, 1]) -- its test parameters in the
+classmethod ``_unit_test_params()`` (keyword-argument dicts; the checks run on each) and checks
+that do not apply in ``_unit_test_skips`` (check name -> reason).
+
+Examples
+--------
+>>> import numpy as np, omkl_core as ok
+>>> from omkl_core.base import OnlineLearner
+>>> class RunningMean(OnlineLearner):
+...     '''Predicts the mean of the labels seen so far.'''
+...     def __init__(self, prior: float = 0.0):
+...         self.prior = prior
+...         super().__init__()
+...     def _reset(self):
+...         self.total_ = 0.0
+...     def predict_one(self, x):
+...         return self.total_ / self.t_ if self.t_ else self.prior
+...     def learn_one(self, x, y):
+...         self.total_ += y
+...         self.t_ += 1
+>>> ok.checks.check_learner(RunningMean())
+"""
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+import omkl_core
+
+from .base import OnlineLearner
+
+__all__ = ["check_learner", "yield_checks", "stream_for"]
+
+#: the plain types whose ``repr`` ``eval`` rebuilds
+_PLAIN = (type(None), bool, int, float, str)
+
+
+def stream_for(learner, T: int = 25, seed: int = 0):
+    """A short test stream (X, y) of the kind ``learner`` reads (``_input_kind``)."""
+    rng = np.random.default_rng(seed)
+    kind = getattr(learner, "_input_kind", "features")
+    if kind == "experts":                       # N = 4 expert forecasts in [0, 1]
+        y = np.clip(0.5 + 0.3 * np.sin(np.arange(T) / 3.0) + 0.05 * rng.standard_normal(T), 0, 1)
+        Z = np.clip(y[:, None] + rng.normal(0, [0.05, 0.1, 0.2, 0.3], size=(T, 4)), 0, 1)
+        return Z, y
+    if kind != "features":
+        raise ValueError(f"_input_kind must be 'features' or 'experts', got {kind!r}")
+    d = 3
+    X = rng.uniform(-1, 1, size=(T, d)) / np.sqrt(d)
+    y = np.clip(0.5 + 0.4 * np.sin(3 * X[:, 0]) + 0.05 * rng.standard_normal(T), 0, 1)
+    return X, y
+
+
+def _loop(model, X, y):
+    """Predict-then-learn with predict_one / learn_one -> the predictions."""
+    out = []
+    for t in range(X.shape[0]):
+        out.append(np.asarray(model.predict_one(X[t]), dtype=np.float64))
+        model.learn_one(X[t], float(y[t]))
+    return np.stack(out, axis=-1)
+
+
+def _run(model, X, y):
+    return np.asarray(omkl_core.backend.to_numpy(model.run(X, y)), dtype=np.float64)
+
+
+def _same_params(a: dict, b: dict) -> bool:
+    """Equal parameter dicts: plain values and arrays by value, other objects by type and
+    attributes (a clone holds deep copies of them)."""
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        u, v = a[k], b[k]
+        if type(u) is not type(v):
+            return False
+        if isinstance(u, np.ndarray):
+            if not np.array_equal(u, v):
+                return False
+        elif isinstance(u, (*_PLAIN, tuple, list)):
+            if repr(u) != repr(v):
+                return False
+        elif hasattr(u, "__dict__") and not _same_params(vars(u), vars(v)):
+            return False
+    return True
+
+
+def _equal(a, b, what: str):
+    np.testing.assert_array_equal(a, b, err_msg=what)
+
+
+# --------------------------------------------------------------------------- the checks
+def check_run_equals_loop(learner, X, y):
+    """``run(X, y)`` gives the predictions of the predict_one/learn_one loop (to 1e-9)."""
+    loop = _loop(learner.clone(), X, y)
+    vec = _run(learner, X, y)
+    np.testing.assert_allclose(vec, loop, rtol=1e-9, atol=1e-12,
+                               err_msg="run(X, y) differs from the predict_one/learn_one loop")
+
+
+def check_run_continues_from_state(learner, X, y):
+    """``run(X[:k]); run(X[k:])`` equals ``run(X)`` and ``t_`` counts every step: bit for bit
+    when k is a multiple of the learner's ``_run_alignment`` (default 1: any k; a block driver
+    declares its block length), to 1e-9 at k = T // 2 otherwise."""
+    T = X.shape[0]
+    align = int(getattr(learner, "_run_alignment", 1))
+    whole = _run(learner.clone(), X, y)
+    splits = [k for k in {T // 2, (T // 2) // align * align} if 0 < k < T]
+    for k in sorted(splits):
+        model = learner.clone()
+        first = _run(model, X[:k], y[:k])
+        assert model.t_ == k, f"t_ = {model.t_} after run on {k} steps"
+        second = _run(model, X[k:], y[k:])
+        assert model.t_ == T, f"t_ = {model.t_} after two runs on {T} steps in all"
+        both = np.concatenate([first, second], axis=-1)
+        if k % align == 0:
+            _equal(both, whole, f"run(X[:{k}]); run(X[{k}:]) differs from run(X)")
+        else:
+            np.testing.assert_allclose(both, whole, rtol=1e-9, atol=1e-12,
+                                       err_msg=f"run(X[:{k}]); run(X[{k}:]) differs from run(X)")
+
+
+def check_learn_one(learner, X, y):
+    """``learn_one`` returns None, does not modify its input and counts the step in ``t_``."""
+    for t in range(6):
+        x = X[t].copy()
+        before = x.copy()
+        learner.predict_one(x)
+        assert learner.learn_one(x, float(y[t])) is None, "learn_one returned a value"
+        _equal(x, before, "learn_one modified its input x")
+        assert learner.t_ == t + 1, f"t_ = {learner.t_} after {t + 1} learn_one calls"
+
+
+def check_pickle_mid_stream(learner, X, y):
+    """A learner pickled after 8 steps continues with the same predictions."""
+    _loop(learner, X[:8], y[:8])
+    twin = pickle.loads(pickle.dumps(learner))
+    _equal(_loop(twin, X[8:], y[8:]), _loop(learner, X[8:], y[8:]), "the unpickled learner predicts differently")
+
+
+def check_reset_equals_fresh(learner, X, y):
+    """``reset()`` returns the learner, which then predicts as a fresh instance does."""
+    fresh = learner.clone()
+    _loop(learner, X[::-1].copy(), y[::-1].copy())           # learn something else first
+    assert learner.reset() is learner, "reset() must return self"
+    assert learner.t_ == 0, f"t_ = {learner.t_} after reset()"
+    _equal(_loop(learner, X, y), _loop(fresh, X, y), "a reset learner differs from a fresh one")
+
+
+def check_clone_equals_fresh(learner, X, y):
+    """``clone()`` of a learner that has learned gives a fresh learner with equal parameters."""
+    fresh = learner.clone()
+    _loop(learner, X, y)
+    twin = learner.clone()
+    assert type(twin) is type(learner), "clone() changed the type"
+    assert _same_params(twin.get_params(), learner.get_params()), "clone() changed the parameters"
+    _equal(_loop(twin, X, y), _loop(fresh, X, y), "a clone of a used learner differs from a fresh one")
+
+
+def check_deterministic(learner, X, y):
+    """Two fresh instances (same seed) give the same, finite predictions."""
+    a = _loop(learner.clone(), X, y)
+    b = _loop(learner, X, y)
+    assert np.all(np.isfinite(a)), "non-finite predictions"
+    _equal(a, b, "two fresh instances with the same parameters predict differently")
+
+
+def check_repr(learner, X, y):
+    """``repr`` shows every constructor argument and, for plain values, rebuilds the learner."""
+    text = repr(learner)
+    params = learner.get_params()
+    for name in params:
+        assert f"{name}=" in text, f"repr {text!r} does not show the parameter {name}"
+    plain = all(isinstance(v, _PLAIN) or (isinstance(v, tuple) and all(isinstance(e, _PLAIN) for e in v))
+                for v in params.values())
+    if plain:
+        namespace = {name: getattr(omkl_core, name) for name in omkl_core.__all__}
+        twin = eval(text, namespace)  # noqa: S307  (the repr of plain values)
+        assert type(twin) is type(learner) and twin.get_params() == params, \
+            f"eval(repr(learner)) = {twin!r} has other parameters"
+
+
+def check_every_parameter_constrained(learner, X, y):
+    """Every constructor argument has an entry in the ``_parameter_constraints`` tables."""
+    missing = sorted(set(learner.get_params()) - set(learner._constraints()))
+    assert not missing, f"constructor arguments without a _parameter_constraints entry: {missing}"
+
+
+def check_bad_parameters_are_named(learner, X, y):
+    """Each value that a constraint lists as invalid is refused, naming the argument."""
+    for name, constraint in learner._constraints().items():
+        for bad in constraint.invalid():
+            try:
+                learner.clone(**{name: bad})
+            except (ValueError, TypeError) as exc:
+                assert name in str(exc), f"{name}={bad!r} raised {exc!r}, which does not name {name}"
+            else:
+                raise AssertionError(f"{name}={bad!r} was accepted")
+
+
+def check_rejects_nan(learner, X, y):
+    """NaN in an input or a label raises ValueError naming the argument (the state is kept)."""
+    learner.predict_one(X[0])
+    learner.learn_one(X[0], float(y[0]))
+    bad = X[1].copy()
+    bad[0] = np.nan
+    for call in (lambda: learner.predict_one(bad), lambda: learner.learn_one(X[1], float("nan"))):
+        try:
+            call()
+        except ValueError as exc:
+            assert any(f"{n}" in str(exc) for n in ("x", "z", "phi", "y")), f"{exc!r} names no argument"
+        else:
+            raise AssertionError("NaN in an input or a label was accepted")
+
+
+def yield_checks(learner):
+    """The checks that apply to ``learner`` (those named in ``_unit_test_skips`` are left out)."""
+    skips = getattr(learner, "_unit_test_skips", {})
+    for check in (check_run_equals_loop, check_run_continues_from_state, check_learn_one,
+                  check_pickle_mid_stream, check_reset_equals_fresh, check_clone_equals_fresh,
+                  check_deterministic, check_repr, check_every_parameter_constrained,
+                  check_bad_parameters_are_named, check_rejects_nan):
+        if check.__name__ not in skips:
+            yield check
+
+
+def check_learner(learner) -> None:
+    """Run every check on fresh clones of ``learner``; raise ``AssertionError`` naming the first
+    failed check. ``learner`` is an :class:`~omkl_core.base.OnlineLearner` (it is not modified)."""
+    if not isinstance(learner, OnlineLearner):
+        raise TypeError(f"learner must be an omkl_core.base.OnlineLearner, got {type(learner).__name__}")
+    X, y = stream_for(learner)
+    for check in yield_checks(learner):
+        try:
+            check(learner.clone(), X, y)
+        except Exception as exc:  # noqa: BLE001  (any failure is reported as the check's)
+            raise AssertionError(f"{check.__name__} failed for {learner!r}: {exc}") from exc
+
