@@ -26,9 +26,11 @@ import inspect
 
 import numpy as np
 
-from ._validation import check_matrix, check_vector
+from ._validation import check_label, check_matrix, check_point, check_vector
 
-__all__ = ["Base", "OnlineLearner", "BatchLearner"]
+#: ``check_point(x, d=None, name="x")`` and ``check_label(y, name="y")`` are the input checks of
+#: every learner (a finite point / label, or a ValueError naming the argument)
+__all__ = ["Base", "OnlineLearner", "BatchLearner", "check_point", "check_label"]
 
 
 class Base:

@@ -17,7 +17,7 @@ The conventions checked:
 * ``reset()`` returns the learner and ``reset()`` / ``clone()`` give a learner that predicts
   as a fresh instance does; two fresh instances (same seed) give the same numbers;
 * ``repr`` shows every constructor argument, and rebuilds an equal-parameter learner with
-  ``eval`` (``from omkl_core import *``) when the arguments are plain values;
+  ``eval`` (``from omkl_core import *``, plus the learner's own module) when the arguments are plain values;
 * every constructor argument has an entry in ``_parameter_constraints``, and each value that
   the entry lists as invalid makes the constructor raise ``ValueError``/``TypeError`` naming
   the argument; NaN in an input or a label raises ``ValueError`` naming it.
@@ -31,24 +31,32 @@ that do not apply in ``_unit_test_skips`` (check name -> reason).
 Examples
 --------
 >>> import numpy as np, omkl_core as ok
->>> from omkl_core.base import OnlineLearner
+>>> from omkl_core.base import OnlineLearner, check_label, check_point
+>>> from omkl_core._validation import Real
 >>> class RunningMean(OnlineLearner):
-...     '''Predicts the mean of the labels seen so far.'''
+...     '''Predicts the mean of the labels seen so far (``prior`` before the first one).'''
+...     _parameter_constraints = {"prior": Real()}
+...     _unit_test_skips = {"check_pickle_mid_stream": "a class made in a doctest cannot be pickled"}
 ...     def __init__(self, prior: float = 0.0):
 ...         self.prior = prior
 ...         super().__init__()
 ...     def _reset(self):
 ...         self.total_ = 0.0
 ...     def predict_one(self, x):
+...         check_point(x)
 ...         return self.total_ / self.t_ if self.t_ else self.prior
 ...     def learn_one(self, x, y):
-...         self.total_ += y
+...         check_point(x)
+...         self.total_ += check_label(y)
 ...         self.t_ += 1
 >>> ok.checks.check_learner(RunningMean())
+>>> RunningMean(prior=0.5)
+RunningMean(prior=0.5)
 """
 from __future__ import annotations
 
 import pickle
+import sys
 
 import numpy as np
 
@@ -200,7 +208,9 @@ def check_repr(learner, X, y):
     plain = all(isinstance(v, _PLAIN) or (isinstance(v, tuple) and all(isinstance(e, _PLAIN) for e in v))
                 for v in params.values())
     if plain:
-        namespace = {name: getattr(omkl_core, name) for name in omkl_core.__all__}
+        namespace = {**vars(sys.modules[type(learner).__module__]),
+                     **{name: getattr(omkl_core, name) for name in omkl_core.__all__},
+                     type(learner).__name__: type(learner)}
         twin = eval(text, namespace)  # noqa: S307  (the repr of plain values)
         assert type(twin) is type(learner) and twin.get_params() == params, \
             f"eval(repr(learner)) = {twin!r} has other parameters"
