@@ -60,6 +60,53 @@ def test_run_online_progress_bar_runs():
     assert tr.predictions.shape == (5,)
 
 
+def _exported_learners():
+    import inspect  # noqa: PLC0415
+
+    from omkl_core.base import OnlineLearner  # noqa: PLC0415
+    out = []
+    for name in sorted(ok.__all__):
+        obj = getattr(ok, name)
+        if inspect.isclass(obj) and issubclass(obj, OnlineLearner) and obj is not OnlineLearner:
+            out.append(pytest.param(obj, id=name))
+    return out
+
+
+@pytest.mark.parametrize("cls", _exported_learners())
+def test_run_online_progress_gives_the_same_numbers_for_every_learner(cls, monkeypatch):
+    """``progress=True`` runs the stream in chunks (``run`` continues from the state): the
+    predictions are bit for bit those of ``progress=False``. Chunks of 4 steps (PROGRESS_CHUNK
+    patched) give many chunk boundaries on a short stream; a block driver's chunks are rounded
+    up to its ``_run_alignment``."""
+    monkeypatch.setattr(ok.protocol, "PROGRESS_CHUNK", 4)
+    model = cls(**next(iter(cls._unit_test_params())))
+    X, y = ok.checks.stream_for(model, T=37)
+    quiet = ok.run_online(model.clone(), X, y).predictions
+    shown = ok.run_online(model, X, y, progress=True).predictions
+    np.testing.assert_array_equal(shown, quiet)
+    assert model.t_ == 37
+
+
+@pytest.mark.parametrize("cls", [ok.Raker, ok.SFGMKL, ok.OMKLGF, ok.SFGMKLR])
+def test_random_feature_learners_continue_from_state(cls):
+    """Issue 20: ``run`` twice on 300 steps leaves t_ = 600 and gives the predictions of one run
+    on 600 steps; ``run_online(progress=True)`` (chunks of 256) then equals ``progress=False``."""
+    X, y = ok.datasets.load("airfoil")
+    X, y = X[:600], y[:600]
+    whole = cls(m=5, eta=0.1, seed=0).run(X, y)
+    model = cls(m=5, eta=0.1, seed=0)
+    halves = np.concatenate([model.run(X[:300], y[:300]), model.run(X[300:], y[300:])])
+    assert model.t_ == 600
+    np.testing.assert_array_equal(halves, whole)
+    shown = ok.run_online(cls(m=5, eta=0.1, seed=0), X, y, progress=True).predictions
+    np.testing.assert_array_equal(shown, whole)
+    # run_repetitions is the separate fresh start: it forgets the state
+    P = model.run_repetitions(X[:50], y[:50], 2)
+    assert P.shape == (2, 50) and model.t_ == 50 and model.n_repetitions_ == 2
+    with pytest.raises(ValueError, match="repetitions"):
+        model.run(X[:5], y[:5])
+
+
 @pytest.mark.parametrize("X,y,match", [
     (np.zeros(5), np.zeros(5), "X must be 2-D"),
     (np.zeros((5, 2)), np.zeros((5, 1)), "y must be 1-D"),
