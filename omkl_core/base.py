@@ -58,9 +58,15 @@ class Base:
         """The constructor arguments, as stored (``{name: value}`` in signature order)."""
         return {name: getattr(self, name) for name in self._param_names()}
 
-    def get_params(self) -> dict:
-        """The constructor arguments (a shallow copy of what ``__init__`` stored)."""
-        return dict(self._get_params())
+    def get_params(self, deep: bool = True) -> dict:
+        """The constructor arguments (what ``__init__`` stored); ``deep`` (scikit-learn's
+        convention) adds ``name__sub`` entries for arguments that are themselves :class:`Base`."""
+        params = dict(self._get_params())
+        if deep:
+            for name, value in list(params.items()):
+                if isinstance(value, Base):
+                    params.update({f"{name}__{k}": v for k, v in value.get_params().items()})
+        return params
 
     def clone(self, **new_params):
         """A fresh, unfitted learner with the same parameters (deep-copied), some replaced."""
