@@ -8,27 +8,19 @@ from __future__ import annotations
 
 import omkl_core as ok
 
+#: ``omkl_core.__all__``, alphabetically
 PINNED = {
-    # modules
-    "additive", "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets",
-    "features", "interop", "kernels", "linear", "mkl", "noisy", "paper_values", "protocol",
-    "report", "vaw",
-    # protocol and the learner core
-    "Trace", "run_online", "OnlineLearner", "BatchLearner",
-    # paper 000
-    "RandomFourierFeatures", "KernelDictionary", "paper000_dictionary", "VAW", "VAWExperts",
-    "VAWMeta", "EWA", "CalibratedEWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA",
-    "VAW2", "VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA", "expert_predictions",
-    # paper 001
-    "NoisyKernelOGD", "SingleCopyKernelOGD", "estimate_analytic",
-    # paper 002
-    "OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge", "BayesianAlgorithm",
-    # paper 003
-    "SFGMKL", "SFGMKLR", "Raker", "OMKR", "OMKLGF", "feedback_graph", "paper003_dictionary",
-    # paper 004
-    "AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso", "BestSubset", "gibbs_posterior",
-    "RBFDictionary", "PAPER004_EXPORTS",
-    "__version__",
+    '__version__', 'AdaBoost', 'additive', 'AggregatingAlgorithm', 'aggregation', 'backend',
+    'base', 'BatchLearner', 'BayesianAlgorithm', 'BayesianRidge', 'BestSubset', 'BOA', 'bounds',
+    'CalibratedEWA', 'checks', 'compiled', 'ConstrainedLasso', 'datasets', 'estimate_analytic',
+    'EWA', 'expert_predictions', 'features', 'feedback_graph', 'gibbs_posterior',
+    'GradientBoosting', 'interop', 'KernelBayesianRidge', 'KernelDictionary', 'KernelRidge',
+    'kernels', 'Lasso', 'linear', 'mkl', 'MLPoly', 'MLProd', 'noisy', 'NoisyKernelOGD',
+    'OMKLGF', 'OMKR', 'OnlineLearner', 'OnlineRidge', 'paper000_dictionary',
+    'paper003_dictionary', 'PAPER004_EXPORTS', 'paper_values', 'protocol', 'Raker',
+    'RandomFourierFeatures', 'RBFDictionary', 'report', 'run_online', 'SFGMKL', 'SFGMKLR',
+    'SingleCopyKernelOGD', 'Trace', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
+    'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd',
 }
 
 
