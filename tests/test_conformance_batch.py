@@ -139,3 +139,19 @@ def test_batch_bad_hyperparameter_named(case):
     for name in cls._parameter_constraints:
         with pytest.raises((ValueError, TypeError), match=name):
             cls(**{name: float("nan")})
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_batch_repr_clone_and_constraints_follow_the_base(case):
+    """The batch models share :class:`omkl_core.base.BatchLearner`'s conventions with the online
+    learners: a repr of every argument that ``eval`` turns back into the model, ``clone`` with
+    equal parameters and no fitted state, and each invalid value of the constraint tables
+    refused naming the argument (the checks of :mod:`omkl_core.checks` that need no stream)."""
+    m, (X, y) = _make(case)
+    assert isinstance(m, ok.BatchLearner)
+    for check in (ok.checks.check_repr, ok.checks.check_every_parameter_constrained,
+                  ok.checks.check_bad_parameters_are_named):
+        check(m, X, y)
+    m.fit(X, y)
+    twin = m.clone()
+    assert twin.get_params() == m.get_params() and not [a for a in vars(twin) if a.endswith("_")]

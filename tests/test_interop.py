@@ -234,7 +234,7 @@ def test_sklearn_fit_is_one_progressive_pass_and_predict_does_not_learn():
     est = to_sklearn(ok.VAW2(m=8, seed=0)).fit(X, y)
     tr = ok.run_online(ok.VAW2(m=8, seed=0), X, y)
     assert est.progressive_mse_ == pytest.approx(tr.mse, rel=1e-12)
-    assert est.n_features_in_ == X.shape[1] and est.n_steps_ == 200
+    assert est.n_features_in_ == X.shape[1] and est.t_ == 200
     p1 = est.predict(X[:30])
     p2 = est.predict(X[:30])
     np.testing.assert_array_equal(p1, p2)                    # predict learns nothing

@@ -76,7 +76,7 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
     progressive_mse_ : float
         Mean squared error of the predictions made before each label was revealed, over every
         row seen since the last ``fit``.
-    n_steps_ : int
+    t_ : int
         Rows seen since the last ``fit``.
     n_features_in_ : int
         Number of features seen by ``fit``.
@@ -134,8 +134,8 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
         trace = run_online(self.learner_, X, y)
         T = X.shape[0]
         self._sse = self._sse + float(np.sum(trace.losses))
-        self.n_steps_ = self.n_steps_ + T
-        self.progressive_mse_ = self._sse / self.n_steps_
+        self.t_ = self.t_ + T
+        self.progressive_mse_ = self._sse / self.t_
         return self
 
     def fit(self, X, y):
@@ -143,7 +143,7 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
         model = self._check_model()
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64, reset=True)
         self.learner_ = copy.deepcopy(model)
-        self._sse, self.n_steps_ = 0.0, 0
+        self._sse, self.t_ = 0.0, 0
         return self._pass(X, np.asarray(y, dtype=np.float64))
 
     def partial_fit(self, X, y):
