@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_label, check_magnitude, check_scalar
+from ..compiled import use_numba
 
 _EXP700 = math.exp(700.0)  # opera's "infinite" initial learning rate (ref. A.4, A.5)
 _K_INF = 1 << 40            # "every exponent" (no member has left the uniform state yet)
@@ -77,16 +78,36 @@ def _logsumexp(a):
     return m + np.log(np.sum(np.exp(a - m[..., None]), axis=-1))
 
 
+def _loss_gradient(yhat, y):
+    """d/dyhat (yhat - y)^2 = 2 (yhat - y): the slope of opera's linearised square loss (ref. A.1).
+    The one place of the factor 2 in the NumPy rules (the compiled kernels of ``_kernels`` carry
+    their own copy, tested equal)."""
+    return 2.0 * (yhat - y)
+
+
+def _regret(zb, y, yhat):
+    """r_{t,k} = lpred - lexp = 2(yhat-y) yhat - 2(yhat-y) z_k (opera, loss.gradient=TRUE, ref. A.1)."""
+    g = _loss_gradient(yhat, y)
+    return g[:, None] * yhat[:, None] - g[:, None] * zb
+
+
 # ---------------------------------------------------------------------------------------
 # base class
 # ---------------------------------------------------------------------------------------
 class _MetaLearner:
     """Shared bookkeeping: validation, lazy state creation, the predict/learn/run loop.
 
-    Subclasses implement, on arrays with a leading batch axis of length R:
+    Subclasses implement the rule once, in NumPy, on arrays with a leading batch axis of
+    length R (no loop over experts or repetitions):
       ``_init_state(R, N)``, ``_weights() -> (R, N)``, ``_update(zb, y, yhat, p)``;
     and optionally ``_aggregate(zb, p) -> (R,)`` (default: ``sum_k p_k zb_k``).
+    ``predict_one``/``learn_one`` and ``run`` (on the ``"numpy"`` engine) all go through
+    ``_step``.  A rule with a compiled kernel of the same loop (``_kernels.<rule>_stream``)
+    names it in ``_run_compiled(Zt, Y, out)``, which ``run`` calls on the ``"numba"`` engine
+    (:func:`omkl_core.compiled.use_numba`); the tests compare the two engines.
     """
+
+    _run_compiled = None   # (Zt, Y, out) -> None: the rule's compiled kernel, or None
 
     _min_experts = 1
 
@@ -98,7 +119,7 @@ class _MetaLearner:
         self._R = None          # batch size of the current state (None: no state yet)
         self._batched = False   # state created by a batched run (R, T, N)
         self.n_experts_ = None
-        self.n_steps_ = 0
+        self.t_ = 0
         self.expert_predictions_ = None
 
     # ---- state ------------------------------------------------------------------------
@@ -163,7 +184,7 @@ class _MetaLearner:
     def _step(self, zb, y):
         p, yhat = self._predict_step(zb)
         self._update(zb, y, yhat, p)
-        self.n_steps_ += 1
+        self.t_ += 1
         return yhat
 
     # ---- public API -------------------------------------------------------------------
@@ -174,7 +195,7 @@ class _MetaLearner:
         p, yhat = self._predict_step(zb)
         if not np.isfinite(yhat[0]):
             raise FloatingPointError(f"{type(self).__name__} produced a non-finite forecast {yhat[0]!r} at step "
-                                     f"{self.n_steps_ + 1}: its weights overflowed (z in [{v.min():.3g}, {v.max():.3g}])")
+                                     f"{self.t_ + 1}: its weights overflowed (z in [{v.min():.3g}, {v.max():.3g}])")
         self.expert_predictions_ = v.copy()
         return float(yhat[0])
 
@@ -230,14 +251,16 @@ class _MetaLearner:
     def _run_stream(self, Zt, Y):
         """Predict-then-learn over time-major truncated forecasts Zt (T, R, N) and labels Y (T, R).
 
-        Returns the predictions (T, R).  This generic loop calls ``_step``; the rules override
-        it with a fused loop (same floating-point operations in the same order, fewer Python
-        calls per step: the per-step interpreter overhead, not the arithmetic on N = 76
-        numbers, is what a step costs) and, for the ``"numba"`` engine
-        (:func:`omkl_core.compiled.use_numba`), with a compiled kernel of that loop (``_kernels``).
+        Returns the predictions (T, R): the loop of ``_step`` (the NumPy rule, the same code as
+        ``predict_one``/``learn_one``), or, on the ``"numba"`` engine, the rule's compiled
+        kernel (``_run_compiled``) when it has one.
         """
         T, R = Y.shape
         out = np.empty((T, R))
+        if self._run_compiled is not None and use_numba():
+            self._run_compiled(Zt, Y, out)
+            self.t_ += T
+            return out
         for t in range(T):
             out[t] = self._step(Zt[t], Y[t])
         return out
@@ -257,7 +280,7 @@ class _MetaLearner:
         self._R = None
         self._batched = False
         self.n_experts_ = None
-        self.n_steps_ = 0
+        self.t_ = 0
         self.expert_predictions_ = None
         return self
 
