@@ -30,6 +30,10 @@ from omkl_core import compiled
 
 SEEDS = st.integers(0, 2**32 - 1)
 
+# every test runs on both engines of omkl_core.compiled (the NumPy rules, their compiled
+# kernels): the ``engine`` fixture of tests/conftest.py
+pytestmark = pytest.mark.usefixtures("engine")
+
 # every rule with its default parameters, as factories (a fresh model per call)
 RULES = {
     "VAWMeta": lambda: agg.VAWMeta(),
@@ -187,8 +191,8 @@ def test_boa_v122_hand_example():
 @settings(max_examples=6)
 @given(seed=SEEDS, T=st.integers(1, 40), N=st.integers(2, 7))
 def test_run_equals_predict_learn_loop_exactly(rule, seed, T, N):
-    """NumPy engine: the fused run loop is the per-step loop's arithmetic, bit for bit.  (The
-    compiled engine takes exp/log from the C library: tests/test_aggregation_engines.py
+    """NumPy engine: ``run`` is the loop of the rule's step, the per-step loop's arithmetic bit for
+    bit.  (The compiled engine takes exp/log from the C library: tests/test_aggregation_engines.py
     compares it with this one.)"""
     Z, y = _stream(seed, 1, T, N)
     loop_model = RULES[rule]()
