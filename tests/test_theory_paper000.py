@@ -77,7 +77,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import omkl_core as ok
-from omkl_core import aggregation, bounds, compiled, mkl
+from omkl_core import aggregation, bounds, mkl
 from omkl_core.features import KernelDictionary, RandomFourierFeatures, exact_kernel
 from omkl_core.vaw import VAW, VAWExperts
 

@@ -16,10 +16,10 @@ the edit is applied there, and **only that paper's theory tests**
 ``HYPOTHESIS_PROFILE=ci``, ``OMKL_ENGINE`` = the mutant's engine and ``pytest -x`` (stop at the
 first failure); in files whose tests run on both engines (the ``engine`` fixture of
 ``tests/conftest.py``, e.g. paper 000) only the parametrisation of the mutant's engine runs
-(``-k "not numba"`` for NumPy mutants, ``-k "not numpy"`` for kernel mutants). Mutants of the NumPy code run with ``OMKL_ENGINE=numpy``, so that ``run`` goes
-through the mutated NumPy loops, not the compiled kernels (``omkl_core/aggregation/_kernels.py``);
-mutants of the kernels run with the default engine (``auto``: the kernels when Numba is
-installed; the opera fixture tests also run every rule's ``run`` on both engines). A mutant is
+(``-k "not numba"`` for NumPy mutants, ``-k "not numpy"`` for kernel mutants). Mutants of the
+NumPy code run with ``OMKL_ENGINE=numpy``, so that ``run`` goes through the mutated NumPy
+rules, not the compiled kernels (``omkl_core/aggregation/_kernels.py``); mutants of the kernels
+run with the default engine (``auto``: the kernels when Numba is installed). A mutant is
 *killed* when pytest fails (or times out), *survived* when every test passes. The unmutated
 copy is run first for every paper involved; if it fails, nothing else is reported.
 
