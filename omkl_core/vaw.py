@@ -24,7 +24,8 @@ Two numerically equivalent drivers of the batched layer (:class:`VAWExperts`):
 
 ``method="sm"``
     the per-step Sherman-Morrison recursion (10) on one (..., m, m) array of inverses,
-    all experts and repetitions at once (preallocated buffers, in-place updates).
+    all experts and repetitions at once: the Sherman-Morrison core :func:`sm_predict` /
+    :func:`sm_update` (shared with ``aggregation.VAWMeta`` and ``linear.OnlineRidge``) per step.
 ``method="block"`` (default)
     the same recursion applied to K steps at a time (Woodbury identity). For a block
     F = [Phi_{t+1}; ...; Phi_{t+K}] (K x m) with P0 = S_t^{-1}, w0, C = I + F P0 F^T = G G^T
