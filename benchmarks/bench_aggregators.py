@@ -48,12 +48,10 @@ OPERA_US = {
 }
 
 def _rules(mod):
-    """rule name -> factory of a fresh learner from module ``mod`` (old or new spelling)."""
-    calibrated = getattr(mod, "CalibratedEWA", None)
+    """rule name -> factory of a fresh learner from module ``mod``."""
     return {
         "EWA eta=0.5": lambda: mod.EWA(eta=0.5, bounds=(0, 1)),
-        "EWA calibrated": (lambda: calibrated(bounds=(0, 1))) if calibrated is not None
-        else (lambda: mod.EWA(eta=None, bounds=(0, 1), calibrated=True)),
+        "EWA calibrated": lambda: mod.CalibratedEWA(bounds=(0, 1)),
         "ML-Poly": lambda: mod.MLPoly(bounds=(0, 1)),
         "ML-Prod": lambda: mod.MLProd(bounds=(0, 1)),
         "BOA (1.2.0)": lambda: mod.BOA(version="v120", bounds=(0, 1)),

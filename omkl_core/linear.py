@@ -62,6 +62,7 @@ from ._validation import (
 )
 from .base import OnlineLearner
 from .kernels import make_kernel
+from .vaw import sm_predict, sm_update
 
 __all__ = ["OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge",
            "BayesianAlgorithm", "RidgeTrajectory"]
@@ -226,7 +227,9 @@ class OnlineRidge(_RidgeBase):
           x_t'A_{t-1}^{-1}x_t = z'z. Backward stable: it keeps (1) to ~1e-9 on
           ill-conditioned and collinear inputs where Sherman-Morrison loses digits.
         * ``"sherman-morrison"``: A_t^{-1} = A_{t-1}^{-1} - A_{t-1}^{-1}x_t x_t'A_{t-1}^{-1}
-          / (1 + x_t'A_{t-1}^{-1}x_t), the update the paper suggests after Algorithm 1.
+          / (1 + x_t'A_{t-1}^{-1}x_t), the update the paper suggests after Algorithm 1, with
+          the ridge weights A_t^{-1}b_t updated alongside: the Sherman-Morrison core of the VAW
+          forecaster (:func:`omkl_core.vaw.sm_update`, paper 000 eq. (10); ``a`` is its lambda).
 
     Attributes
     ----------
@@ -237,7 +240,7 @@ class OnlineRidge(_RidgeBase):
     coef_ : ndarray of shape (n,)
         A_t^{-1} b_t, the minimiser theta_T on the right-hand side of (1).
     chol_, c_ : ndarray
-        The Cholesky factor R_t (old name ``R_``) and c_t (``solver="cholesky"``); ``A_inv_`` is A_t^{-1}
+        The Cholesky factor R_t and c_t (``solver="cholesky"``); ``A_inv_`` is A_t^{-1}
         (stored for sherman-morrison, computed for cholesky).
     weighted_loss_ : float
         The left-hand side of (1) so far (with the other running totals of the module docstring).
@@ -295,8 +298,9 @@ class OnlineRidge(_RidgeBase):
                 self._Rc = np.zeros((n, n + 1))    # [R_t | c_t]
                 self._Rc[:, :n] = math.sqrt(self.a) * np.eye(n)
                 self._eye = np.eye(n)
-            else:
-                self._A_inv = np.eye(n) / self.a
+            else:    # the Sherman-Morrison core of omkl_core.vaw, with lam = a
+                self._A_inv = np.eye(n) / self.a      # A_0^{-1}
+                self._w = np.zeros(n)                 # A_{t-1}^{-1} b_{t-1}
         return x
 
     def _check_stream(self, X, y):
@@ -311,12 +315,10 @@ class OnlineRidge(_RidgeBase):
             gamma = float(self._Rc[:, n] @ z)          # c_{t-1}'R_{t-1}^{-T}x_t = b_{t-1}'A_{t-1}^{-1}x_t
             h = float(z @ z)                           # x_t'A_{t-1}^{-1}x_t
             return gamma, h, None
-        Ainv_x = self._A_inv @ x                       # A_{t-1}^{-1} x_t
-        gamma = float(self.b_ @ Ainv_x)                # gamma_t = b_{t-1}' A_{t-1}^{-1} x_t
-        h = float(x @ Ainv_x)                          # x_t' A_{t-1}^{-1} x_t
-        return gamma, h, Ainv_x
+        u, s, r = sm_predict(self._A_inv, self._w, x)  # u = A_{t-1}^{-1} x_t, s = x_t'u
+        return float(r), float(s), (u, s, r)           # gamma_t = b_{t-1}' A_{t-1}^{-1} x_t = r
 
-    def _update(self, x, y, gamma, h, Ainv_x):
+    def _update(self, x, y, gamma, h, cache):
         self.b_ += y * x                               # b_t = b_{t-1} + y_t x_t
         if self.solver == "cholesky":
             # [R_t | c_t] = the triangular part of Q'[[R_{t-1}, c_{t-1}], [x_t', y_t]] (Givens
@@ -328,7 +330,7 @@ class OnlineRidge(_RidgeBase):
             self._Rc = R[:n]
             return
         # Sherman-Morrison: (A + x x')^{-1} = A^{-1} - A^{-1}x x'A^{-1} / (1 + x'A^{-1}x)
-        self._A_inv -= np.outer(Ainv_x, Ainv_x / (1.0 + h))
+        sm_update(self._A_inv, self._w, *cache, y)
 
     @property
     def chol_(self) -> np.ndarray:
@@ -336,11 +338,6 @@ class OnlineRidge(_RidgeBase):
         if self.solver != "cholesky" or self.b_ is None:
             raise AttributeError("chol_ exists for solver='cholesky' after the first input")
         return self._Rc[:, :-1]
-
-    @property
-    def R_(self) -> np.ndarray:
-        """Old name of :attr:`chol_` (``R`` is the repetition axis elsewhere in the library)."""
-        return self.chol_
 
     @property
     def A_inv_(self) -> np.ndarray:
@@ -357,7 +354,7 @@ class OnlineRidge(_RidgeBase):
             raise AttributeError("coef_ is defined after the first input")
         if self.solver == "cholesky":
             return solve_triangular(self.chol_, self._Rc[:, -1], lower=False)
-        return self._A_inv @ self.b_
+        return self._w.copy()
 
     @property
     def coef_(self) -> np.ndarray:

@@ -24,7 +24,8 @@ Two numerically equivalent drivers of the batched layer (:class:`VAWExperts`):
 
 ``method="sm"``
     the per-step Sherman-Morrison recursion (10) on one (..., m, m) array of inverses,
-    all experts and repetitions at once (preallocated buffers, in-place updates).
+    all experts and repetitions at once: the Sherman-Morrison core :func:`sm_predict` /
+    :func:`sm_update` (shared with ``aggregation.VAWMeta`` and ``linear.OnlineRidge``) per step.
 ``method="block"`` (default)
     the same recursion applied to K steps at a time (Woodbury identity). For a block
     F = [Phi_{t+1}; ...; Phi_{t+K}] (K x m) with P0 = S_t^{-1}, w0, C = I + F P0 F^T = G G^T
@@ -70,9 +71,43 @@ from ._validation import (
 )
 from .base import OnlineLearner
 
-__all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer"]
+__all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer", "sm_predict", "sm_update", "sm_forecast"]
 
 METHODS = ("block", "sm")
+
+
+# ---------------------------------------------------------------------------------------
+# The Sherman-Morrison core: paper 000 eqs. (9)-(10), paper 002's online ridge (Algorithm 1)
+# ---------------------------------------------------------------------------------------
+# One recursion, shared by the VAW expert layer (:class:`VAWExperts`, :class:`VAW`), the VAW
+# meta-learner (``aggregation.VAWMeta``) and ``linear.OnlineRidge(solver="sherman-morrison")``.
+# State, batched over any leading axes (experts (R, N) or none):
+#     P = S_{t-1}^{-1}  (..., m, m),   S_0 = lam I;
+#     w = S_{t-1}^{-1} b_{t-1}  (..., m),   b_{t-1} = sum_{i<t} y_i phi_i  (the ridge weights).
+# The regulariser is called ``lam`` (lambda of paper 000 eq. (9)); paper 002 calls it ``a``
+# (A_0 = aI, A_{t-1} = S_{t-1}, b_{t-1} the same, gamma_t = r below), so ``OnlineRidge(a)`` is the
+# ``ridge=True`` forecast with lam = a (tests/test_vaw_family.py checks it).
+def sm_predict(P, w, phi):
+    """u = S_{t-1}^{-1} phi_t, s = phi_t' S_{t-1}^{-1} phi_t and the ridge forecast r = <w, phi_t>
+    (paper 002's gamma_t = b_{t-1}' A_{t-1}^{-1} x_t), for P (..., m, m), w and phi (..., m)."""
+    u = (P @ phi[..., None])[..., 0]
+    s = (u * phi).sum(axis=-1)
+    r = (w * phi).sum(axis=-1)
+    return u, s, r
+
+
+def sm_forecast(r, s, ridge: bool):
+    """The forecast from :func:`sm_predict`'s r and s: online ridge r, or VAW
+    <S_t^{-1} b_{t-1}, phi_t> = r - s r / (1 + s) = r / (1 + s) (paper 000 eq. (9) with eq. (10))."""
+    return r if ridge else r / (1.0 + s)
+
+
+def sm_update(P, w, u, s, r, y) -> None:
+    """Learn y_t in place: P <- S_t^{-1} = P - k u' (paper 000 eq. (10), Sherman-Morrison) and
+    w <- S_t^{-1} b_t = w + k (y_t - r) (recursive least squares), k = S_t^{-1} phi_t = u / (1 + s)."""
+    k = u / (1.0 + s)[..., None]                        # S_t^{-1} phi_t
+    w += k * (y - r)[..., None]
+    P -= k[..., :, None] * u[..., None, :]              # eq. (10)
 
 
 def _finite_or_raise(xp, a, name: str) -> None:
@@ -208,12 +243,8 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
 
     # ------------------------------------------------------------- per step
     def _step_quantities(self, phi_flat):
-        """u = P Phi, s = Phi^T u, r = <w, Phi> for all experts (one batched matvec)."""
-        xp = self._xp
-        u = xp.matmul(self._P, phi_flat[:, :, None])[:, :, 0]
-        s = xp.sum(u * phi_flat, axis=1)
-        r = xp.sum(self._w * phi_flat, axis=1)
-        return u, s, r
+        """u = P Phi, s = Phi^T u, r = <w, Phi> for all experts (:func:`sm_predict`)."""
+        return sm_predict(self._P, self._w, phi_flat)
 
     def predict_one(self, phi):
         """Predictions of all experts for features phi (..., m) -> (...) (host NumPy)."""
@@ -221,7 +252,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         flat = a.reshape(-1, self.m_)
         u, s, r = self._step_quantities(flat)
         self._cache = (flat.copy(), u, s, r)
-        z = r if self.ridge else r / (1.0 + s)
+        z = sm_forecast(r, s, self.ridge)
         return _backend.to_numpy(z).reshape(self.batch_shape_)
 
     def learn_one(self, phi, y) -> None:
@@ -236,9 +267,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         else:
             u, s, r = self._step_quantities(flat)
         self._cache = None
-        k = u / (1.0 + s)[:, None]                          # S_t^{-1} Phi_t, once per step
-        self._w += k * (y - r)[:, None]
-        self._P -= k[:, :, None] * u[:, None, :]            # eq. (10)
+        sm_update(self._P, self._w, u, s, r, y)             # eq. (10) and the RLS step
         self.t_ += 1
 
     # ------------------------------------------------------------ whole run
@@ -310,22 +339,12 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
             _sm_kernel(np.ascontiguousarray(F), np.ascontiguousarray(y), P, w, Zv, Zr)
             self.t_ += Tb
             return Zv, Zr
-        u = xp.empty((B, m, 1), dtype=xp.float64)
-        outer = xp.empty((B, m, m), dtype=xp.float64)
         y_host = _backend.to_numpy(y)
         for t in range(Tb):
-            phi = F[:, t, :]
-            xp.matmul(P, phi[:, :, None], out=u)                 # u = S_{t-1}^{-1} Phi_t
-            uu = u[:, :, 0]
-            s = xp.einsum("bm,bm->b", uu, phi)
-            r = xp.einsum("bm,bm->b", w, phi)                     # ridge forecast
-            inv = 1.0 / (1.0 + s)
-            Zr[:, t] = r
-            Zv[:, t] = r * inv                                    # VAW: r / (1 + s), eq. (9)
-            k = uu * inv[:, None]                                 # S_t^{-1} Phi_t
-            w += k * (float(y_host[t]) - r)[:, None]
-            xp.multiply(k[:, :, None], uu[:, None, :], out=outer)
-            P -= outer                                            # eq. (10)
+            u, s, r = sm_predict(P, w, F[:, t, :])
+            Zr[:, t] = r                                          # ridge forecast
+            Zv[:, t] = sm_forecast(r, s, False)                   # VAW: r / (1 + s), eq. (9)
+            sm_update(P, w, u, s, r, float(y_host[t]))            # eq. (10)
         self.t_ += Tb
         return Zv, Zr
 

@@ -1,4 +1,9 @@
-"""Shared test configuration: Hypothesis profiles and the GPU skip marker.
+"""Shared test configuration: Hypothesis profiles, the GPU skip marker and the ``engine`` fixture.
+
+``engine`` (parametrised ``numpy``/``numba``): a test that uses it runs once with the NumPy
+rules and once with their compiled kernels (:mod:`omkl_core.compiled`), in the default
+``pytest tests``; the ``numba`` run is skipped when Numba is not installed. The aggregation,
+VAW and paper 000 theory test files apply it to every test (``pytestmark``).
 
 Profiles (select with HYPOTHESIS_PROFILE=..., ``./reproduce.sh test`` uses ``ci``):
   ci        deterministic (derandomized), modest example counts -- the default;
@@ -11,6 +16,8 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from omkl_core import compiled
 
 settings.register_profile("ci", derandomize=True, max_examples=40, deadline=None,
                           print_blob=True, suppress_health_check=[HealthCheck.too_slow])
@@ -31,3 +38,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(params=["numpy", "numba"])
+def engine(request):
+    """Run the test under ``compiled.engine(name)``: the NumPy rules, then the compiled kernels."""
+    name = request.param
+    if name == "numba" and not compiled.numba_available():
+        pytest.skip("Numba is not installed: the compiled engine cannot run")
+    with compiled.engine(name):
+        yield name

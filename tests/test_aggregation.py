@@ -30,6 +30,10 @@ from omkl_core import compiled
 
 SEEDS = st.integers(0, 2**32 - 1)
 
+# every test runs on both engines of omkl_core.compiled (the NumPy rules, their compiled
+# kernels): the ``engine`` fixture of tests/conftest.py
+pytestmark = pytest.mark.usefixtures("engine")
+
 # every rule with its default parameters, as factories (a fresh model per call)
 RULES = {
     "VAWMeta": lambda: agg.VAWMeta(),
@@ -37,7 +41,7 @@ RULES = {
     "VAWMeta_ridge": lambda: agg.VAWMeta(ridge=True),
     "EWA": lambda: agg.EWA(),
     "EWA_gradient": lambda: agg.EWA(gradient=True),
-    "EWA_calibrated": lambda: agg.EWA(calibrated=True),
+    "EWA_calibrated": lambda: agg.CalibratedEWA(),
     "AA": lambda: agg.AggregatingAlgorithm(),
     "MLProd": lambda: agg.MLProd(),
     "MLPoly": lambda: agg.MLPoly(),
@@ -100,7 +104,7 @@ def test_ewa_calibrated_opera_hand_example():
     t=2: p ∝ exp(eta0 (1/2, -1/2)), z=(0,1): yhat = 1/(1+e^{eta0}); y=0: member k predicts
     1/(1+e^{eta0 2^k}), smallest for the largest eta -> best = eta0*8 = last -> grid
     extended by eta0*16, 32, 64."""
-    m = agg.EWA(calibrated=True)
+    m = agg.CalibratedEWA()
     eta0 = 1 / math.log(2)
     pred = m.run(np.array([[0.0, 1.0], [0.0, 1.0]]), np.array([0.0, 0.0]))
     np.testing.assert_allclose(pred, [0.5, 1 / (1 + math.exp(eta0))], rtol=1e-14)
@@ -187,8 +191,8 @@ def test_boa_v122_hand_example():
 @settings(max_examples=6)
 @given(seed=SEEDS, T=st.integers(1, 40), N=st.integers(2, 7))
 def test_run_equals_predict_learn_loop_exactly(rule, seed, T, N):
-    """NumPy engine: the fused run loop is the per-step loop's arithmetic, bit for bit.  (The
-    compiled engine takes exp/log from the C library: tests/test_aggregation_engines.py
+    """NumPy engine: ``run`` is the loop of the rule's step, the per-step loop's arithmetic bit for
+    bit.  (The compiled engine takes exp/log from the C library: tests/test_aggregation_engines.py
     compares it with this one.)"""
     Z, y = _stream(seed, 1, T, N)
     loop_model = RULES[rule]()
@@ -551,7 +555,7 @@ REFERENCES = {
     "BOA_v122": (lambda: agg.BOA(version="v122", bounds=None), _ref_boa_v122),
     "EWA_gradient": (lambda: agg.EWA(eta=0.7, bounds=None, gradient=True),
                      lambda Z, y: np.array(_ref_ewa_fixed(Z, y, 0.7)[0])),
-    "EWA_calibrated": (lambda: agg.EWA(calibrated=True, bounds=None),
+    "EWA_calibrated": (lambda: agg.CalibratedEWA(bounds=None),
                        lambda Z, y: _ref_ewa_calib(Z, y)[0]),
 }
 
@@ -572,7 +576,7 @@ def test_opera_rules_equal_literal_reference_implementation(rule, seed, T, N, sp
 def test_ewa_calibrated_grid_and_eta_follow_opera(seed, T, N):
     """The calibrated eta in use after T steps equals the literal opera re-implementation's."""
     Z, y = _stream(seed, 1, T, N)
-    m = agg.EWA(calibrated=True, bounds=None)
+    m = agg.CalibratedEWA(bounds=None)
     m.run(Z[0], y)
     _, eta_ref = _ref_ewa_calib(Z[0], y)
     assert m.eta_ == pytest.approx(eta_ref, rel=1e-12)
@@ -601,7 +605,7 @@ def test_truncation_is_applied_before_the_rule():
              (agg.MLPoly(), agg.MLPoly(bounds=None)),
              (agg.BOA(), agg.BOA(bounds=None)),
              (agg.BOA(version="v122"), agg.BOA(version="v122", bounds=None)),
-             (agg.EWA(calibrated=True), agg.EWA(calibrated=True, bounds=None))]
+             (agg.CalibratedEWA(), agg.CalibratedEWA(bounds=None))]
     for trunc, raw in pairs:
         np.testing.assert_array_equal(trunc.run(Z[0], y), raw.run(np.clip(Z[0], 0, 1), y))
 
@@ -654,8 +658,8 @@ def test_bad_hyper_parameters_raise():
             agg.AggregatingAlgorithm(eta=eta)
     with pytest.raises(ValueError, match="eta"):
         agg.AggregatingAlgorithm(eta=2.5)            # > 2/(B-A)^2: not mixable
-    with pytest.raises(ValueError, match="eta"):
-        agg.EWA(eta=0.3, calibrated=True)
+    with pytest.raises(TypeError, match="eta"):
+        agg.CalibratedEWA(eta=0.3)                    # the grid is calibrated online (ref. A.2)
     with pytest.raises(ValueError, match="eta"):
         agg.EWA(bounds=None)                          # default eta needs bounds
     with pytest.raises(ValueError, match="bounds"):
@@ -671,8 +675,10 @@ def test_bad_hyper_parameters_raise():
         agg.MLProd().learn_one(np.array([0.3]), 0.1)   # ln N = 0: opera's MLprod is undefined
     with pytest.raises(TypeError, match="n_experts"):
         agg.EWA(n_experts=2.5)
+    with pytest.raises(TypeError, match="gradient"):
+        agg.EWA(gradient="yes")
     with pytest.raises(TypeError, match="calibrated"):
-        agg.EWA(calibrated="yes")
+        agg.EWA(calibrated=True)                      # removed shim: CalibratedEWA is the class
 
 
 # =======================================================================================
@@ -732,7 +738,7 @@ def test_ewa_calibrated_growing_grid_equals_literal_opera(seed, T, N):
     between any two summation orders, so the eta in use is compared in the next test, against
     the same arithmetic without the compact representation.)"""
     Z, y = _unrelated_stream(seed, 1, T, N)
-    m = agg.EWA(calibrated=True, bounds=None)
+    m = agg.CalibratedEWA(bounds=None)
     pred = m.run(Z[0], y)
     ref_pred, _ = _ref_ewa_calib(Z[0], y)
     np.testing.assert_allclose(pred, ref_pred, rtol=1e-9, atol=1e-12)
@@ -746,13 +752,13 @@ def test_ewa_calibrated_compact_members_equal_explicit_reruns(seed, R, T, N, unr
     the members opera re-runs from scratch: with that shortcut disabled (every new member
     re-run on the whole history) predictions, weights, eta in use and grid are identical."""
     Z, y = _unrelated_stream(seed, R, T, N) if unrelated else _stream(seed, R, T, N)
-    fast = agg.EWA(calibrated=True)
+    fast = agg.CalibratedEWA()
     with compiled.engine("numpy"):      # the patched method below belongs to the NumPy loop
         P = fast.run(Z, y)
     with pytest.MonkeyPatch.context() as mp, compiled.engine("numpy"):
         mp.setattr(agg.CalibratedEWA, "_saturation_exponent",
                    lambda self: np.full(self._R, -(1 << 40), dtype=np.int64))
-        slow = agg.EWA(calibrated=True)
+        slow = agg.CalibratedEWA()
         P_slow = slow.run(Z, y)
     np.testing.assert_array_equal(P, P_slow)
     np.testing.assert_array_equal(fast.weights_, slow.weights_)
@@ -765,36 +771,28 @@ def test_ewa_calibrated_compact_members_equal_explicit_reruns(seed, R, T, N, unr
 @given(seed=SEEDS, R=st.integers(2, 4), T=st.integers(30, 80), N=st.integers(2, 6))
 def test_ewa_calibrated_growing_grid_batched_equals_separate(seed, R, T, N):
     Z, y = _unrelated_stream(seed, R, T, N)
-    batched = agg.EWA(calibrated=True)
+    batched = agg.CalibratedEWA()
     P = batched.run(Z, y)
     for r in range(R):
-        single = agg.EWA(calibrated=True)
+        single = agg.CalibratedEWA()
         np.testing.assert_array_equal(P[r], single.run(Z[r], y))
         np.testing.assert_array_equal(batched.grid_eta_[r], single.grid_eta_)
         np.testing.assert_array_equal(batched.weights_[r], single.weights_)
 
 
 # ---------------------------------------------------------------------------------------
-# issue 16: CalibratedEWA is its own class; the old spelling warns and gives the same numbers
+# issue 16: CalibratedEWA is its own class (issue 20: the EWA(calibrated=True) shim is gone)
 # ---------------------------------------------------------------------------------------
-def test_calibrated_ewa_class_and_deprecated_spelling():
+def test_calibrated_ewa_class_and_state():
     Z, y = _stream(3, 1, 120, 5)
     new = agg.CalibratedEWA()
-    with pytest.warns(DeprecationWarning, match="CalibratedEWA"):
-        old = agg.EWA(calibrated=True)
-    assert type(old) is agg.CalibratedEWA and old.calibrated
-    with pytest.warns(DeprecationWarning):
-        old_raw = agg.EWA(calibrated=True, bounds=None)
-    assert old_raw.bounds is None
-    np.testing.assert_array_equal(new.run(Z[0], y), old.run(Z[0], y))
-    np.testing.assert_array_equal(new.weights_, old.weights_)
-    assert new.eta_ == old.eta_
+    new.run(Z[0], y)
     st = new.state_
     assert isinstance(st, agg.CalibratedEWAState)
     assert st.Rg.shape == (1, st.k_hi - st.k_lo + 1, 5) and st.CL.shape == st.Rg.shape[:2]
-    assert len(st.hist_z) == 120 and st.eta0.shape == (1,)
+    assert len(st.hist_z) == 120 and st.eta0.shape == (1,) and new.t_ == 120
     # a fixed-eta EWA is not calibrated and has no grid
-    assert agg.EWA(eta=0.5).calibrated is False and not hasattr(agg.EWA(eta=0.5), "grid_eta_")
+    assert not hasattr(agg.EWA(eta=0.5), "calibrated") and not hasattr(agg.EWA(eta=0.5), "grid_eta_")
 
 
 @pytest.mark.parametrize("cls", [agg.VAWMeta, agg.EWA, agg.CalibratedEWA, agg.AggregatingAlgorithm,

@@ -34,7 +34,7 @@ RULES = {
     "CalibratedEWA": (lambda: agg.CalibratedEWA(), ()),
     "AA": (lambda: agg.AggregatingAlgorithm(), ("cum_loss_",)),
     "MLPoly": (lambda: agg.MLPoly(), ("regret_", "eta_", "B_")),
-    "MLProd": (lambda: agg.MLProd(), ("R_", "L_", "maxloss_", "eta_")),
+    "MLProd": (lambda: agg.MLProd(), ("log_weights_", "L_", "maxloss_", "eta_")),
     "BOA_v120": (lambda: agg.BOA(), ("Rreg_", "eta_", "V_", "Bmax_")),
     "BOA_v122": (lambda: agg.BOA(version="v122"), ("Rreg_", "S_")),
 }

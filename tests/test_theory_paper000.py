@@ -77,9 +77,13 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import omkl_core as ok
-from omkl_core import aggregation, bounds, compiled, mkl
+from omkl_core import aggregation, bounds, mkl
 from omkl_core.features import KernelDictionary, RandomFourierFeatures, exact_kernel
 from omkl_core.vaw import VAW, VAWExperts
+
+# every test runs on both engines of omkl_core.compiled (the NumPy rules, their compiled
+# kernels): the ``engine`` fixture of tests/conftest.py
+pytestmark = pytest.mark.usefixtures("engine")
 
 MC_Z = 5.0          # Monte-Carlo confidence margin: mean +- 5 standard errors
 FLOAT_RTOL = 1e-9   # float slack of the deterministic inequalities (relative to the loss scale)
@@ -1121,17 +1125,6 @@ def _opera_replay(model, case):
         weights[t] = model.weights_
         model.learn_one(Z[t], y[t])
     return preds, weights, model.weights_
-
-
-# the whole-stream drivers run on both engines of omkl_core.compiled (NumPy loop, compiled loop)
-ENGINES = ["numpy", pytest.param("numba", marks=pytest.mark.skipif(not compiled.numba_available(),
-                                                                  reason="Numba not installed"))]
-
-
-@pytest.fixture(params=ENGINES)
-def engine(request):
-    with compiled.engine(request.param):
-        yield request.param
 
 
 @pytest.mark.parametrize("version", ["1.2.0", "1.2.2"])

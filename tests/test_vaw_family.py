@@ -16,6 +16,10 @@ from omkl_core.vaw import VAW, VAWExperts, naive_expert_layer
 seeds = st.integers(0, 2**32 - 1)
 lams = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
 
+# every test runs on both engines of omkl_core.compiled (the NumPy rules, their compiled
+# kernels): the ``engine`` fixture of tests/conftest.py
+pytestmark = pytest.mark.usefixtures("engine")
+
 
 def _stream(seed, batch, T, m, scale=1.5):
     rng = np.random.default_rng(seed)
@@ -63,6 +67,28 @@ def test_ridge_option_differs_from_vaw_exactly_by_the_phi_t_term(seed, T, m, lam
                   for t in range(T)])
     np.testing.assert_allclose(vaw, ridge / (1.0 + s), rtol=1e-9, atol=1e-10)
     assert ridge[0] == 0.0 and vaw[0] == 0.0
+
+
+@given(seed=seeds, T=st.integers(1, 30), m=st.integers(1, 6), a=lams,
+       solver=st.sampled_from(["cholesky", "sherman-morrison"]), method=st.sampled_from(["sm", "block"]))
+@settings(max_examples=30)
+def test_online_ridge_a_equals_vaw_ridge_with_lam_a_and_vaw_divides_by_its_denominator(seed, T, m, a, solver,
+                                                                                       method):
+    """Paper 002's OnlineRidge(a) (Algorithm 1: A_0 = aI, gamma_t = b_{t-1}'A_{t-1}^{-1}x_t) is the
+    online-ridge path of paper 000's VAW with lam = a, step by step; the VAW forecast (eq. (9)) is
+    that gamma_t over paper 002's denominator 1 + x_t'A_{t-1}^{-1}x_t (Sherman-Morrison, eq. (10)).
+    Each side has its own solver: OnlineRidge's Givens-updated Cholesky factor or the shared
+    Sherman-Morrison core; VAW's per-step recursion or the Woodbury block driver."""
+    Phi, y = _stream(seed, (), T, m)
+    tr = ok.OnlineRidge(a, solver=solver).trajectory(Phi, y)
+    ridge = VAW(lam=a, ridge=True, method=method, block_size=5).run(Phi, y)
+    np.testing.assert_allclose(ridge, tr.gamma, rtol=1e-9, atol=1e-10)
+    vaw = VAW(lam=a, method=method, block_size=5).run(Phi, y)
+    np.testing.assert_allclose(vaw, tr.gamma / tr.denominator, rtol=1e-9, atol=1e-10)
+    assert tr.gamma[0] == ridge[0] == vaw[0] == 0.0
+    if T > 1:     # a wrong lam (a/2) or the VAW forecast in place of the ridge one would fail above
+        assert not np.allclose(VAW(lam=a / 2, ridge=True).run(Phi, y), tr.gamma, rtol=1e-6, atol=1e-8) \
+            or np.allclose(tr.gamma, 0.0, atol=1e-8)
 
 
 @given(seed=seeds, T=st.integers(1, 40), m=st.integers(1, 6), lam=lams,

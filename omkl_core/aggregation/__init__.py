@@ -39,12 +39,13 @@ Common interface
 ``(N,)``); ``run(Z, y)`` for a whole stream, ``Z`` of shape ``(T, N)`` -> predictions
 ``(T,)``, or ``(R, T, N)`` -> ``(R, T)`` for R independent repetitions processed together
 (the state carries a leading R axis; there is no Python loop over R or N inside the time
-loop, only over t).  ``run`` continues from the current state, so a fresh model's ``run``
-equals the ``predict_one``/``learn_one`` loop exactly (same floating-point operations).
+loop, only over t).  ``run`` continues from the current state; on the NumPy engine it is the
+loop of the rule's one step, the code ``predict_one``/``learn_one`` run, so a fresh model's
+``run`` equals the ``predict_one``/``learn_one`` loop exactly.
 ``weights_`` are the weights the *next* prediction uses (after a run over the whole stream
 this is opera's ``coefficients``, p_{T+1}); ``expert_predictions_`` is the last ``z`` seen
 (as given, before truncation).  N is taken from the first ``z`` unless ``n_experts`` is
-given.  The learned state arrays of each rule (``regret_``, ``eta_``, ``R_``, ``Sinv_``, ...)
+given.  The learned state arrays of each rule (``regret_``, ``eta_``, ``log_weights_``, ``P_``, ...)
 always carry the leading repetition axis (R = 1 for a single stream); ``weights_`` and
 ``expert_predictions_`` drop it for a single stream.
 
@@ -60,19 +61,23 @@ Common parameters
 
 Engines (NumPy loop or compiled loop)
 -------------------------------------
-``run`` of EWA, CalibratedEWA, the AA, ML-Poly, ML-Prod and BOA (both versions) has two
-implementations of its whole-stream loop, chosen by :mod:`omkl_core.compiled`'s engine
-(``OMKL_ENGINE`` = ``auto`` (default) / ``numpy`` / ``numba``, or
-``with omkl_core.compiled.engine("numpy"): ...``): the NumPy loop (the reference; always
-there) and a Numba kernel of the same loop (``_kernels.py``; the optional ``omkl[fast]``
-extra, used by ``auto`` when Numba imports).  The kernel performs the same operations in the
+Each rule is written once in NumPy (``_weights``/``_update``, the reference; always there)
+and, for EWA, CalibratedEWA, the AA, ML-Poly, ML-Prod and BOA (both versions), once more as a
+Numba kernel of its whole-stream loop (``_kernels.py``, named by the rule's ``_run_compiled``;
+the optional ``omkl[fast]`` extra).  ``run`` picks one by :mod:`omkl_core.compiled`'s engine
+(``OMKL_ENGINE`` = ``auto`` (default: the kernel when Numba imports) / ``numpy`` / ``numba``,
+or ``with omkl_core.compiled.engine("numpy"): ...``); the test suite runs every aggregation
+test on both (the ``engine`` fixture of ``tests/conftest.py``).  The kernel performs the same operations in the
 same order and sums over the experts pairwise as NumPy does; only ``exp``/``log`` come from
 another library, so the engines agree to rounding (tested to 1e-12 relative; ML-Poly bit for
 bit), and both reproduce opera's outputs at the same tolerance.  Both read and write the same
 state, so ``run`` / ``learn_one`` / ``run`` may be mixed on either engine; ``predict_one`` and
-``learn_one`` always run NumPy.  VAWMeta has no kernel (its step is a BLAS matrix-vector product).
+``learn_one`` always run NumPy.  VAWMeta has no kernel (its step is the Sherman-Morrison core
+of ``omkl_core.vaw``, a BLAS matrix-vector product).
 Speed (``benchmarks/bench_aggregators.py``, Airfoil/Bias, N = 76, one stream): the kernels take
-0.3-2 µs per step (calibrated EWA about 20 µs), 0.1-0.6 times opera 1.2.0's C++ figures.
+0.3-2 µs per step (calibrated EWA about 20 µs), 0.1-0.6 times opera 1.2.0's C++ figures; the
+NumPy rules 15-30 µs per step (calibrated EWA about 100 µs), 3-8 µs per stream when 5 streams
+run batched.
 
 Notation: p_t = weights, yhat_t = aggregate forecast, r_{t,k} = 2 (yhat_t - y_t)(yhat_t - z_{t,k})
 is opera's instantaneous regret of expert k under the "gradient trick" (linearised square

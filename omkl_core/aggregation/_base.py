@@ -11,6 +11,7 @@ import numpy as np
 
 from .._validation import Integer, Interval, Optional, check_label, check_magnitude, check_scalar
 from ..base import OnlineLearner
+from ..compiled import use_numba
 
 _EXP700 = math.exp(700.0)  # opera's "infinite" initial learning rate (ref. A.4, A.5)
 _K_INF = 1 << 40            # "every exponent" (no member has left the uniform state yet)
@@ -78,16 +79,36 @@ def _logsumexp(a):
     return m + np.log(np.sum(np.exp(a - m[..., None]), axis=-1))
 
 
+def _loss_gradient(yhat, y):
+    """d/dyhat (yhat - y)^2 = 2 (yhat - y): the slope of opera's linearised square loss (ref. A.1).
+    The one place of the factor 2 in the NumPy rules (the compiled kernels of ``_kernels`` carry
+    their own copy, tested equal)."""
+    return 2.0 * (yhat - y)
+
+
+def _regret(zb, y, yhat):
+    """r_{t,k} = lpred - lexp = 2(yhat-y) yhat - 2(yhat-y) z_k (opera, loss.gradient=TRUE, ref. A.1)."""
+    g = _loss_gradient(yhat, y)
+    return g[:, None] * yhat[:, None] - g[:, None] * zb
+
+
 # ---------------------------------------------------------------------------------------
 # base class
 # ---------------------------------------------------------------------------------------
 class _MetaLearner(OnlineLearner):
     """Shared bookkeeping: validation, lazy state creation, the predict/learn/run loop.
 
-    Subclasses implement, on arrays with a leading batch axis of length R:
+    Subclasses implement the rule once, in NumPy, on arrays with a leading batch axis of
+    length R (no loop over experts or repetitions):
       ``_init_state(R, N)``, ``_weights() -> (R, N)``, ``_update(zb, y, yhat, p)``;
     and optionally ``_aggregate(zb, p) -> (R,)`` (default: ``sum_k p_k zb_k``).
+    ``predict_one``/``learn_one`` and ``run`` (on the ``"numpy"`` engine) all go through
+    ``_step``.  A rule with a compiled kernel of the same loop (``_kernels.<rule>_stream``)
+    names it in ``_run_compiled(Zt, Y, out)``, which ``run`` calls on the ``"numba"`` engine
+    (:func:`omkl_core.compiled.use_numba`); the tests compare the two engines.
     """
+
+    _run_compiled = None   # (Zt, Y, out) -> None: the rule's compiled kernel, or None
 
     _min_experts = 1
     _input_kind = "experts"
@@ -111,16 +132,6 @@ class _MetaLearner(OnlineLearner):
         self._batched = False   # state created by a batched run (R, T, N)
         self.n_experts_ = None
         self.expert_predictions_ = None
-
-    # The rule modules (ewa.py, aa.py, opera_rules.py) still count steps under the old name
-    # in their stream loops; this alias keeps them counting t_ until they say t_ themselves.
-    @property
-    def n_steps_(self):
-        return self.t_
-
-    @n_steps_.setter
-    def n_steps_(self, value):
-        self.t_ = value
 
     # ---- state ------------------------------------------------------------------------
     def _ensure_state(self, R, N, batched):
@@ -251,14 +262,16 @@ class _MetaLearner(OnlineLearner):
     def _run_stream(self, Zt, Y):
         """Predict-then-learn over time-major truncated forecasts Zt (T, R, N) and labels Y (T, R).
 
-        Returns the predictions (T, R).  This generic loop calls ``_step``; the rules override
-        it with a fused loop (same floating-point operations in the same order, fewer Python
-        calls per step: the per-step interpreter overhead, not the arithmetic on N = 76
-        numbers, is what a step costs) and, for the ``"numba"`` engine
-        (:func:`omkl_core.compiled.use_numba`), with a compiled kernel of that loop (``_kernels``).
+        Returns the predictions (T, R): the loop of ``_step`` (the NumPy rule, the same code as
+        ``predict_one``/``learn_one``), or, on the ``"numba"`` engine, the rule's compiled
+        kernel (``_run_compiled``) when it has one.
         """
         T, R = Y.shape
         out = np.empty((T, R))
+        if self._run_compiled is not None and use_numba():
+            self._run_compiled(Zt, Y, out)
+            self.t_ += T
+            return out
         for t in range(T):
             out[t] = self._step(Zt[t], Y[t])
         return out

@@ -1,8 +1,12 @@
 """Compiled whole-stream loops of the aggregators (the ``"numba"`` engine of :mod:`omkl_core.compiled`).
 
-Each kernel is the fused ``_run_stream`` loop of one rule, written with explicit loops over
+Each kernel is the compiled twin of one NumPy rule (its ``_weights``/``_update`` looped over
+time), called by that rule's ``_run_compiled``: ``ewa_stream`` -- :class:`EWA`, ``aa_stream`` --
+:class:`AggregatingAlgorithm`, ``mlpoly_stream`` -- :class:`MLPoly`, ``mlprod_stream`` --
+:class:`MLProd`, ``boa120_stream``/``boa122_stream`` -- :class:`BOA`, ``calib_stream`` (+
+``calib_rerun``) -- :class:`CalibratedEWA`.  They are written with explicit loops over
 time t, repetition r and expert k, compiled by Numba on first use (this module never imports
-Numba).  They perform the NumPy loop's floating-point operations in the same order:
+Numba), and perform the NumPy rule's floating-point operations in the same order:
 
 * every sum over the experts is :func:`_pwsum`, NumPy's pairwise summation (``np.add.reduce``
   over a contiguous axis: 8 interleaved partial sums, blocks of 128), so sums agree bit for bit;
@@ -320,6 +324,15 @@ def boa122_stream(Z, Y, Rreg, S, rreg, w0, log_w0, out):
 # ---------------------------------------------------------------------------------------
 # calibrated EWA (opera's ewaCalib, ref. A.2): the steps without a grid extension
 # ---------------------------------------------------------------------------------------
+# What ``calib_stream`` reports when it returns (step t = the step it stopped at); its caller,
+# ``CalibratedEWA._run_compiled_loop``, reads them by these names (module constants: Numba
+# compiles them in as literals).
+CALIB_ALL_DONE = 0          # every step of the stream is complete (t = T)
+CALIB_NEEDS_EXPLICIT = 1    # step t needs step (b): a member stored as the uniform one stops being
+                            #   saturated and must be re-run explicitly; only (a) of step t was done,
+                            #   and a second call repeats (a) with the same result
+CALIB_NEEDS_EXTENSION = 2   # step t is done up to (d); its step (e) adds members (re-run from history)
+
 @jit
 def _calib_member(z, y, eta, Rrow, N, e):
     """One step of the fixed-eta gradient-trick EWA member with regret row ``Rrow`` (updated in
@@ -349,13 +362,12 @@ def calib_rerun(Zh, Yh, Rg, CL, eta0, pow2):
 
 
 @jit
-def calib_stream(Z, Y, t0, n_steps0, Rg, CL, RU, CLU, eta0, sat, lo, hi, best, k_lo, pow2, log_w0, out):
+def calib_stream(Z, Y, t0, n_before, Rg, CL, RU, CLU, eta0, sat, lo, hi, best, k_lo, pow2, log_w0, out):
     """Steps t0, t0+1, ... of :meth:`CalibratedEWA._update` (a)-(e) while no member has to be
-    re-run from the stored history.  Returns (t, status): status 0 -- all T steps done;
-    1 -- step t needs step (b) (a stored-as-uniform member stops being saturated): nothing of
-    it done except (a), which a second call repeats with the same result; 2 -- step t done up to
-    (d), its (e) needs new members.
-    Steps before t are complete.  Rg (R, G, N), CL (R, G) hold members k_lo .. k_lo + G - 1."""
+    re-run from the stored history.  Returns (t, outcome), outcome one of ``CALIB_ALL_DONE``,
+    ``CALIB_NEEDS_EXPLICIT``, ``CALIB_NEEDS_EXTENSION`` (above); steps before t are complete.
+    ``n_before``: steps learned before Z[0] (step ``n_before + t == 0`` sets eta0).
+    Rg (R, G, N), CL (R, G) hold members k_lo .. k_lo + G - 1."""
     T, R, N = Z.shape
     G = CL.shape[1]
     k_hi = k_lo + G - 1
@@ -389,8 +401,8 @@ def calib_stream(Z, Y, t0, n_steps0, Rg, CL, RU, CLU, eta0, sat, lo, hi, best, k
         # (b) a member below k_lo in some grid that stops being saturated: Python re-runs it
         for r in range(R):
             if lo[r] < k_lo and min(hi[r], k_lo - 1) > sat[r]:
-                return t, 1
-        first = n_steps0 + (t - t0) == 0
+                return t, CALIB_NEEDS_EXPLICIT
+        first = n_before + t == 0
         for r in range(R):
             z = Z[t, r]
             y = Y[t, r]
@@ -428,11 +440,11 @@ def calib_stream(Z, Y, t0, n_steps0, Rg, CL, RU, CLU, eta0, sat, lo, hi, best, k
             new_hi = hi[r] + 3 if best[r] == hi[r] else hi[r]
             new_lo = lo[r] - 3 if best[r] == lo[r] else lo[r]
             if new_hi > k_hi or max(new_lo, sat[r] + 1) < k_lo:
-                return t, 2
+                return t, CALIB_NEEDS_EXTENSION
         for r in range(R):
             up, down = best[r] == hi[r], best[r] == lo[r]
             if up:
                 hi[r] += 3
             if down:
                 lo[r] -= 3
-    return T, 0
+    return T, CALIB_ALL_DONE

@@ -4,7 +4,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import Interval, Optional, Positive
-from ..compiled import use_numba
 from . import _kernels
 from ._base import _as_float_array, _logsumexp, _MetaLearner, _own, _softmax, truncate
 
@@ -69,7 +68,7 @@ class AggregatingAlgorithm(_MetaLearner):
         self.cum_loss_ = np.zeros((R, N))      # sum_{s<t} (y_s - zbar_{s,k})^2
 
     def _weights(self):
-        return _softmax(-self._eta * self.cum_loss_)
+        return _softmax(-self._eta * self.cum_loss_)      # wbar_{t,k} ∝ exp(-eta L_{t-1,k})
 
     def generalized_prediction(self, y_values, z=None):
         """g_t(y) for the current weights and truncated forecasts ``z`` (default: last z).
@@ -100,16 +99,12 @@ class AggregatingAlgorithm(_MetaLearner):
 
     def _update(self, zb, y, yhat, p):
         d = y[:, None] - zb
-        self.cum_loss_ += d * d
+        self.cum_loss_ += d * d                            # L_{t,k} = L_{t-1,k} + (y_t - zbar_{t,k})^2
 
-    def _run_stream(self, Zt, Y):
-        if not use_numba():
-            return super()._run_stream(Zt, Y)
-        out = np.empty(Y.shape)
+    def _run_compiled(self, Zt, Y, out):
+        """The compiled kernel of this rule: :func:`_kernels.aa_stream` (state updated in place)."""
         self.cum_loss_ = _own(self.cum_loss_)
         A, B = self._bounds
         _kernels.aa_stream(Zt, Y, self.cum_loss_, self._eta, float(A), float(B), out)
-        self.n_steps_ += Y.shape[0]
-        return out
 
 

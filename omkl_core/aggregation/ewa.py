@@ -2,17 +2,13 @@
 calibrated ``ewaCalib`` (:class:`CalibratedEWA`, ref. A.2)."""
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._validation import Boolean, Optional, Positive
-from ..compiled import use_numba
 from . import _kernels
-from ._base import _K_INF, _MetaLearner, _own, _softmax
-
-_TIME_BLOCK = 512    # steps per block of the vectorised fixed-eta EWA (bounds its memory)
+from ._base import _K_INF, _loss_gradient, _MetaLearner, _own, _softmax
 
 
 class EWA(_MetaLearner):
@@ -30,17 +26,16 @@ class EWA(_MetaLearner):
     loss of step t enters alpha_{t+1}.)  Bound (30), CBL Prop. 3.1 (square loss is
     eta-exp-concave on [A, B] for eta <= 1/(2(B-A)^2)):
     sum_t (yhat_t - y_t)^2 - min_j sum_t (zbar_{t,j} - y_t)^2 <= ln N / eta = 8 Y^2 ln N
-    (``omkl_core.bounds.ewa_bound``).  The weights of step t depend on the labels only through
-    the cumulative losses L_{t-1}, so ``run`` computes all of them at once (cumulative sums
-    over time, in the same order of additions as the step-by-step loop: the same numbers).
+    (``omkl_core.bounds.ewa_bound``).
 
     ``gradient=True`` -- opera's fixed-eta ``ewa`` with the gradient trick (ref. A.2):
     p_{t,k} ∝ exp(eta R_{t-1,k}), R_{t,k} = R_{t-1,k} + r_{t,k},
     r_{t,k} = 2 (yhat_t - y_t)(yhat_t - zbar_{t,k})  (exponentiated gradient).
 
     Opera's default ``mixture(model = "EWA")`` calibrates eta online on a grid: that is a
-    different algorithm, :class:`CalibratedEWA`.  The old spelling ``EWA(calibrated=True)``
-    still works: it emits a ``DeprecationWarning`` and returns a :class:`CalibratedEWA`.
+    different algorithm, :class:`CalibratedEWA`.
+
+    Compiled kernel of both forms: :func:`_kernels.ewa_stream` (``run`` on the ``"numba"`` engine).
 
     Parameters
     ----------
@@ -53,8 +48,6 @@ class EWA(_MetaLearner):
     gradient : bool, default=False
         False: exponential weights on the square losses (eq. 29); True: opera's linearised
         losses (gradient trick, ref. A.1).
-    calibrated : bool, default=False
-        Deprecated; ``True`` returns :class:`CalibratedEWA` (with a ``DeprecationWarning``).
 
     Attributes
     ----------
@@ -66,25 +59,11 @@ class EWA(_MetaLearner):
         The weights the next prediction uses.
     """
 
-    def __new__(cls, n_experts=None, *, calibrated=False, **kwargs):
-        if cls is EWA and isinstance(calibrated, (bool, np.bool_)) and calibrated:
-            warnings.warn("EWA(calibrated=True) is deprecated: opera's calibrated EWA is its own class, "
-                          "CalibratedEWA(n_experts, bounds=...)", DeprecationWarning, stacklevel=2)
-            if kwargs.get("eta") is not None:
-                raise ValueError("eta must be None when calibrated=True (the grid is calibrated online, ref. A.2)")
-            unknown = set(kwargs) - {"eta", "bounds", "gradient"}
-            if unknown:
-                raise TypeError(f"EWA() got unexpected keyword argument(s) {sorted(unknown)}")
-            return CalibratedEWA(n_experts, bounds=kwargs.get("bounds", (0, 1)))
-        return super().__new__(cls)
+    _parameter_constraints = {"eta": Optional(Positive), "gradient": Boolean()}
 
-    _parameter_constraints = {"eta": Optional(Positive), "gradient": Boolean(), "calibrated": Boolean()}
-
-    def __init__(self, n_experts=None, *, eta=None, bounds=(0, 1), gradient: bool = False,
-                 calibrated: bool = False):
+    def __init__(self, n_experts=None, *, eta=None, bounds=(0, 1), gradient: bool = False):
         self.eta = eta
         self.gradient = gradient
-        self.calibrated = calibrated
         super().__init__(n_experts, bounds=bounds)
 
     def _validate_joint(self):
@@ -112,67 +91,16 @@ class EWA(_MetaLearner):
 
     def _update(self, zb, y, yhat, p):
         if self.gradient:
-            self.cum_ += 2.0 * (yhat - y)[:, None] * (yhat[:, None] - zb)    # r_t (ref. A.1)
+            self.cum_ += _loss_gradient(yhat, y)[:, None] * (yhat[:, None] - zb)   # r_t (ref. A.1)
         else:
             d = zb - y[:, None]
-            self.cum_ += d * d                                               # (zbar - y)^2
+            self.cum_ += d * d                                               # (zbar - y)^2, eq. (29)
 
-    def _run_stream(self, Zt, Y):
-        T, R = Y.shape
-        out = np.empty((T, R))
-        if use_numba():      # the loops below, compiled (_kernels.ewa_stream)
-            self.cum_ = _own(self.cum_)
-            eta = self._eta if self.gradient else -self._eta
-            _kernels.ewa_stream(Zt, Y, self.cum_, eta, self.gradient, out)
-            self.n_steps_ += T
-            return out
-        if not self.gradient:
-            # eq. (29) for a whole block of steps: L_{t-1} by a cumulative sum started from the
-            # current state (np.add.accumulate adds in time order, as the loop's +=)
-            neg_eta = -self._eta
-            for a in range(0, T, _TIME_BLOCK):
-                b = min(T, a + _TIME_BLOCK)
-                C = np.empty((b - a + 1,) + self.cum_.shape)
-                C[0] = self.cum_
-                np.subtract(Zt[a:b], Y[a:b, :, None], out=C[1:])
-                np.multiply(C[1:], C[1:], out=C[1:])                          # (zbar - y)^2
-                np.add.accumulate(C, axis=0, out=C)                           # L_{t-1}, t = a..b
-                W = _softmax(neg_eta * C[:-1])
-                out[a:b] = np.add.reduce(W * Zt[a:b], axis=-1)
-                self.cum_ = C[-1].copy()
-            self.n_steps_ += T
-            return out
-        # gradient trick: fused loop, the operations of _weights/_aggregate/_update inlined
-        if R == 1:
-            return self._run_gradient_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
-        eta, cum = self._eta, self.cum_
-        amax, add_red, exp = np.maximum.reduce, np.add.reduce, np.exp
-        for t in range(T):
-            zb, y = Zt[t], Y[t]
-            a = eta * cum
-            e = exp(a - amax(a, axis=-1, keepdims=True))
-            p = e / add_red(e, axis=-1, keepdims=True)
-            yhat = add_red(p * zb, axis=-1)
-            out[t] = yhat
-            cum += 2.0 * (yhat - y)[:, None] * (yhat[:, None] - zb)          # r_t (ref. A.1)
-        self.n_steps_ += T
-        return out
-
-    def _run_gradient_single(self, Z, ys):
-        """One stream, 1-D state: the loop of ``_run_stream`` with scalars for yhat_t (same numbers)."""
-        T = len(ys)
-        out = np.empty(T)
-        eta, cum = self._eta, self.cum_[0]                 # a view: updated in place
-        amax, add_red, exp = np.maximum.reduce, np.add.reduce, np.exp
-        for t in range(T):
-            z = Z[t]
-            a = eta * cum
-            e = exp(a - amax(a))
-            yhat = add_red(e / add_red(e) * z)
-            out[t] = yhat
-            cum += 2.0 * (yhat - ys[t]) * (yhat - z)        # r_t (ref. A.1)
-        self.n_steps_ += T
-        return out
+    def _run_compiled(self, Zt, Y, out):
+        """The compiled kernel of this rule: :func:`_kernels.ewa_stream` (state updated in place)."""
+        self.cum_ = _own(self.cum_)
+        eta = self._eta if self.gradient else -self._eta
+        _kernels.ewa_stream(Zt, Y, self.cum_, eta, self.gradient, out)
 
     @property
     def eta_(self):
@@ -264,11 +192,6 @@ class CalibratedEWA(_MetaLearner):
         self._grid_cache = None     # (k_lo, k_hi, eta0, ks, etas): derived from state_, not state
         self._compiled_rerun = False  # True while the compiled driver runs (members re-run by the kernel)
 
-    @property
-    def calibrated(self):
-        """Always True (kept so that code reading ``EWA(...).calibrated`` keeps working)."""
-        return True
-
     # ---- state ------------------------------------------------------------------------
     def _init_state(self, R, N):
         self.state_ = CalibratedEWAState(
@@ -304,14 +227,15 @@ class CalibratedEWA(_MetaLearner):
 
     @staticmethod
     def _member_step(Rg, CL, etas, zb, y):
-        """One step of fixed-eta gradient-trick EWA for every member (R, G, N)."""
+        """One step of fixed-eta gradient-trick EWA (:class:`EWA`, ``gradient=True``) for every
+        member (R, G, N): p ∝ exp(eta R_{t-1}), R += r_t; CL += (pred - y)^2 (ref. A.2 step 3)."""
         a = etas[:, :, None] * Rg
         e = np.exp(a - np.maximum.reduce(a, axis=-1, keepdims=True))
         W = e / np.add.reduce(e, axis=-1, keepdims=True)               # p of each member
         pred = np.add.reduce(W * zb[:, None, :], axis=-1)              # (R, G)
         err = pred - y[:, None]
         CL += err * err
-        Rg += 2.0 * err[:, :, None] * (pred[:, :, None] - zb[:, None, :])
+        Rg += _loss_gradient(pred, y[:, None])[:, :, None] * (pred[:, :, None] - zb[:, None, :])   # r_t
         return pred
 
     @staticmethod
@@ -321,7 +245,7 @@ class CalibratedEWA(_MetaLearner):
         pred = np.add.reduce((1.0 / zb.shape[-1]) * zb, axis=-1)     # (R,)
         err = pred - y
         CLU += err * err
-        RU += 2.0 * err[:, None] * (pred[:, None] - zb)
+        RU += _loss_gradient(pred, y)[:, None] * (pred[:, None] - zb)   # r_t
         return pred
 
     def _saturation_exponent(self):
@@ -388,26 +312,21 @@ class CalibratedEWA(_MetaLearner):
         eta = st.eta0 * np.exp2(st.best.astype(np.float64))
         return _softmax(eta[:, None] * self._state_of_best())
 
-    def _run_stream(self, Zt, Y):
+    def _step(self, zb, y):
         # The forecast of step t is the forecast of member `best` (state before the update), which
-        # step (c) of the update computes anyway with the same operations: take it from there
-        # instead of recomputing the weights (same numbers; ``predict_one`` still uses _weights).
-        T, R = Y.shape
-        out = np.empty((T, R))
-        if use_numba():
-            return self._run_stream_numba(Zt, Y, out)
-        for t in range(T):
-            out[t] = self._update(Zt[t], Y[t], None, None)
-            self.n_steps_ += 1
-        return out
+        # step (c) of the update computes with the operations of _weights/_aggregate: taken from
+        # there instead of recomputed (the same numbers; ``predict_one`` uses _weights).
+        yhat = self._update(zb, y, None, None)
+        self.t_ += 1
+        return yhat
 
-    def _run_stream_numba(self, Zt, Y, out):
-        """``_run_stream`` with steps (a)-(e) compiled (``_kernels.calib_stream``); the kernel hands
+    def _run_compiled(self, Zt, Y, out):
+        """``run`` with steps (a)-(e) compiled (:func:`_kernels.calib_stream`); the kernel hands
         back the rare steps that re-run members from the stored history (steps (b) and (e)),
-        which run here with the NumPy code."""
+        which run here with the NumPy code (the re-runs themselves by :func:`_kernels.calib_rerun`)."""
         self._compiled_rerun = True      # members re-run by _extend_global: with the kernel too
         try:
-            return self._run_compiled_loop(Zt, Y, out)
+            self._run_compiled_loop(Zt, Y, out)
         finally:
             self._compiled_rerun = False
 
@@ -421,18 +340,17 @@ class CalibratedEWA(_MetaLearner):
             st.eta0 = _own(st.eta0).copy()          # a new array: _grid_arrays' cache sees the change
             st.sat, st.lo, st.hi, st.best = (_own(a, np.int64) for a in (st.sat, st.lo, st.hi, st.best))
             pow2 = np.exp2(np.arange(st.k_lo, st.k_hi + 1))
-            stop, status = _kernels.calib_stream(Zt, Y, t, self.n_steps_, st.Rg, st.CL, st.RU, st.CLU, st.eta0,
-                                                 st.sat, st.lo, st.hi, st.best, st.k_lo, pow2, log_w0, out)
-            done = stop + 1 if status == 2 else stop            # steps t .. done-1 are complete (up to (d))
+            stop, outcome = _kernels.calib_stream(Zt, Y, t, self.t_, st.Rg, st.CL, st.RU, st.CLU, st.eta0,
+                                                  st.sat, st.lo, st.hi, st.best, st.k_lo, pow2, log_w0, out)
+            # steps t .. done-1 are complete (up to (d) for the last one when it needs an extension)
+            done = stop + 1 if outcome == _kernels.CALIB_NEEDS_EXTENSION else stop
             st.hist_z.extend(Zt[t:done].copy())
             st.hist_y.extend(Y[t:done].copy())
-            self.n_steps_ += done - t
-            if status == 1:          # step (b) adds members, then the kernel takes step `stop` again
+            if outcome == _kernels.CALIB_NEEDS_EXPLICIT:     # step (b), then the kernel takes step `stop` again
                 self._explicit_unsaturated()
-            elif status == 2:        # step (e) adds members
+            elif outcome == _kernels.CALIB_NEEDS_EXTENSION:  # step (e) adds members
                 self._extend_grid()
             t = done
-        return out
 
     def _update(self, zb, y, yhat, p):
         """Steps (a)-(e) of one update; returns the forecast of the member in use before it."""
@@ -450,7 +368,7 @@ class CalibratedEWA(_MetaLearner):
         virtual = st.best < st.k_lo
         g = np.minimum(np.maximum(st.best - st.k_lo, 0), st.k_hi - st.k_lo)
         yhat_used = np.where(virtual, pred_u[:, 0], pred[np.arange(self._R), g])
-        if self.n_steps_ == 0:
+        if self.t_ == 0:
             # t = 1: grid.eta <- 1 / mean|R.w0|, R.w0 = ln w0 + r_1 (ref. A.2 step 4);
             # only member k = 0 exists and its regret row is r_1.
             m = np.mean(np.abs(np.log(st.w0)[None, :] + st.Rg[:, 0, :]), axis=-1)

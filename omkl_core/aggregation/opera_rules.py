@@ -1,4 +1,9 @@
-"""opera's second-order rules with the gradient trick (ref. A.1): ML-Poly, ML-Prod, BOA."""
+"""opera's second-order rules with the gradient trick (ref. A.1): ML-Poly, ML-Prod, BOA.
+
+Each rule is written once in NumPy (``_weights``/``_update``, batched over R repetitions) and
+once compiled (``_kernels.mlpoly_stream``, ``_kernels.mlprod_stream``, ``_kernels.boa120_stream``,
+``_kernels.boa122_stream``), named by the rule's ``_run_compiled``; the regret r_{t,k} is
+``_base._regret`` (the factor 2 of the gradient trick in ``_base._loss_gradient``)."""
 from __future__ import annotations
 
 import math
@@ -6,21 +11,8 @@ import math
 import numpy as np
 
 from .._validation import Options
-from ..compiled import use_numba
 from . import _kernels
-from ._base import _EXP700, _MetaLearner, _own, _softmax
-
-
-def _loss_gradient(yhat, y):
-    """d/dyhat (yhat - y)^2 = 2 (yhat - y): the slope of opera's linearised square loss (ref. A.1).
-    The one place of the factor 2, shared by the per-step rules and their fused loops."""
-    return 2.0 * (yhat - y)
-
-
-def _regret(zb, y, yhat):
-    """r_{t,k} = lpred - lexp = 2(yhat-y) yhat - 2(yhat-y) z_k (opera, loss.gradient=TRUE)."""
-    g = _loss_gradient(yhat, y)
-    return g[:, None] * yhat[:, None] - g[:, None] * zb
+from ._base import _EXP700, _MetaLearner, _own, _regret, _softmax
 
 
 class MLPoly(_MetaLearner):
@@ -55,71 +47,10 @@ class MLPoly(_MetaLearner):
     def __init__(self, n_experts=None, *, bounds=(0, 1)):
         super().__init__(n_experts, bounds=bounds)
 
-    def _run_stream(self, Zt, Y):
-        # fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
-        T, R = Y.shape
-        N = self.n_experts_
-        out = np.empty((T, R))
-        if use_numba():
-            self.regret_, self.eta_, self.B_ = _own(self.regret_), _own(self.eta_), _own(self.B_)
-            _kernels.mlpoly_stream(Zt, Y, self.regret_, self.eta_, self.B_, out)
-            self.n_steps_ += T
-            return out
-        if R == 1:
-            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
-        Rg, eta, B = self.regret_, self.eta_, self.B_
-        add_red, max_red, maximum, where = np.add.reduce, np.maximum.reduce, np.maximum, np.where
-        single = R == 1
-        for t in range(T):
-            zb, y = Zt[t], Y[t]
-            num = eta * maximum(Rg, 0.0)
-            s = add_red(num, axis=-1)
-            has_pos = max_red(Rg, axis=-1) > 0
-            if single:   # the same values as the np.where form below, without the select
-                p = num / s[:, None] if has_pos[0] else np.full((1, N), 1.0 / N)
-            else:
-                safe = where(has_pos, s, 1.0)
-                p = where(has_pos[:, None], num / safe[:, None], 1.0 / N)
-            yhat = add_red(p * zb, axis=-1)
-            out[t] = yhat
-            g = _loss_gradient(yhat, y)
-            r = g[:, None] * yhat[:, None] - g[:, None] * zb
-            Rg += r
-            r2 = r * r
-            newB = maximum(B, max_red(r2, axis=-1))
-            eta = 1.0 / (1.0 / eta + r2 + newB[:, None] - B[:, None])
-            B = newB
-        self.eta_, self.B_ = eta, B
-        self.n_steps_ += T
-        return out
-
-    def _run_single(self, Z, ys):
-        """One stream, 1-D state, scalar yhat_t and B_t (the same operations, the same numbers)."""
-        T, N = len(ys), self.n_experts_
-        out = np.empty(T)
-        Rg, eta, B = self.regret_[0], self.eta_[0], float(self.B_[0])   # Rg: a view, updated in place
-        add_red, max_red, maximum = np.add.reduce, np.maximum.reduce, np.maximum
-        uniform = np.full(N, 1.0 / N)
-        for t in range(T):
-            z = Z[t]
-            if max_red(Rg) > 0:
-                num = eta * maximum(Rg, 0.0)
-                p = num / add_red(num)
-            else:
-                p = uniform
-            yhat = add_red(p * z)
-            out[t] = yhat
-            g = 2.0 * (yhat - ys[t])
-            r = g * yhat - g * z
-            Rg += r
-            r2 = r * r
-            m = max_red(r2)
-            newB = m if m > B else B
-            eta = 1.0 / (1.0 / eta + r2 + newB - B)
-            B = newB
-        self.eta_, self.B_ = eta[None, :], np.array([B])
-        self.n_steps_ += T
-        return out
+    def _run_compiled(self, Zt, Y, out):
+        """The compiled kernel of this rule: :func:`_kernels.mlpoly_stream` (state updated in place)."""
+        self.regret_, self.eta_, self.B_ = _own(self.regret_), _own(self.eta_), _own(self.B_)
+        _kernels.mlpoly_stream(Zt, Y, self.regret_, self.eta_, self.B_, out)
 
     def _init_state(self, R, N):
         self.regret_ = np.zeros((R, N))
@@ -128,19 +59,18 @@ class MLPoly(_MetaLearner):
 
     def _weights(self):
         R = self.regret_
-        pos = np.maximum(R, 0.0)
-        num = self.eta_ * pos
+        num = self.eta_ * np.maximum(R, 0.0)                      # eta_{t,k} (R_{t-1,k})_+
         s = np.sum(num, axis=-1)
         has_pos = np.max(R, axis=-1) > 0
         N = R.shape[-1]
         safe = np.where(has_pos, s, 1.0)
-        return np.where(has_pos[:, None], num / safe[:, None], 1.0 / N)
+        return np.where(has_pos[:, None], num / safe[:, None], 1.0 / N)   # else uniform (ref. A.4)
 
     def _update(self, zb, y, yhat, p):
-        r = _regret(zb, y, yhat)
-        self.regret_ += r
+        r = _regret(zb, y, yhat)                                  # r_{t,k} (ref. A.1)
+        self.regret_ += r                                         # R_{t,k} = R_{t-1,k} + r_{t,k}
         r2 = r * r
-        newB = np.maximum(self.B_, np.max(r2, axis=-1))
+        newB = np.maximum(self.B_, np.max(r2, axis=-1))           # B_t = max(B_{t-1}, max_k r_{t,k}^2)
         self.eta_ = 1.0 / (1.0 / self.eta_ + r2 + newB[:, None] - self.B_[:, None])
         self.B_ = newB
 
@@ -178,8 +108,9 @@ class MLProd(_MetaLearner):
 
     Attributes
     ----------
-    R_ : ndarray of shape (R, N)
-        Exponents R_k of the weights.
+    log_weights_ : ndarray of shape (R, N)
+        The exponents R_k of ref. A.5 (opera's ``R``): the weights are p ∝ eta exp(R_k), so
+        R_k is the log of the unnormalised weight before the learning-rate factor.
     L_ : ndarray of shape (R, N)
         1 + cumulative squared regrets.
     maxloss_ : ndarray of shape (R, N)
@@ -193,82 +124,34 @@ class MLProd(_MetaLearner):
     def __init__(self, n_experts=None, *, bounds=(0, 1)):
         super().__init__(n_experts, bounds=bounds)
 
-    def _run_stream(self, Zt, Y):
-        # fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
-        T, R = Y.shape
-        out = np.empty((T, R))
-        if use_numba():
-            self.R_, self.L_, self.maxloss_, self.eta_ = (_own(a) for a in (self.R_, self.L_, self.maxloss_, self.eta_))
-            _kernels.mlprod_stream(Zt, Y, self.R_, self.L_, self.maxloss_, self.eta_, self._logN, out)
-            self.n_steps_ += T
-            return out
-        if R == 1:
-            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
-        Rr, L, maxloss, eta, logN = self.R_, self.L_, self.maxloss_, self.eta_, self._logN
-        add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
-        with np.errstate(divide="ignore"):
-            for t in range(T):
-                zb, y = Zt[t], Y[t]
-                ew = eta * exp(Rr - max_red(Rr, axis=-1, keepdims=True))
-                p = ew / add_red(ew, axis=-1, keepdims=True)
-                yhat = add_red(p * zb, axis=-1)
-                out[t] = yhat
-                g = _loss_gradient(yhat, y)
-                r = g[:, None] * yhat[:, None] - g[:, None] * zb
-                L += r * r
-                maxloss = np.maximum(maxloss, np.abs(r))
-                neweta = np.minimum(1.0 / (2.0 * maxloss), np.sqrt(logN / L))
-                Rr = neweta / eta * Rr + log(1.0 + neweta * r)
-                eta = neweta
-        self.R_, self.maxloss_, self.eta_ = Rr, maxloss, eta
-        self.n_steps_ += T
-        return out
-
-    def _run_single(self, Z, ys):
-        """One stream, 1-D state, scalar yhat_t (the same operations, the same numbers)."""
-        T = len(ys)
-        out = np.empty(T)
-        Rr, L, maxloss, eta, logN = self.R_[0], self.L_[0], self.maxloss_[0], self.eta_[0], self._logN
-        add_red, max_red, exp, log, sqrt = np.add.reduce, np.maximum.reduce, np.exp, np.log, np.sqrt
-        maximum, minimum, absolute = np.maximum, np.minimum, np.abs
-        with np.errstate(divide="ignore"):
-            for t in range(T):
-                z = Z[t]
-                ew = eta * exp(Rr - max_red(Rr))
-                yhat = add_red(ew / add_red(ew) * z)
-                out[t] = yhat
-                g = 2.0 * (yhat - ys[t])
-                r = g * yhat - g * z
-                L += r * r                                   # L_: a view, updated in place
-                maxloss = maximum(maxloss, absolute(r))
-                neweta = minimum(1.0 / (2.0 * maxloss), sqrt(logN / L))
-                Rr = neweta / eta * Rr + log(1.0 + neweta * r)
-                eta = neweta
-        self.R_, self.maxloss_, self.eta_ = Rr[None, :], maxloss[None, :], eta[None, :]
-        self.n_steps_ += T
-        return out
+    def _run_compiled(self, Zt, Y, out):
+        """The compiled kernel of this rule: :func:`_kernels.mlprod_stream` (state updated in place)."""
+        self.log_weights_, self.L_, self.maxloss_, self.eta_ = (
+            _own(a) for a in (self.log_weights_, self.L_, self.maxloss_, self.eta_))
+        _kernels.mlprod_stream(Zt, Y, self.log_weights_, self.L_, self.maxloss_, self.eta_, self._logN, out)
 
     def _init_state(self, R, N):
         w0 = np.full(N, 1.0 / N)
         self._logN = math.log(N)
-        self.R_ = np.broadcast_to(np.log(w0), (R, N)).copy()
+        self.log_weights_ = np.broadcast_to(np.log(w0), (R, N)).copy()    # R_k = ln w0_k
         self.L_ = np.ones((R, N))
         self.maxloss_ = np.zeros((R, N))
         self.eta_ = np.full((R, N), _EXP700)
 
     def _weights(self):
-        w = np.exp(self.R_ - np.max(self.R_, axis=-1, keepdims=True))
-        ew = self.eta_ * w
+        lw = self.log_weights_
+        w = np.exp(lw - np.max(lw, axis=-1, keepdims=True))
+        ew = self.eta_ * w                                        # p_{t,k} ∝ eta_{t,k} exp(R_k)
         return ew / np.sum(ew, axis=-1, keepdims=True)
 
     def _update(self, zb, y, yhat, p):
-        r = _regret(zb, y, yhat)
-        self.L_ += r * r
+        r = _regret(zb, y, yhat)                                  # r_{t,k} (ref. A.1)
+        self.L_ += r * r                                          # L_k <- L_k + r_{t,k}^2
         self.maxloss_ = np.maximum(self.maxloss_, np.abs(r))
         with np.errstate(divide="ignore"):
             inv = 1.0 / (2.0 * self.maxloss_)
-        neweta = np.minimum(inv, np.sqrt(self._logN / self.L_))
-        self.R_ = neweta / self.eta_ * self.R_ + np.log(1.0 + neweta * r)
+        neweta = np.minimum(inv, np.sqrt(self._logN / self.L_))  # eta_{t+1,k} (ref. A.5)
+        self.log_weights_ = neweta / self.eta_ * self.log_weights_ + np.log(1.0 + neweta * r)
         self.eta_ = neweta
 
 
@@ -320,75 +203,16 @@ class BOA(_MetaLearner):
     def _min_experts(self):
         return 2 if self.version == "v120" else 1
 
-    def _run_stream(self, Zt, Y):
-        if use_numba():
-            T = Y.shape[0]
-            out = np.empty(Y.shape)
-            if self.version == "v120":
-                self.Rreg_, self.eta_, self.V_, self.Bmax_ = (_own(a) for a in (self.Rreg_, self.eta_, self.V_, self.Bmax_))
-                _kernels.boa120_stream(Zt, Y, self.Rreg_, self.eta_, self.V_, self.Bmax_, self._log_w0,
-                                       self._log_inv_w0, out)
-            else:
-                self.Rreg_, self.S_, self._rreg = _own(self.Rreg_), _own(self.S_), _own(self._rreg)
-                _kernels.boa122_stream(Zt, Y, self.Rreg_, self.S_, self._rreg, self._w0, self._log_w0, out)
-            self.n_steps_ += T
-            return out
-        if self.version != "v120":
-            return super()._run_stream(Zt, Y)
-        # v120 fused loop: _weights, _aggregate, _regret, _update inlined (same operations, same order)
-        T, R = Y.shape
-        out = np.empty((T, R))
-        if R == 1:
-            return self._run_single(Zt[:, 0, :], Y[:, 0].tolist())[:, None]
-        Rreg, eta, V, Bmax = self.Rreg_, self.eta_, self.V_, self.Bmax_
-        log_w0, log_inv_w0 = self._log_w0, self._log_inv_w0
-        add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
-        with np.errstate(divide="ignore"):
-            for t in range(T):
-                zb, y = Zt[t], Y[t]
-                a = log(eta) + log_w0 + eta * Rreg
-                e = exp(a - max_red(a, axis=-1, keepdims=True))
-                p = e / add_red(e, axis=-1, keepdims=True)
-                yhat = add_red(p * zb, axis=-1)
-                out[t] = yhat
-                g = _loss_gradient(yhat, y)
-                r = g[:, None] * yhat[:, None] - g[:, None] * zb
-                r2 = r * r
-                Bmax = np.maximum(Bmax, np.abs(r))
-                B2 = np.exp2(np.ceil(np.log2(Bmax)))
-                V += r2
-                eta = np.minimum(1.0 / B2, np.sqrt(log_inv_w0 / V))
-                Rreg += 0.5 * (r - eta * r2 + B2 * (eta * r > 0.5))
-        self.eta_, self.Bmax_ = eta, Bmax
-        self.n_steps_ += T
-        return out
-
-    def _run_single(self, Z, ys):
-        """v120, one stream, 1-D state, scalar yhat_t (the same operations, the same numbers)."""
-        T = len(ys)
-        out = np.empty(T)
-        Rreg, eta, V, Bmax = self.Rreg_[0], self.eta_[0], self.V_[0], self.Bmax_[0]   # Rreg, V: views
-        log_w0, log_inv_w0 = self._log_w0, self._log_inv_w0
-        add_red, max_red, exp, log = np.add.reduce, np.maximum.reduce, np.exp, np.log
-        maximum, minimum, absolute, exp2, ceil, log2, sqrt = np.maximum, np.minimum, np.abs, np.exp2, np.ceil, np.log2, np.sqrt
-        with np.errstate(divide="ignore"):
-            for t in range(T):
-                z = Z[t]
-                a = log(eta) + log_w0 + eta * Rreg
-                e = exp(a - max_red(a))
-                yhat = add_red(e / add_red(e) * z)
-                out[t] = yhat
-                g = 2.0 * (yhat - ys[t])
-                r = g * yhat - g * z
-                r2 = r * r
-                Bmax = maximum(Bmax, absolute(r))
-                B2 = exp2(ceil(log2(Bmax)))
-                V += r2
-                eta = minimum(1.0 / B2, sqrt(log_inv_w0 / V))
-                Rreg += 0.5 * (r - eta * r2 + B2 * (eta * r > 0.5))
-        self.eta_, self.Bmax_ = eta[None, :], Bmax[None, :]
-        self.n_steps_ += T
-        return out
+    def _run_compiled(self, Zt, Y, out):
+        """The compiled kernels of this rule: :func:`_kernels.boa120_stream` (``"v120"``) and
+        :func:`_kernels.boa122_stream` (``"v122"``), state updated in place."""
+        if self.version == "v120":
+            self.Rreg_, self.eta_, self.V_, self.Bmax_ = (_own(a) for a in (self.Rreg_, self.eta_, self.V_, self.Bmax_))
+            _kernels.boa120_stream(Zt, Y, self.Rreg_, self.eta_, self.V_, self.Bmax_, self._log_w0,
+                                   self._log_inv_w0, out)
+        else:
+            self.Rreg_, self.S_, self._rreg = _own(self.Rreg_), _own(self.S_), _own(self._rreg)
+            _kernels.boa122_stream(Zt, Y, self.Rreg_, self.S_, self._rreg, self._w0, self._log_w0, out)
 
     def _init_state(self, R, N):
         w0 = 1.0 / N

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import Boolean, Options, Positive
+from ..vaw import sm_forecast, sm_predict, sm_update
 from ._base import _MetaLearner
 
 
@@ -17,7 +18,9 @@ class VAWMeta(_MetaLearner):
         yhat_t  = <alpha_t, z_t>,
 
     with S_t^{-1} updated by Sherman-Morrison (eq. (10)):
-    S_t^{-1} z_t = S_{t-1}^{-1} z_t / (1 + z_t^T S_{t-1}^{-1} z_t), S_0^{-1} = I / lam.
+    S_t^{-1} z_t = S_{t-1}^{-1} z_t / (1 + z_t^T S_{t-1}^{-1} z_t), S_0^{-1} = I / lam -- the
+    Sherman-Morrison core of the VAW expert layer (``omkl_core.vaw.sm_predict``/``sm_update``;
+    state P = S_{t-1}^{-1} and w = S_{t-1}^{-1} b_{t-1}, forecast ``sm_forecast``).
     ``bounds=(A, B)`` feeds the truncated forecasts zbar_t (eq. (28)) instead -> "VAW2
     (trunc)".  The weights are signed and need not sum to one.
 
@@ -33,6 +36,13 @@ class VAWMeta(_MetaLearner):
     ``weights_``: VAW's next weight vector alpha_{T+1} needs z_{T+1}; what is reported is
     S_T^{-1} sum_{i<=T} y_i z_i (the regularised least-squares solution on all data seen),
     which is what alpha_{T+1} would be without the z_{T+1} z_{T+1}^T term.
+
+    Attributes
+    ----------
+    P_ : ndarray of shape (R, N, N)
+        S_t^{-1} after t learned steps.
+    w_ : ndarray of shape (R, N)
+        S_t^{-1} b_t, b_t = b_0 + sum_{i<=t} y_i z_i (the reported ``weights_``).
     """
 
     _parameter_constraints = {"lam": Positive, "ridge": Boolean(), "shrink_to": Options("zero", "uniform")}
@@ -49,25 +59,19 @@ class VAWMeta(_MetaLearner):
         self._lam = float(self.lam)
 
     def _init_state(self, R, N):
-        self.Sinv_ = np.broadcast_to(np.eye(N) / self._lam, (R, N, N)).copy()  # S_0^{-1}
-        self.b_ = np.zeros((R, N))                                             # sum y_i z_i
-        if self.shrink_to == "uniform":
-            self.b_ += self._lam / N                  # b_0 = lam w0, w0 = 1/N (opera's Ridge)
+        self.P_ = np.broadcast_to(np.eye(N) / self._lam, (R, N, N)).copy()   # S_0^{-1} = I / lam
+        # w_0 = S_0^{-1} b_0: b_0 = 0, or b_0 = lam w0 with w0 = 1/N (opera's Ridge) -> w_0 = 1/N
+        self.w_ = np.zeros((R, N)) if self.shrink_to == "zero" else np.full((R, N), 1.0 / N)
 
     def _predict_step(self, zb):
-        u = np.matmul(self.Sinv_, zb[:, :, None])[:, :, 0]  # S_{t-1}^{-1} z_t
-        denom = 1.0 + np.sum(zb * u, axis=-1)                # 1 + z_t^T S_{t-1}^{-1} z_t
-        num = np.sum(self.b_ * u, axis=-1)
-        yhat = num if self.ridge else num / denom            # <b_{t-1}, S_t^{-1} z_t>
-        return (u, denom), yhat
+        u, s, r = sm_predict(self.P_, self.w_, zb)           # r = <b_{t-1}, S_{t-1}^{-1} z_t>
+        return (u, s, r), sm_forecast(r, s, self.ridge)      # VAW: r / (1 + s), eq. (9)
 
     def _update(self, zb, y, yhat, p):
-        u, denom = p
-        v = u / denom[:, None]                                   # S_t^{-1} z_t
-        self.Sinv_ -= v[:, :, None] * u[:, None, :]              # eq. (10), Sherman-Morrison
-        self.b_ += y[:, None] * zb
+        u, s, r = p
+        sm_update(self.P_, self.w_, u, s, r, y)             # eq. (10), b_t = b_{t-1} + y_t z_t
 
     def _weights(self):
-        return np.einsum("rij,rj->ri", self.Sinv_, self.b_)
+        return self.w_
 
 
