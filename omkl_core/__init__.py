@@ -32,6 +32,7 @@ from . import (
                noisy,
                paper_values,
                protocol,
+               registry,
                report,
                vaw,
 )
@@ -59,7 +60,7 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 __all__ = [
     # modules
     "aggregation", "backend", "bounds", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
-    "noisy", "paper_values", "protocol", "report", "vaw",
+    "noisy", "paper_values", "protocol", "registry", "report", "vaw",
     # protocol
     "Trace", "run_online",
     # paper 000
