@@ -139,9 +139,11 @@ def buildable() -> dict[str, LearnerInfo]:
 # ----------------------------------------------------------------------------- datasets
 @dataclass(frozen=True)
 class DatasetEntry:
-    """One named stream: a bundled CSV (``generator=False``) or a generator with parameters."""
+    """One named stream: a bundled CSV (``generator=False``) or a generator with its default
+    parameters ``params``; ``T`` and ``d`` are the shape of the stream ``load_dataset`` returns."""
 
     name: str
+    title: str
     T: int
     d: int
     target: str
@@ -151,13 +153,18 @@ class DatasetEntry:
 
 
 #: The generator entry: paper 000 eq. (32), T = 5000 steps ("t = 1, ..., 5000"), noise seed 0.
-_AR4 = DatasetEntry(name="ar4", T=5000, d=1, target="x_(t+1)", source="synthetic, paper 000 eq. (32)",
+_AR4 = DatasetEntry(name="ar4", title="AR(4)", T=5000, d=1, target="x_{t+1}", source="synthetic, paper 000 eq. (32)",
                     generator=True, params={"T": 5000, "seed": 0})
 
 
+#: Generator entries -> the function that draws the stream from the entry's parameters.
+_GENERATORS = {_AR4.name: _datasets.ar4}
+
+
 def dataset_names() -> list[str]:
-    """Every dataset name: the bundled files (:func:`omkl_core.datasets.names`), then ``ar4``."""
-    return [*_datasets.names(), _AR4.name]
+    """Every dataset name: the generator ``ar4`` (first, as in paper 000's Table 2), then the
+    bundled files (:func:`omkl_core.datasets.names`)."""
+    return [_AR4.name, *_datasets.names()]
 
 
 def dataset_info(name: str) -> DatasetEntry:
@@ -167,11 +174,12 @@ def dataset_info(name: str) -> DatasetEntry:
     if not isinstance(name, str) or name not in _datasets.names():
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(dataset_names())}")
     meta = _datasets.info(name)
-    return DatasetEntry(name=name, T=meta["T"], d=meta["d"], target=meta["target"], source=meta["source"])
+    return DatasetEntry(name=name, title=meta["title"], T=meta["T"], d=meta["d"], target=meta["target"],
+                        source=meta["source"])
 
 
 def load_dataset(name: str, max_steps: int | None = None, *, normalise: bool = True, variant: str | None = None,
-                 T: int | None = None, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+                 **params) -> tuple[np.ndarray, np.ndarray]:
     """The stream ``name`` as contiguous float64 arrays ``(X, y)``.
 
     Parameters
@@ -179,27 +187,35 @@ def load_dataset(name: str, max_steps: int | None = None, *, normalise: bool = T
     name : str
         One of :func:`dataset_names`.
     max_steps : int, optional
-        Keep the first ``max_steps`` steps (after normalising the whole stream, as the
+        Keep the first ``max_steps`` steps, after normalising the whole stream (as the
         notebooks and the sweep always did). None: the whole stream.
     normalise : bool, default=True
         Paper 000 eqs. (33)-(34).
     variant : str, optional
         A file dataset's variant (:func:`omkl_core.datasets.load`); ``ar4`` has none.
-    T, seed : int, optional
-        The generator's parameters (``ar4`` only): length and noise seed, default 5000 and 0.
+    **params
+        A generator's parameters, defaults in its entry's ``params``: for ``ar4``, ``T``
+        (default 5000) and ``seed`` (the noise, default 0). A file dataset takes none.
+
+    Examples
+    --------
+    >>> from omkl_core import registry
+    >>> X, y = registry.load_dataset("ar4", 100, seed=3)
+    >>> X.shape, y.shape
+    ((100, 1), (100,))
     """
     entry = dataset_info(name)
     if max_steps is not None:
         max_steps = check_int(max_steps, "max_steps", minimum=1)
+    unknown = sorted(set(params) - set(entry.params))
+    if unknown:
+        takes = f"takes {', '.join(entry.params)}" if entry.params else "is a file and takes no generator parameters"
+        raise ValueError(f"unknown parameter {unknown[0]!r} for dataset {name!r}: it {takes}")
     if entry.generator:
         if variant is not None:
             raise ValueError(f"variant {variant!r}: dataset {name!r} has no variants")
-        params = {**entry.params, **{k: v for k, v in (("T", T), ("seed", seed)) if v is not None}}
-        X, y = _datasets.ar4(**params, normalise=normalise)
+        X, y = _GENERATORS[name](**{**entry.params, **params}, normalise=normalise)
     else:
-        given = [k for k, v in (("T", T), ("seed", seed)) if v is not None]
-        if given:
-            raise ValueError(f"{given[0]} applies to the generator ar4 only, not to dataset {name!r}")
         X, y = _datasets.load(name, normalise=normalise, variant=variant)
     if max_steps is not None:
         X, y = X[:max_steps], y[:max_steps]
