@@ -1,7 +1,7 @@
 """The ``omkl`` command (also ``python -m omkl_core``).
 
     omkl datasets                          list the bundled datasets with T, d and target
-    omkl models                            list the learners and the input each one takes
+    omkl models                            list the learners 'omkl run' builds and the input each takes
     omkl run MODEL --dataset airfoil       run a learner online on a bundled dataset
     omkl run MODEL --csv FILE [--target COL] [--no-normalise]   ... or on your own CSV
         [--param name=value ...] [--predictions out.csv]
@@ -9,8 +9,11 @@
     omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786]
         [--cache-dir DIR] [--out rows.csv]  a cached grid of cells (omkl_core.sweep)
 
-MODEL is any learner class exported by ``omkl_core`` (e.g. VAW2, OnlineRidge); parameters
-are passed to its constructor (values parsed as Python literals: 1e-3, True, "gaussian").
+MODEL is a learner of ``omkl_core.registry.buildable()`` (e.g. VAW2, OnlineRidge: every
+exported learner that plain values can build; ``omkl models`` lists them and the parameters
+some need); parameters are passed to its constructor (values parsed as Python literals: 1e-3,
+True, "gaussian"). Datasets are the names of ``omkl_core.registry.dataset_names()``: the
+bundled files and the AR(4) generator ``ar4``.
 
 Two kinds of learners:
 
