@@ -85,9 +85,7 @@ def _construct(name: str, cls: type, params: dict):
         unknown = [k for k in params if k not in known]
         if unknown and not takes_any:
             raise UserError(f"unknown parameter {unknown[0]!r} for {name}; its parameters: {', '.join(known) or 'none'}")
-        missing = [p.name for p in sig.parameters.values()
-                   if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                   and p.name not in params]
+        missing = [p for p in registry.required_parameters(cls) if p not in params]
         if missing:
             raise UserError(f"{name} needs parameter {missing[0]!r}: pass --param {missing[0]}=VALUE")
     try:

@@ -43,8 +43,8 @@ from . import datasets as _datasets
 from ._validation import check_int
 from .features import paper000_sigmas, paper003_sigmas
 
-__all__ = ["learners", "learner_info", "buildable", "takes_expert_predictions", "LearnerInfo", "dataset_names", "dataset_info",
-           "load_dataset", "DatasetEntry", "paper000", "paper003"]
+__all__ = ["learners", "learner_info", "buildable", "required_parameters", "takes_expert_predictions", "LearnerInfo",
+           "dataset_names", "dataset_info", "load_dataset", "DatasetEntry", "paper000", "paper003"]
 
 
 # ----------------------------------------------------------------------------- learners
@@ -104,7 +104,8 @@ def takes_expert_predictions(cls: type) -> bool:
     return issubclass(cls, _MetaLearner)
 
 
-def _required(cls: type) -> list[str]:
+def required_parameters(cls: type) -> list[str]:
+    """The constructor parameters of ``cls`` that have no default value."""
     try:
         sig = inspect.signature(cls)
     except (TypeError, ValueError):  # pragma: no cover - every learner has a signature
@@ -123,7 +124,7 @@ def learner_info(name: str) -> LearnerInfo:
     if name in _NOT_BUILDABLE:
         return LearnerInfo(name, cls, kind, buildable=False, why_not=_NOT_BUILDABLE[name])
     needs = dict(_NEEDS.get(name, {}))
-    undeclared = [p for p in _required(cls) if p not in needs]
+    undeclared = [p for p in required_parameters(cls) if p not in needs]
     if undeclared:     # a new learner with a required parameter the registry knows no value for
         return LearnerInfo(name, cls, kind, needs, buildable=False,
                            why_not=f"needs {', '.join(undeclared)} (no plain default registered)")
