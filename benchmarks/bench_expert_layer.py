@@ -79,14 +79,12 @@ def bench_naive(R: int = 1, T: int = 100, d: int = 5, m: int = 50, seed: int = 0
 def bench_table2(repetitions: int = 5, backend: str = "numpy", quick: bool = False) -> dict:
     """Wall-clock of the whole VAW family of Table 2: per dataset the expert layer once
     (R repetitions batched) + the 7 meta-learners on the shared expert predictions."""
-    from omkl_core import datasets, mkl  # noqa: PLC0415
+    from omkl_core import mkl, registry  # noqa: PLC0415
 
     out = {}
     t_all = time.perf_counter()
     for name in ("ar4", "airfoil", "bias", "concrete", "naval"):
-        X, y = datasets.ar4() if name == "ar4" else datasets.load(name)
-        if quick:
-            X, y = X[:500], y[:500]
+        X, y = registry.load_dataset(name, 500 if quick else None)
         t0 = time.perf_counter()
         Z = mkl.expert_predictions(X, y, repetitions=repetitions, seed=0, backend=backend)
         t1 = time.perf_counter()

@@ -23,7 +23,6 @@ import time
 import numpy as np
 
 import omkl_core as ok
-from omkl_core.mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, Raker
 
 __all__ = ["make", "time_one", "omkr_fit", "main"]
 
@@ -32,12 +31,14 @@ TABLE = {"Airfoil": 1, "Concrete": 2, "Naval": 3, "Wine": 4}
 ALGOS = ["OMKR", "Raker", "OMKL-GF", "SFG-MKL", "SFG-MKL-R"]
 
 
+CLASSES = {"OMKR": "OMKR", "Raker": "Raker", "OMKL-GF": "OMKLGF", "SFG-MKL": "SFGMKL", "SFG-MKL-R": "SFGMKLR"}
+
+
 def make(name: str, T: int, seed: int = 0):
-    eta = 1.0 / np.sqrt(T)
-    common = dict(m=50, lam=1e-3, eta=eta, seed=seed)
-    return {"OMKR": lambda: OMKR(eta=eta), "Raker": lambda: Raker(**common),
-            "OMKL-GF": lambda: OMKLGF(M=10, **common), "SFG-MKL": lambda: SFGMKL(xi=eta, M=5, **common),
-            "SFG-MKL-R": lambda: SFGMKLR(xi=eta, M=5, **common)}[name]()
+    """Learner ``name`` with paper 003 section 5's settings for T steps (``ok.registry.paper003``)."""
+    cls = CLASSES[name]
+    params = ok.registry.paper003.defaults(T, cls)
+    return getattr(ok, cls)(**params) if cls == "OMKR" else getattr(ok, cls)(**params, seed=seed)
 
 
 def time_one(name, X, y):

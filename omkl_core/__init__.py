@@ -34,6 +34,7 @@ from . import (
                noisy,
                paper_values,
                protocol,
+               registry,
                report,
                vaw,
 )
@@ -62,7 +63,7 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 __all__ = [
     # modules
     "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
-    "noisy", "paper_values", "protocol", "report", "vaw",
+    "noisy", "paper_values", "protocol", "registry", "report", "vaw",
     # protocol and the learner core
     "Trace", "run_online", "OnlineLearner", "BatchLearner",
     # paper 000

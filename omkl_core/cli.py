@@ -1,7 +1,7 @@
 """The ``omkl`` command (also ``python -m omkl_core``).
 
     omkl datasets                          list the bundled datasets with T, d and target
-    omkl models                            list the learners and the input each one takes
+    omkl models                            list the learners 'omkl run' builds and the input each takes
     omkl run MODEL --dataset airfoil       run a learner online on a bundled dataset
     omkl run MODEL --csv FILE [--target COL] [--no-normalise]   ... or on your own CSV
         [--param name=value ...] [--predictions out.csv]
@@ -9,8 +9,11 @@
     omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786]
         [--cache-dir DIR] [--out rows.csv]  a cached grid of cells (omkl_core.sweep)
 
-MODEL is any learner class exported by ``omkl_core`` (e.g. VAW2, OnlineRidge); parameters
-are passed to its constructor (values parsed as Python literals: 1e-3, True, "gaussian").
+MODEL is a learner of ``omkl_core.registry.buildable()`` (e.g. VAW2, OnlineRidge: every
+exported learner that plain values can build; ``omkl models`` lists them and the parameters
+some need); parameters are passed to its constructor (values parsed as Python literals: 1e-3,
+True, "gaussian"). Datasets are the names of ``omkl_core.registry.dataset_names()``: the
+bundled files and the AR(4) generator ``ar4``.
 
 Two kinds of learners:
 
@@ -34,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import datasets
+from . import datasets, registry
 from .protocol import run_online
 
 #: Exit status of a user error (argparse's convention) and of a reader that closed early.
@@ -52,23 +55,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 # ----------------------------------------------------------------------------- learners
-def _learners() -> dict[str, type]:
-    import omkl_core  # noqa: PLC0415
-
-    return {name: obj for name, obj in vars(omkl_core).items()
-            if isinstance(obj, type) and callable(getattr(obj, "learn_one", None))
-            and callable(getattr(obj, "predict_one", None))}
-
-
-def takes_expert_predictions(cls: type) -> bool:
-    """True for the meta-learners, whose input z_t is the vector of expert forecasts."""
-    from .aggregation import _MetaLearner  # noqa: PLC0415
-
-    return issubclass(cls, _MetaLearner)
-
-
-def _kind(cls: type) -> str:
-    return "expert predictions (--experts)" if takes_expert_predictions(cls) else "raw features"
+def _kind(info: registry.LearnerInfo) -> str:
+    kind = "expert predictions (--experts)" if info.input == "experts" else "raw features"
+    needs = " ".join(f"--param {k}={repr(v).replace(' ', '')}" for k, v in info.needs.items())
+    return f"{kind}; needs {needs}" if needs else kind
 
 
 def _parse_params(items: list[str] | None) -> dict:
@@ -95,9 +85,7 @@ def _construct(name: str, cls: type, params: dict):
         unknown = [k for k in params if k not in known]
         if unknown and not takes_any:
             raise UserError(f"unknown parameter {unknown[0]!r} for {name}; its parameters: {', '.join(known) or 'none'}")
-        missing = [p.name for p in sig.parameters.values()
-                   if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                   and p.name not in params]
+        missing = [p for p in registry.required_parameters(cls) if p not in params]
         if missing:
             raise UserError(f"{name} needs parameter {missing[0]!r}: pass --param {missing[0]}=VALUE")
     try:
@@ -184,26 +172,33 @@ def _check_output(path: str) -> Path:
 # ----------------------------------------------------------------------------- commands
 def _cmd_datasets(args) -> int:
     print(f"{'name':12s} {'T':>6s} {'d':>3s}  target")
-    for name in datasets.names():
-        meta = datasets.info(name)
-        print(f"{name:12s} {meta['T']:6d} {meta['d']:3d}  {meta['target']}")
-    print(f"{'ar4':12s} {5000:6d} {1:3d}  x_(t+1) (generator, paper 000 eq. 32)")
+    for name in registry.dataset_names():
+        meta = registry.dataset_info(name)
+        note = f" (generator, {meta.source})" if meta.generator else ""
+        print(f"{name:12s} {meta.T:6d} {meta.d:3d}  {meta.target}{note}")
     return 0
 
 
 def _cmd_models(args) -> int:
-    for name, cls in sorted(_learners().items()):
-        print(f"{name:24s} {_kind(cls)}")
+    for name, info in registry.buildable().items():
+        print(f"{name:24s} {_kind(info)}")
+    other = [registry.learner_info(n) for n in sorted(registry.learners()) if n not in registry.buildable()]
+    if other:
+        print("not buildable by 'omkl run' (Python API only): "
+              + "; ".join(f"{i.name} ({i.why_not})" for i in other))
     return 0
 
 
 def _cmd_run(args) -> int:
-    learners = _learners()
+    learners = registry.learners()
     if args.model not in learners:
-        raise UserError(f"unknown model {args.model!r}; known: {', '.join(sorted(learners))}")
-    cls = learners[args.model]
+        raise UserError(f"unknown model {args.model!r}; known: {', '.join(sorted(registry.buildable()))}")
+    info = registry.learner_info(args.model)
+    if not info.buildable:
+        raise UserError(f"{args.model} cannot be built from --param values (Python API only): {info.why_not}")
+    cls = info.cls
     params = _parse_params(args.param)
-    meta = takes_expert_predictions(cls)
+    meta = info.input == "experts"
     if meta and not args.experts:
         raise UserError(f"{args.model} is a meta-learner: it aggregates expert predictions, not raw features; "
                         "pass --csv FILE --experts with one column per expert forecast (or pick a learner on "
@@ -216,15 +211,11 @@ def _cmd_run(args) -> int:
     if args.target is not None and not args.csv:
         raise UserError("--target applies to --csv only")
     out = _check_output(args.predictions) if args.predictions else None
-    if args.dataset == "ar4":
-        if args.variant is not None:
-            raise UserError(f"--variant {args.variant!r}: dataset 'ar4' has no variants")
-        X, y = datasets.ar4(normalise=not args.no_normalise)
-    elif args.dataset:
-        if args.dataset not in datasets.names():
-            raise UserError(f"unknown dataset {args.dataset!r}; known: {', '.join(datasets.names())}, ar4")
+    if args.dataset:
+        if args.dataset not in registry.dataset_names():
+            raise UserError(f"unknown dataset {args.dataset!r}; known: {', '.join(registry.dataset_names())}")
         try:
-            X, y = datasets.load(args.dataset, normalise=not args.no_normalise, variant=args.variant)
+            X, y = registry.load_dataset(args.dataset, normalise=not args.no_normalise, variant=args.variant)
         except ValueError as exc:
             raise UserError(f"--dataset {args.dataset}: {exc}") from None
     else:
@@ -264,7 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "MLProd, MLPoly, BOA) read them as expert predictions and need --experts.")
     run.add_argument("model", help="a learner class, see 'omkl models'")
     src = run.add_mutually_exclusive_group(required=True)
-    src.add_argument("--dataset", help=f"one of {', '.join(datasets.names())} or ar4")
+    src.add_argument("--dataset", help=f"one of {', '.join(registry.dataset_names())}")
     src.add_argument("--csv", help="your own CSV (header row; numeric columns)")
     run.add_argument("--target", help="target column name or index 0..ncols-1 of --csv (default: last)")
     run.add_argument("--experts", action="store_true",

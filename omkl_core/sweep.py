@@ -87,12 +87,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import datasets as _datasets
+from . import registry
 from . import report as _report
 from ._validation import check_bool, check_int, check_option
 from .protocol import Trace, run_online
 
-__all__ = ["run", "load_spec", "cells", "learners", "code_version", "data_hash", "summarise", "mean_ranks",
+__all__ = ["run", "load_spec", "cells", "code_version", "data_hash", "summarise", "mean_ranks",
            "main_sweep", "EXECUTORS", "ROW_COLUMNS", "Store"]
 
 EXECUTORS = ("serial", "processes", "dask")
@@ -105,25 +105,13 @@ _SPEC_KEYS = ("datasets", "learners", "seeds", "max_steps", "curve_points")
 
 
 # ----------------------------------------------------------------------------- the spec
-def learners() -> dict[str, type]:
-    """Learner classes exported by :mod:`omkl_core` (``predict_one`` and ``learn_one``), by name."""
-    import omkl_core  # noqa: PLC0415
-
-    return {name: obj for name, obj in vars(omkl_core).items()
-            if isinstance(obj, type) and callable(getattr(obj, "learn_one", None))
-            and callable(getattr(obj, "predict_one", None))}
-
-
-def _dataset_names() -> list[str]:
-    return [*_datasets.names(), "ar4"]
-
-
 def load_spec(spec) -> dict:
     """Validate a sweep spec (a dict, or the path of a TOML file) and return it normalised.
 
-    Keys: ``datasets`` (names of :func:`omkl_core.datasets.load`, or ``"ar4"``), ``learners``
-    (a list of ``{"name": <class exported by omkl_core>, "params": {...}, "label": optional,
-    "repetitions": optional}``, see "Batched repetitions" in the module docstring),
+    Keys: ``datasets`` (names of :func:`omkl_core.registry.load_dataset`: the bundled files and
+    ``"ar4"``), ``learners`` (a list of ``{"name": <a learner of omkl_core.registry.buildable()>,
+    "params": {...}, "label": optional, "repetitions": optional}``, see "Batched repetitions"
+    in the module docstring),
     ``seeds`` (non-negative ints), optional ``max_steps`` (run on the first ``max_steps`` steps
     of every stream) and ``curve_points`` (points of the down-sampled MSE curve, default 50).
     Every error names the offending key, e.g. ``spec['learners'][1]['name']``.
@@ -146,11 +134,11 @@ def load_spec(spec) -> dict:
             raise ValueError(f"spec['{key}'] is missing")
         if not isinstance(spec[key], (list, tuple)) or len(spec[key]) == 0:
             raise ValueError(f"spec['{key}'] must be a non-empty list, got {spec[key]!r}")
-    known_data = _dataset_names()
+    known_data = registry.dataset_names()
     for i, name in enumerate(spec["datasets"]):
         if name not in known_data:
             raise ValueError(f"spec['datasets'][{i}]: unknown dataset {name!r}; known: {', '.join(known_data)}")
-    known = learners()
+    known = registry.learners()
     out_learners = []
     for i, item in enumerate(spec["learners"]):
         where = f"spec['learners'][{i}]"
@@ -161,7 +149,10 @@ def load_spec(spec) -> dict:
             raise ValueError(f"{where} has unknown key(s) {extra}; known: ['name', 'params', 'label', 'repetitions']")
         name = item["name"]
         if name not in known:
-            raise ValueError(f"{where}['name']: unknown learner {name!r}; known: {', '.join(sorted(known))}")
+            raise ValueError(f"{where}['name']: unknown learner {name!r}; known: {', '.join(registry.buildable())}")
+        info = registry.learner_info(name)
+        if not info.buildable:
+            raise ValueError(f"{where}['name']: {name} cannot be built from plain parameters: {info.why_not}")
         params = dict(item.get("params", {}) or {})
         if "seed" in params:
             raise ValueError(f"{where}['params'] must not set 'seed': seeds come from spec['seeds']")
@@ -239,13 +230,6 @@ def data_hash(X, y) -> str:
     return h.hexdigest()
 
 
-def _load_data(name: str, max_steps: int | None):
-    X, y = _datasets.ar4() if name == "ar4" else _datasets.load(name)
-    if max_steps is not None:
-        X, y = X[:max_steps], y[:max_steps]
-    return np.ascontiguousarray(X), np.ascontiguousarray(y)
-
-
 def _cell_key(cell: dict, dhash: str, version: str) -> str:
     payload = {"code": version, "data": dhash, **{k: cell[k] for k in
                ("learner", "params", "seed", "max_steps", "curve_points")}}
@@ -321,7 +305,7 @@ def _run_cell(cell: dict, X, y) -> dict:
     row = {"version": code_version(), "mse": math.nan, "mean_loss": math.nan, "final_loss": math.nan,
            "seconds": math.nan, "cpu_seconds": math.nan, "curve_t": [], "curve": [], "error": "", "T": int(len(y))}
     try:
-        cls = learners()[cell["learner"]]
+        cls = registry.learners()[cell["learner"]]
         model = _make_learner(cls, json.loads(cell["params"]), cell["seed"])
         if cell.get("repetitions") is not None:
             _run_repetitions(model, cell, X, y, row)
@@ -375,7 +359,7 @@ def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_w
     spec = load_spec(spec)
     todo = cells(spec)
     version = code_version()
-    data = {name: _load_data(name, spec["max_steps"]) for name in spec["datasets"]}
+    data = {name: registry.load_dataset(name, spec["max_steps"]) for name in spec["datasets"]}
     dhash = {name: data_hash(*xy) for name, xy in data.items()}
     store = Store(cache_dir) if cache_dir is not None else None
 

@@ -44,8 +44,8 @@ def test_gaussian_rff_equals_rbfsampler_formula_up_to_sqrt_m(sigma, d, m, seed):
 @given(kind=st.sampled_from(F.KINDS), sigma=sigmas, d=dims, m=ms, seed=seeds)
 @settings(max_examples=30)
 def test_feature_map_formula_and_norm_bound(kind, sigma, d, m, seed):
-    """map='cos': Phi(x) = sqrt(2) cos(omega^T x + b), |Phi|_2 <= sqrt(2m) = rho (eq. 12);
-    map='sincos': m^-1/2 [sin(omega^T x), cos(omega^T x)] with |z|_2 = 1 (paper 003 eq. 4)."""
+    """feature_map='cos': Phi(x) = sqrt(2) cos(omega^T x + b), |Phi|_2 <= sqrt(2m) = rho (eq. 12);
+    feature_map='sincos': m^-1/2 [sin(omega^T x), cos(omega^T x)] with |z|_2 = 1 (paper 003 eq. 4)."""
     X = _points(np.random.default_rng(seed ^ 0x5A5A), 5, d)
     cos = F.RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed, feature_map="cos")
     P = cos.transform(X)

@@ -17,7 +17,7 @@ PINNED = {
     'GradientBoosting', 'interop', 'KernelBayesianRidge', 'KernelDictionary', 'KernelRidge',
     'kernels', 'Lasso', 'linear', 'mkl', 'MLPoly', 'MLProd', 'noisy', 'NoisyKernelOGD',
     'OMKLGF', 'OMKR', 'OnlineLearner', 'OnlineRidge', 'paper000_dictionary',
-    'paper003_dictionary', 'PAPER004_EXPORTS', 'paper_values', 'protocol', 'Raker',
+    'paper003_dictionary', 'PAPER004_EXPORTS', 'paper_values', 'protocol', 'Raker', 'registry',
     'RandomFourierFeatures', 'RBFDictionary', 'report', 'run_online', 'SFGMKL', 'SFGMKLR',
     'SingleCopyKernelOGD', 'Trace', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
     'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd',

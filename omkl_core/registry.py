@@ -1,0 +1,315 @@
+"""One registry: the learners, the datasets (``ar4`` a generator entry) and the papers' presets.
+
+The command line (:mod:`omkl_core.cli`), the sweep (:mod:`omkl_core.sweep`), the benchmarks
+and every notebook look names up here; nothing else maps a name to a class, a stream or a
+paper's parameter values.
+
+Learners
+    :func:`learners` -- every online learner exported by :mod:`omkl_core` (a class with
+    ``predict_one`` and ``learn_one``), by class name, discovered from the package namespace.
+    :func:`learner_info` says what a learner reads (raw features or expert forecasts) and
+    which constructor parameters it cannot default; :func:`buildable` lists the learners that
+    can be built from plain parameter values (``omkl run --param``, a sweep spec).
+
+Datasets
+    :func:`dataset_names` -- the five bundled UCI streams of :func:`omkl_core.datasets.load`
+    and the generator ``ar4`` (paper 000 eq. 32, :func:`omkl_core.datasets.ar4`, parameters
+    ``T`` and ``seed``). :func:`load_dataset` returns any of them as ``(X, y)``, normalised by
+    paper 000 eqs. (33)-(34) on the whole stream and then cut to ``max_steps``.
+
+    Why ``registry.load_dataset`` and not a ``datasets.get``: :mod:`omkl_core.datasets` is the
+    data layer (reading and checking the CSV files, the AR(4) recursion, the normalisation) and
+    its two public entry points, ``datasets.load(name)`` and ``datasets.ar4(T, seed)``, keep
+    their meaning. Choosing *which* of them a name refers to -- a file or a generator -- and
+    cutting a stream to a prefix is a lookup by name, like the learners' and the presets', so
+    it lives with them.
+
+Paper presets
+    ``paper000.defaults(learner)`` (paper 000, section 4) and ``paper003.defaults(T, learner)``
+    (paper 003, section 5): the constructor parameters as the papers state them, as plain
+    values (the kernel dictionary as ``[kinds, sigmas]`` lists), so that a preset can go into a
+    sweep spec as it is. ``paper000.REPETITIONS`` and ``paper003.REPETITIONS`` are the papers'
+    numbers of runs averaged.
+"""
+from __future__ import annotations
+
+import inspect
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import datasets as _datasets
+from ._validation import check_int
+from .features import paper000_sigmas, paper003_sigmas
+
+__all__ = ["learners", "learner_info", "buildable", "required_parameters", "takes_expert_predictions", "LearnerInfo",
+           "dataset_names", "dataset_info", "load_dataset", "DatasetEntry", "paper000", "paper003"]
+
+
+# ----------------------------------------------------------------------------- learners
+#: Constructor parameters a learner cannot default, each with a plain value that builds it
+#: (an example for ``omkl models``; the tests build every learner with it).
+_NEEDS = {
+    "KernelRidge": {"kernel": "gaussian"},
+    "KernelBayesianRidge": {"kernel": "gaussian"},
+    "BayesianAlgorithm": {"thetas": [[0.0, 0.0], [0.5, -0.5]]},
+}
+
+#: Learners that no plain parameter values can build or run on a stream, with the reason
+#: (Python API only; each has its own tests).
+_NOT_BUILDABLE = {
+    "NoisyKernelOGD": "needs kernel and loss objects (omkl_core.noisy) and T",
+    "SingleCopyKernelOGD": "needs kernel and loss objects (omkl_core.noisy), T and eta",
+    "VAWExperts": "the batched expert layer: predict_one returns N forecasts, not one",
+}
+
+
+def learners() -> dict[str, type]:
+    """Every online learner exported by :mod:`omkl_core` (``predict_one`` and ``learn_one``), by name.
+
+    Discovered from the package namespace at each call, so a class added to ``omkl_core`` is
+    registered without an edit here."""
+    import omkl_core  # noqa: PLC0415
+    from omkl_core.base import OnlineLearner  # noqa: PLC0415
+
+    return {name: obj for name, obj in vars(omkl_core).items()
+            if isinstance(obj, type) and obj is not OnlineLearner      # the base class is no learner
+            and callable(getattr(obj, "learn_one", None)) and callable(getattr(obj, "predict_one", None))}
+
+
+@dataclass(frozen=True)
+class LearnerInfo:
+    """What the command line and the sweep need to know about one learner.
+
+    name : the class name; cls : the class.
+    input : ``"features"`` (raw features x_t) or ``"experts"`` (a meta-learner on the expert
+        forecasts z_t of y_t).
+    needs : constructor parameters without a usable default -> a plain value that builds it.
+    buildable : whether plain values (``--param``, a sweep spec) can build it; ``why_not`` says
+        why not when they cannot.
+    """
+
+    name: str
+    cls: type
+    input: str
+    needs: dict = field(default_factory=dict)
+    buildable: bool = True
+    why_not: str = ""
+
+
+def takes_expert_predictions(cls: type) -> bool:
+    """True for the meta-learners, whose input z_t is the vector of expert forecasts."""
+    from .aggregation import _MetaLearner  # noqa: PLC0415
+
+    return issubclass(cls, _MetaLearner)
+
+
+def required_parameters(cls: type) -> list[str]:
+    """The constructor parameters of ``cls`` that have no default value."""
+    try:
+        sig = inspect.signature(cls)
+    except (TypeError, ValueError):  # pragma: no cover - every learner has a signature
+        return []
+    return [p.name for p in sig.parameters.values()
+            if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def learner_info(name: str) -> LearnerInfo:
+    """The :class:`LearnerInfo` of learner ``name`` (ValueError naming it when unknown)."""
+    known = learners()
+    if name not in known:
+        raise ValueError(f"unknown learner {name!r}; known: {', '.join(sorted(known))}")
+    cls = known[name]
+    kind = "experts" if takes_expert_predictions(cls) else "features"
+    if name in _NOT_BUILDABLE:
+        return LearnerInfo(name, cls, kind, buildable=False, why_not=_NOT_BUILDABLE[name])
+    needs = dict(_NEEDS.get(name, {}))
+    undeclared = [p for p in required_parameters(cls) if p not in needs]
+    if undeclared:     # a new learner with a required parameter the registry knows no value for
+        return LearnerInfo(name, cls, kind, needs, buildable=False,
+                           why_not=f"needs {', '.join(undeclared)} (no plain default registered)")
+    return LearnerInfo(name, cls, kind, needs)
+
+
+def buildable() -> dict[str, LearnerInfo]:
+    """The learners plain parameter values can build (what ``omkl run`` and a sweep accept), by name."""
+    infos = (learner_info(name) for name in sorted(learners()))
+    return {i.name: i for i in infos if i.buildable}
+
+
+# ----------------------------------------------------------------------------- datasets
+@dataclass(frozen=True)
+class DatasetEntry:
+    """One named stream: a bundled CSV (``generator=False``) or a generator with its default
+    parameters ``params``; ``T`` and ``d`` are the shape of the stream ``load_dataset`` returns."""
+
+    name: str
+    title: str
+    T: int
+    d: int
+    target: str
+    source: str
+    generator: bool = False
+    params: dict = field(default_factory=dict)
+
+
+#: The generator entry: paper 000 eq. (32), T = 5000 steps ("t = 1, ..., 5000"), noise seed 0.
+_AR4 = DatasetEntry(name="ar4", title="AR(4)", T=5000, d=1, target="x_{t+1}", source="synthetic, paper 000 eq. (32)",
+                    generator=True, params={"T": 5000, "seed": 0})
+
+
+#: Generator entries -> the function that draws the stream from the entry's parameters.
+_GENERATORS = {_AR4.name: _datasets.ar4}
+
+
+def dataset_names() -> list[str]:
+    """Every dataset name: the generator ``ar4`` (first, as in paper 000's Table 2), then the
+    bundled files (:func:`omkl_core.datasets.names`)."""
+    return [_AR4.name, *_datasets.names()]
+
+
+def dataset_info(name: str) -> DatasetEntry:
+    """T, d, target and source of dataset ``name`` (ValueError naming it when unknown)."""
+    if name == _AR4.name:
+        return _AR4
+    if not isinstance(name, str) or name not in _datasets.names():
+        raise ValueError(f"unknown dataset {name!r}; known: {', '.join(dataset_names())}")
+    meta = _datasets.info(name)
+    return DatasetEntry(name=name, title=meta["title"], T=meta["T"], d=meta["d"], target=meta["target"],
+                        source=meta["source"])
+
+
+def load_dataset(name: str, max_steps: int | None = None, *, normalise: bool = True, variant: str | None = None,
+                 **params) -> tuple[np.ndarray, np.ndarray]:
+    """The stream ``name`` as contiguous float64 arrays ``(X, y)``.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`dataset_names`.
+    max_steps : int, optional
+        Keep the first ``max_steps`` steps, after normalising the whole stream (as the
+        notebooks and the sweep always did). None: the whole stream.
+    normalise : bool, default=True
+        Paper 000 eqs. (33)-(34).
+    variant : str, optional
+        A file dataset's variant (:func:`omkl_core.datasets.load`); ``ar4`` has none.
+    **params
+        A generator's parameters, defaults in its entry's ``params``: for ``ar4``, ``T``
+        (default 5000) and ``seed`` (the noise, default 0). A file dataset takes none.
+
+    Examples
+    --------
+    >>> from omkl_core import registry
+    >>> X, y = registry.load_dataset("ar4", 100, seed=3)
+    >>> X.shape, y.shape
+    ((100, 1), (100,))
+    """
+    entry = dataset_info(name)
+    if max_steps is not None:
+        max_steps = check_int(max_steps, "max_steps", minimum=1)
+    unknown = sorted(set(params) - set(entry.params))
+    if unknown:
+        takes = f"takes {', '.join(entry.params)}" if entry.params else "is a file and takes no generator parameters"
+        raise ValueError(f"unknown parameter {unknown[0]!r} for dataset {name!r}: it {takes}")
+    if entry.generator:
+        if variant is not None:
+            raise ValueError(f"variant {variant!r}: dataset {name!r} has no variants")
+        X, y = _GENERATORS[name](**{**entry.params, **params}, normalise=normalise)
+    else:
+        X, y = _datasets.load(name, normalise=normalise, variant=variant)
+    if max_steps is not None:
+        X, y = X[:max_steps], y[:max_steps]
+    return np.ascontiguousarray(X), np.ascontiguousarray(y)
+
+
+# ----------------------------------------------------------------------------- presets
+def _plain_dictionary(kinds_sigmas) -> list:
+    """``(kinds, sigmas)`` as JSON-able ``[kinds, sigmas]`` lists (floats round-trip exactly)."""
+    kinds, sigmas = kinds_sigmas
+    return [list(kinds), [float(s) for s in sigmas]]
+
+
+def _pick(presets: dict, learner: str | None, paper: str) -> dict:
+    if learner is None:
+        return presets
+    if learner not in presets:
+        raise ValueError(f"learner {learner!r} has no paper {paper} preset; presets: {', '.join(presets)}")
+    return presets[learner]
+
+
+class paper000:  # noqa: N801 - a namespace read as ``registry.paper000.defaults(...)``
+    """Paper 000 (Rokhlin & Gurtovaya 2025), section 4 "Computer experiments".
+
+    "All algorithms were run using N = 76 kernels: 51 Gaussian and 25 Laplacian" with
+    sigma^2 in {10^(2i/25 - 2)}, i = 0..50 (Gaussian) and sigma in {10^(i/6 - 2)}, i = 0..24
+    (Laplacian); "The number m of random features was set to 50"; "averaged over 5
+    experiments"; "We chose lambda = 1 for the VAW algorithm in all cases" (both levels of
+    VAW2 and the VAW experts of every meta-learner). The baselines Raker and OMKL-GF follow
+    "[Ghari2023graph] and the related code" (section 4, first line): lambda = 1e-3,
+    eta_t = 0.1/sqrt(t) and OMKL-GF's M = 10 kernels per step (reference/algorithms.md, C.1
+    and C.3), on the same 76 kernels and m = 50.
+    """
+
+    REPETITIONS = 5          # section 4: "averaged over 5 experiments"
+    M_FEATURES = 50          # section 4: m = 50
+    LAM = 1.0                # section 4: lambda = 1 for the VAW algorithm
+    AR4_T = 5000             # eq. (32): t = 1, ..., 5000
+
+    @staticmethod
+    def dictionary() -> list:
+        """The N = 76 kernels of section 4 as ``[kinds, sigmas]`` (sigma, not sigma^2)."""
+        return _plain_dictionary(paper000_sigmas())
+
+    @staticmethod
+    def defaults(learner: str | None = None) -> dict:
+        """Constructor parameters of ``learner`` (a class name: VAW2, VAWEWA, VAWAggr, VAWMLProd,
+        VAWMLPoly, VAWBOA, Raker, OMKLGF) as section 4 states them; None: all, by class name."""
+        dic = paper000.dictionary()
+        vaw = {"m": paper000.M_FEATURES, "lam": paper000.LAM, "dictionary": dic}
+        base = {"m": paper000.M_FEATURES, "lam": 1e-3, "eta": 0.1, "schedule": "inv_sqrt_t", "dictionary": dic}
+        presets = {"VAW2": {**vaw, "lam_meta": paper000.LAM},
+                   **{cls: dict(vaw) for cls in ("VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA")},
+                   "Raker": base, "OMKLGF": {**base, "M": 10}}
+        return _pick(presets, learner, "000")
+
+
+class paper003:  # noqa: N801 - a namespace read as ``registry.paper003.defaults(...)``
+    """Paper 003 (Ghari & Shen, Graph-Aided Online Multi-Kernel Learning), section 5 "Experiments".
+
+    "we average the MSE over R = 50 different sets of random features"; "The number of random
+    features D = 50"; "The kernel dictionary contains 41 radial basis function (RBF) kernels.
+    The bandwidth of the i-th kernel is as 10^{sigma_i} where sigma_i = (i - 21)/10" (read as
+    sigma^2, :func:`omkl_core.features.paper003_sigmas`); "Parameters xi and eta are set to
+    1/sqrt(T) for all algorithms"; "Parameter lambda is set to 10^-3"; "the number of
+    out-neighbors for each node is set to be 5"; SFG-MKL-R's beta uses "the tenth greatest
+    value"; "after 300 time instants, both algorithms choose I_t = argmax_i u_it/U_t"; "For
+    OMKL-GF, the number of selective nodes is set to be 1 and the maximum number of kernels
+    chosen at each time instant is 10". OMKR (exact kernels, no random features) takes eta only.
+    """
+
+    REPETITIONS = 50         # section 5: R = 50
+    M_FEATURES = 50          # section 5: D = 50
+    LAM = 1e-3               # section 5: lambda = 10^-3
+
+    @staticmethod
+    def dictionary() -> list:
+        """The 41 Gaussian kernels of section 5 as ``[kinds, sigmas]`` (sigma, not sigma^2)."""
+        return _plain_dictionary(paper003_sigmas())
+
+    @staticmethod
+    def eta(T: int) -> float:
+        """eta = xi = 1/sqrt(T) (section 5), T the length of the stream."""
+        return 1.0 / math.sqrt(check_int(T, "T", minimum=1))
+
+    @staticmethod
+    def defaults(T: int, learner: str | None = None) -> dict:
+        """Constructor parameters of ``learner`` (OMKR, Raker, OMKLGF, SFGMKL, SFGMKLR) for a
+        stream of ``T`` steps as section 5 states them; None: all five, by class name."""
+        eta = paper003.eta(T)
+        rf = {"m": paper003.M_FEATURES, "lam": paper003.LAM, "eta": eta, "dictionary": paper003.dictionary()}
+        sfg = {**rf, "xi": eta, "M": 5, "greedy_after": 300}
+        presets = {"OMKR": {"eta": eta}, "Raker": rf, "OMKLGF": {**rf, "M": 10},
+                   "SFGMKL": sfg, "SFGMKLR": {**sfg, "beta_rank": 10}}
+        return _pick(presets, learner, "003")
