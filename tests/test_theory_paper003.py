@@ -576,9 +576,9 @@ def _ref_delta(kinds, sigmas, d):
             if i == j:
                 continue
             fi, fj = k1(kinds[i], sigmas[i]), k1(kinds[j], sigmas[j])
-            a = integral(lambda r: fi(r) ** 2)
-            b = integral(lambda r: fj(r) ** 2)
-            c = integral(lambda r: fi(r) * fj(r))
+            a = integral(lambda r, fi=fi: fi(r) ** 2)
+            b = integral(lambda r, fj=fj: fj(r) ** 2)
+            c = integral(lambda r, fi=fi, fj=fj: fi(r) * fj(r))
             out[i, j] = a ** d + b ** d - 2 * c ** d
     return out
 

@@ -984,7 +984,8 @@ def _project_l1_ball(v, A):
 def test_paper004_eq4_constrained_lasso_default(case):
     """eq. (4) with the squared loss, ``ConstrainedLasso(A=...)`` at its defaults: the solution is the
     minimiser of (1/n) sum_i (1/2)(w'x_i - y_i)^2 over the L1 ball ||w||_1 <= A, against projected
-    gradient descent written here (3000 steps of 1/L onto the ball; X'X/n is well conditioned, so it converges linearly); objective_ is the printed (4).
+    gradient descent written here (3000 steps of 1/L onto the ball; X'X/n is well conditioned, so it
+    converges linearly); objective_ is the printed (4).
     Cases: the constraint active; A between ||w_ls||_2 and ||w_ls||_1 (the L2 ball would accept the
     least-squares solution, the L1 ball does not); A above ||w_ls||_1 (w = least squares)."""
     rng = np.random.default_rng(12)
