@@ -750,7 +750,7 @@ def test_paper003_alg3_eq22_to_eq25_sfgmklr_reference_loop(seed, beta):
 
 
 @pytest.mark.parametrize("seed", [4, 9])
-def test_paper003_omklgf_reference_loop(seed):
+def test_paper003_sec5_omklgf_reference_loop(seed):
     """OMKL-GF (the bipartite-graph baseline of section 5; reference C.1, J = 1): per-step
     prediction and kernel weights equal the reference loop (inclusion probability
     q_k = 1 - (1 - pi_k)^M, exploration eta/N)."""
