@@ -911,3 +911,38 @@ def test_paper002_bayesian_algorithm_finite_at_tiny_sigma2():
         alg.learn_one(x, 1e5)
     assert np.all(np.isfinite(alg.weights_)) and alg.weights_.sum() == pytest.approx(1.0)
     assert not math.isnan(alg.log_loss_) and math.isfinite(alg.predict_one(x))
+
+
+def test_paper002_bound_constants_pinned_by_closed_forms():
+    """Every right-hand side of ``bounds.paper002`` against the printed formula evaluated here on a
+    fixed small stream (so a missing 1/2, 4, n or square fails, not only the inequality): (1)
+    min_theta(sum (y - theta'x)^2 + a|theta|^2) by the normal equations; (14) (T/2) ln(2 pi sigma^2)
+    + min/(2 sigma^2) + (1/2) ln det(I + X'X/a); (3) n ln(1 + T X^2/a); (2) min + 4Y^2 ln det;
+    (4) (1 + Z^2/a) min; (15) (T/2) ln(2 pi sigma^2) + min/(2 sigma^2) + (n/2) ln(1 + T X^2/a);
+    (17) min_f = r'r + a c'Kc with c = (K + aI)^-1 y; Theorem 4; (18) min_f + 4Y^2 ln det(I + K/a);
+    after (18) T ln(1 + c_F^2/a)."""
+    X = np.array([[0.5, -1.0, 0.25], [1.5, 0.5, -0.5], [-0.75, 0.25, 1.0], [0.2, -0.4, 0.6], [1.0, 1.0, -1.0]])
+    y = np.array([0.3, -0.8, 0.5, 0.1, -0.6])
+    a, s2, Y, Z, Xinf = 0.7, 0.45, 0.9, 2.1, 1.5
+    T, n = X.shape
+    theta = np.linalg.solve(a * np.eye(n) + X.T @ X, X.T @ y)
+    mn = float(np.sum((y - X @ theta) ** 2) + a * theta @ theta)
+    logdet = math.log(np.linalg.det(np.eye(n) + X.T @ X / a))
+    gl = T / 2 * math.log(2 * math.pi * s2) + mn / (2 * s2)
+    assert B.paper002_theorem1_rhs(X, y, a) == pytest.approx(mn, rel=1e-12)
+    assert B.paper002_logdet(X, a) == pytest.approx(logdet, rel=1e-12)
+    assert B.paper002_theorem2_rhs(X, y, a, s2) == pytest.approx(gl + 0.5 * logdet, rel=1e-12)
+    assert B.paper002_eq3_bound(T, n, a, Xinf) == pytest.approx(n * math.log(1 + T * Xinf ** 2 / a), rel=1e-14)
+    assert B.paper002_corollary1_bound(X, y, a, Y) == pytest.approx(mn + 4 * Y ** 2 * logdet, rel=1e-12)
+    assert B.paper002_corollary2_bound(X, y, a, Z) == pytest.approx((1 + Z ** 2 / a) * mn, rel=1e-12)
+    assert B.paper002_eq15_bound(X, y, a, s2, Xinf) == pytest.approx(gl + n / 2 * math.log(1 + T * Xinf ** 2 / a), rel=1e-12)
+    Km = K.kernel_matrix(K.Gaussian(0.8), X)
+    c = np.linalg.solve(Km + a * np.eye(T), y)
+    mk = float(np.sum((y - Km @ c) ** 2) + a * c @ Km @ c)
+    klogdet = math.log(np.linalg.det(np.eye(T) + Km / a))
+    assert B.paper002_theorem3_rhs(Km, y, a) == pytest.approx(mk, rel=1e-12)
+    assert B.paper002_kernel_logdet(Km, a) == pytest.approx(klogdet, rel=1e-12)
+    assert B.paper002_theorem4_rhs(Km, y, a, s2) == pytest.approx(
+        T / 2 * math.log(2 * math.pi * s2) + mk / (2 * s2) + 0.5 * klogdet, rel=1e-12)
+    assert B.paper002_corollary4_bound(Km, y, a, Y) == pytest.approx(mk + 4 * Y ** 2 * klogdet, rel=1e-12)
+    assert B.paper002_kernel_logdet_bound(T, a, 1.0) == pytest.approx(T * math.log(1 + 1.0 / a), rel=1e-14)

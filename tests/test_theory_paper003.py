@@ -547,3 +547,261 @@ def test_paper003_eq72_theta_norm():
         for j in range(2):
             th = alpha @ Z[:, j, :]
             assert th @ th <= np.sum(np.abs(alpha)) ** 2 * (1 + 1e-12)
+
+
+# ------------------------------------------------------------------------- reference loops (issue 23)
+# Every learner of paper 003 against a plain per-step NumPy loop written from the equations
+# (Algorithm 1 / eq. (7), (11); Algorithm 2 / eqs. (12)-(18); Algorithm 3 / eqs. (22)-(25);
+# OMKL-GF of reference C.1; Raker eqs. (4)-(6)). The loop shares nothing with the library but the
+# random frequencies omega (read from the learner's public ``dictionaries_``) and the seeded
+# uniform stream: host_rng(seed) draws the dictionary first, then one uniform per node draw
+# (M per step for OMKL-GF), so the loop replays the same draws. Delta of eq. (7) is computed here
+# by 1-D quadrature (both kernels are products over the d coordinates: Delta = a^d + b^d - 2c^d
+# with a = int k_i^2, b = int k_j^2, c = int k_i k_j over R).
+REF_T, REF_D, REF_M = 24, 2, 3
+
+
+def _ref_delta(kinds, sigmas, d):
+    """Delta(k_i, k_j) of eq. (7) by quadrature of the 1-D factors (independent of kernels.py)."""
+    def k1(kind, s):
+        return (lambda r: math.exp(-r * r / (2 * s * s))) if kind == "gaussian" else (lambda r: math.exp(-abs(r) / s))
+
+    def integral(f):
+        return 2 * si.quad(f, 0, np.inf, limit=400, epsabs=1e-14, epsrel=1e-12)[0]
+
+    N = len(kinds)
+    out = np.zeros((N, N))
+    for i in range(N):
+        for j in range(N):
+            if i == j:
+                continue
+            fi, fj = k1(kinds[i], sigmas[i]), k1(kinds[j], sigmas[j])
+            a = integral(lambda r, fi=fi: fi(r) ** 2)
+            b = integral(lambda r, fj=fj: fj(r) ** 2)
+            c = integral(lambda r, fi=fi, fj=fj: fi(r) * fj(r))
+            out[i, j] = a ** d + b ** d - 2 * c ** d
+    return out
+
+
+def _ref_graph(delta, M):
+    """Algorithm 1 / eq. (11): out(i) = [i] + the M - 1 nodes j != i with the smallest Delta (ties:
+    lower index); D by Chvatal's greedy cover (most newly covered nodes, ties: lower index)."""
+    N = delta.shape[0]
+    out = []
+    for i in range(N):
+        others = sorted((j for j in range(N) if j != i), key=lambda j: (delta[i, j], j))
+        out.append([i] + others[: M - 1])
+    uncovered, D = set(range(N)), []
+    while uncovered:
+        gains = [len(set(out[j]) & uncovered) for j in range(N)]
+        j = max(range(N), key=lambda k: (gains[k], -k))
+        D.append(j)
+        uncovered -= set(out[j])
+    return out, sorted(D)
+
+
+def _ref_draw(p, u):
+    """Inverse cdf: the first j with u * sum(p) < p_0 + ... + p_j."""
+    c, target, j = 0.0, u * float(np.sum(p)), 0
+    for j in range(len(p)):
+        c += p[j]
+        if target < c:
+            return j
+    return len(p) - 1
+
+
+def _ref_replay_rng(model, seed):
+    """host_rng(seed) advanced past the dictionary draw (checked equal to the learner's)."""
+    rng = ok.backend.host_rng(seed)
+    D = KernelDictionary(list(model.kinds_), model.sigmas_, d=model.d_, m=model.m, seed=rng, feature_map="sincos")
+    np.testing.assert_array_equal(D.omega_, model.dictionaries_[0].omega_)
+    return rng
+
+
+def _ref_z(omega, x, m):
+    """eq. (4): z_i(x) = D^{-1/2} [sin(omega_i' x), cos(omega_i' x)] for every kernel i."""
+    proj = np.einsum("d,ndm->nm", x, omega)
+    return np.concatenate([np.sin(proj), np.cos(proj)], axis=1) / math.sqrt(m)
+
+
+def _ref_kernel_step(theta, logw, z, S, q, y, eta, lam):
+    """Combination (13) over S, then for i in S: L_i (5), ell_i = L_i/q_i (14), theta_i -= eta grad L_i/q_i
+    (17), ln w_i -= eta ell_i (18a). Returns the prediction."""
+    f = np.array([theta[i] @ z[i] for i in range(len(theta))])
+    wS = np.exp(logw[S] - logw[S].max())
+    yhat = float(np.sum(wS * f[S]) / np.sum(wS))
+    for i in S:
+        L = (f[i] - y) ** 2 + lam * theta[i] @ theta[i]
+        grad = 2 * (f[i] - y) * z[i] + 2 * lam * theta[i]
+        theta[i] = theta[i] - eta * grad / q[i]
+        logw[i] -= eta * L / q[i]
+    return yhat
+
+
+def _ref_sfg(model, X, y, seed, refined, beta=None, beta_rank=None):
+    """Algorithm 2 (refined=False) / Algorithm 3 (refined=True) with the section-5 greedy switch."""
+    N, m, lam, eta, xi = model.N_, model.m, model.lam, model.eta, model.xi
+    delta = _ref_delta(model.kinds_, model.sigmas_, model.d_)
+    out, D = _ref_graph(delta, model.M)
+    rng = _ref_replay_rng(model, seed)
+    omega = model.dictionaries_[0].omega_
+    theta, logw, logu = np.zeros((N, 2 * m)), np.zeros(N), np.zeros(N)
+    preds, weights = [], []
+    for t in range(len(y)):
+        ubar = np.exp(logu - logu.max())
+        ubar /= ubar.sum()
+        edges = [list(o) for o in out]                                   # edges[j]: out-neighbours of j
+        if not refined:
+            inD = np.isin(np.arange(N), D)
+            p = (1 - xi) * ubar + xi / len(D) * inD                      # eq. (12)
+        else:
+            if beta is None:                                             # section 5: beta_t from the k-th largest
+                kth = np.sort(ubar)[::-1][beta_rank - 1]
+                Dp = ubar >= kth                                         # = eq. (22) with beta_t = (1-xi) kth + xi/N
+            else:
+                Dp = ubar >= (beta - xi / N) / (1 - xi)                  # eq. (22)
+            Dl = list(np.flatnonzero(Dp))
+            for i in range(N):                                           # eq. (23)
+                if not any(i in out[j] for j in Dl):
+                    d_it = min(Dl, key=lambda j: (delta[i, j], j))
+                    edges[d_it].append(i)
+            p = (1 - xi) * ubar + xi / len(Dl) * Dp                      # eq. (24)
+        greedy = model.greedy_after is not None and t >= model.greedy_after
+        node = int(np.argmax(logu)) if greedy else _ref_draw(p, rng.random())
+        S = sorted(set(edges[node]))                                     # S_t = N_{I_t}^out
+        q = np.array([sum(p[j] for j in range(N) if i in edges[j]) for i in range(N)])   # eq. (15)
+        z = _ref_z(omega, X[t], m)
+        yhat = _ref_kernel_step(theta, logw, z, S, q, y[t], eta, lam)
+        logu[node] -= eta * (yhat - y[t]) ** 2 / p[node]                 # eqs. (16), (18b)
+        preds.append(yhat)
+        w = np.exp(logw - logw.max())
+        weights.append(w / w.sum())
+    return np.array(preds), np.array(weights), out, D
+
+
+def _ref_omkl_gf(model, X, y, seed):
+    """OMKL-GF, J = 1 (reference C.1): pi = (1 - eta) wbar + eta/N, M draws i.i.d. from pi,
+    S_t = the distinct ones, q_k = 1 - (1 - pi_k)^M, then (13), (14), (17), (18a)."""
+    N, m, lam, eta, Md = model.N_, model.m, model.lam, model.eta, model.M
+    rng = _ref_replay_rng(model, seed)
+    omega = model.dictionaries_[0].omega_
+    theta, logw = np.zeros((N, 2 * m)), np.zeros(N)
+    preds, weights = [], []
+    for t in range(len(y)):
+        wbar = np.exp(logw - logw.max())
+        wbar /= wbar.sum()
+        pi = (1 - eta) * wbar + eta / N
+        S = sorted({_ref_draw(pi, u) for u in rng.random(Md)})
+        q = 1 - (1 - pi) ** Md
+        preds.append(_ref_kernel_step(theta, logw, _ref_z(omega, X[t], m), S, q, y[t], eta, lam))
+        w = np.exp(logw - logw.max())
+        weights.append(w / w.sum())
+    return np.array(preds), np.array(weights)
+
+
+def _ref_raker(model, X, y):
+    """Raker (eqs. 4-6): every kernel every step, q = 1."""
+    N, m = model.N_, model.m
+    omega = model.dictionaries_[0].omega_
+    theta, logw = np.zeros((N, 2 * m)), np.zeros(N)
+    preds = [_ref_kernel_step(theta, logw, _ref_z(omega, X[t], m), list(range(N)), np.ones(N), y[t], model.eta, model.lam)
+             for t in range(len(y))]
+    w = np.exp(logw - logw.max())
+    return np.array(preds), w / w.sum()
+
+
+def _learner_trace(model, X, y):
+    preds, weights = [], []
+    for t in range(len(y)):
+        preds.append(model.predict_one(X[t]))
+        model.learn_one(X[t], y[t])
+        weights.append(np.array(model.weights_))
+    return np.array(preds), np.array(weights)
+
+
+@pytest.mark.parametrize("greedy_after", [None, 12])
+@pytest.mark.parametrize("seed", [4, 9])
+def test_paper003_alg2_eq12_to_eq18_sfgmkl_reference_loop(seed, greedy_after):
+    """Algorithm 2 (SFG-MKL, eqs. 12-18, on the graph of Alg. 1 / eqs. 7, 11 and Chvatal's D) equals
+    the reference loop per step (prediction and normalised kernel weights, 1e-10), with and without
+    section 5's greedy switch I_t = argmax u after ``greedy_after`` steps."""
+    X, y = _stream(REF_T, REF_D, seed)
+    model = SFGMKL(m=REF_M, lam=0.01, eta=0.3, xi=0.2, M=3, greedy_after=greedy_after, seed=seed, dictionary=SMALL_DICT)
+    P, W = _learner_trace(model, X, y)
+    Pr, Wr, out, D = _ref_sfg(model, X, y, seed, refined=False)
+    assert [list(o) for o in model.out_neighbours_] == out and list(model.dominating_set_) == D
+    np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(W, Wr, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("beta", [None, 0.12])
+@pytest.mark.parametrize("seed", [4, 9])
+def test_paper003_alg3_eq22_to_eq25_sfgmklr_reference_loop(seed, beta):
+    """Algorithm 3 (SFG-MKL-R, eqs. 22-25: D'_t, the refined edges (23), p of (24), q and S_t in the
+    refined graph, then (13)-(18)) equals the reference loop per step, for section 5's beta_t rule
+    (the 3rd largest ubar) and a constant beta (printed threshold (beta - xi/N)/(1 - xi) of (22))."""
+    X, y = _stream(REF_T, REF_D, seed)
+    model = SFGMKLR(m=REF_M, lam=0.01, eta=0.3, xi=0.2, M=2, beta=beta, beta_rank=3, greedy_after=None,
+                    seed=seed, dictionary=SMALL_DICT)
+    P, W = _learner_trace(model, X, y)
+    Pr, Wr, _, _ = _ref_sfg(model, X, y, seed, refined=True, beta=beta, beta_rank=3)
+    np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(W, Wr, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [4, 9])
+def test_paper003_sec5_omklgf_reference_loop(seed):
+    """OMKL-GF (the bipartite-graph baseline of section 5; reference C.1, J = 1): per-step
+    prediction and kernel weights equal the reference loop (inclusion probability
+    q_k = 1 - (1 - pi_k)^M, exploration eta/N)."""
+    X, y = _stream(REF_T, REF_D, seed)
+    model = ok.mkl.OMKLGF(m=REF_M, lam=0.01, eta=0.3, M=3, seed=seed, dictionary=SMALL_DICT)
+    P, W = _learner_trace(model, X, y)
+    Pr, Wr = _ref_omkl_gf(model, X, y, seed)
+    np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(W, Wr, rtol=1e-9, atol=1e-12)
+
+
+def test_paper003_raker_eq4_to_eq6_reference_loop():
+    """Raker (section 5's baseline, eqs. 4-6): per-step predictions and final weights equal the loop."""
+    X, y = _stream(REF_T, REF_D, 5)
+    model = ok.mkl.Raker(m=REF_M, lam=0.01, eta=0.3, seed=5, dictionary=SMALL_DICT)
+    P, W = _learner_trace(model, X, y)
+    Pr, Wr = _ref_raker(model, X, y)
+    np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(W[-1], Wr, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("d", [1, 2, 5])
+def test_paper003_eq7_dissimilarity_matrix_by_quadrature(d):
+    """eq. (7): the (N, N) matrix Delta(k_i, k_j) that Algorithm 1 sorts equals the quadrature value
+    (1-D factors, Delta = a^d + b^d - 2 c^d) for Gaussian/Laplacian pairs, relative 1e-8."""
+    kinds, sig = SMALL_DICT
+    np.testing.assert_allclose(dissimilarity_matrix(kinds, sig, d), _ref_delta(kinds, sig, d), rtol=1e-8, atol=0)
+
+
+def test_paper003_bound_constants_pinned_by_closed_forms():
+    """Every right-hand side of ``bounds.paper003`` against the printed formula evaluated here at fixed
+    arguments (a missing 1/2, 2 or square fails): Lemma 2 (10) (2C_m/U_d) T (Delta + 2U_d); Lemma 5 (32)
+    |theta*|^2/(2 eta) + sum eta L^2/(2q); Lemma 6 (42) ln N/eta + eta(1 + N/2 - eta/2)T and (56)
+    ln N/eta + (xi + eta N/2 - eta xi/2)T; Lemma 7 (57) ln|N^out|/eta + (eta/2) sum 1/qbar; Theorem 3 (21);
+    (79) (L^2 + 1)T/beta; Theorem 4 (26)."""
+    Cm, dl, T, Ud = 1.7, 0.35, 9, math.pi
+    assert B.paper003_lemma2_rhs(Cm, dl, T, Ud) == pytest.approx(2 * Cm / Ud * T * (dl + 2 * Ud), rel=1e-14)
+    th2, eta, L, q = 2.5, 0.2, 1.5, np.array([0.5, 0.25, 0.8])
+    assert B.paper003_lemma5_rhs(th2, eta, L, q) == pytest.approx(
+        th2 / (2 * eta) + sum(eta * L * L / (2 * qq) for qq in q), rel=1e-14)
+    N, xi = 7, 0.3
+    assert B.paper003_lemma6_rhs_printed(N, eta, T) == pytest.approx(math.log(N) / eta + eta * (1 + N / 2 - eta / 2) * T, rel=1e-14)
+    assert B.paper003_lemma6_rhs(N, eta, xi, T) == pytest.approx(math.log(N) / eta + (xi + eta * N / 2 - eta * xi / 2) * T, rel=1e-14)
+    inv_qbar = np.array([2.0, 4.0, 1.25])
+    assert B.paper003_lemma7_rhs(3, eta, inv_qbar) == pytest.approx(math.log(3) / eta + eta / 2 * 7.25, rel=1e-14)
+    C, eps, sq, sqs = 1.3, 0.1, 11.0, 17.0
+    assert B.paper003_theorem3_rhs(N, 3, eta, xi, T, C, eps, L, sq, sqs) == pytest.approx(
+        math.log(N * 3) / eta + (1 + eps) * C ** 2 / (2 * eta) + eps * L * T * C
+        + (xi + eta * N / 2 - eta * xi / 2) * T + eta / 2 * (sq + L ** 2 * sqs), rel=1e-14)
+    beta = 0.1
+    assert B.paper003_eq79_rhs(L, T, beta) == pytest.approx((L ** 2 + 1) * T / beta, rel=1e-14)
+    assert B.paper003_theorem4_rhs(N, eta, xi, beta, T, C, eps, L) == pytest.approx(
+        2 * math.log(N) / eta + (1 + eps) * C ** 2 / (2 * eta) + eps * L * T * C
+        + (xi + eta / 2 * (L ** 2 + N * beta + 1) / beta - eta * xi / 2) * T, rel=1e-14)

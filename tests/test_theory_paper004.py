@@ -877,3 +877,152 @@ def test_paper004_theorem26_columns_dictionary(seed, n, N, T):
         prev = F[t]
     with np.errstate(over="ignore"):
         np.testing.assert_allclose(np.mean(np.exp(-F * y), axis=1), B.paper004_theorem26_bound(m.r_), rtol=1e-9, atol=1e-300)
+
+
+# ----------------------------------------------------------------------------------------
+# issue 23: pinned right-hand sides, the default paths of Algorithm 2 and eqs. (4)-(5)
+# ----------------------------------------------------------------------------------------
+def test_paper004_bound_constants_pinned_by_closed_forms():
+    """Every right-hand side of ``bounds.paper004`` against the printed formula evaluated here at fixed
+    arguments (a missing 2, sqrt or off-by-one fails, not only the inequality): Example 11
+    A sup||psi||_{L2(S_n)} sqrt(2 ln(2N)/n) and A B sqrt(2 ln(2N)/n); Example 12 32 A sqrt(d/n);
+    Corollary 19 sqrt(2/n) A sup sqrt(mean psi^2); the L2 slide A sqrt((m/n)(1/n) sum k(X_i, X_i)) and
+    Prop. 1's band (lower = upper/sqrt 2); Theorem 4's q_F = (s+1)^-2 (me/s)^-s; Theorem 26
+    prod sqrt(1 - r_t^2); Corollary 27 e prod 1/cosh w_t, exp(1 - 0.4 sum min(1, w^2)),
+    exp(1 - (T/10) min(2, ln((1+r0)/(1-r0)))^2); Theorem 31 lam = 2 sigma B sqrt(2 ln(2p/delta)/n)
+    and 16 lam^2 s/kappa^2 (printed) / 16 lam^2 s/kappa^4 (corrected); Assumption 28's mu by hand."""
+    V = np.array([[1.0, -0.5, 0.25], [0.5, 1.0, -1.0], [-1.0, 0.75, 0.5], [0.25, 0.25, 1.0]])
+    n, N = V.shape
+    A = 1.7
+    sup_l2 = max(math.sqrt(sum(V[i, j] ** 2 for i in range(n)) / n) for j in range(N))
+    assert B.paper004_example11_bound(V, A) == pytest.approx(A * sup_l2 * math.sqrt(2 * math.log(2 * N) / n), rel=1e-14)
+    assert B.paper004_example11_bound(V, A, B=1.2) == pytest.approx(A * 1.2 * math.sqrt(2 * math.log(2 * N) / n), rel=1e-14)
+    assert B.paper004_example12_bound(3, 50, A) == pytest.approx(32 * A * math.sqrt(3 / 50), rel=1e-14)
+    assert B.paper004_corollary19_bound(V, A) == pytest.approx(math.sqrt(2 / n) * A * sup_l2, rel=1e-14)
+    sum_sq = float(np.sum(V ** 2))                                   # sum_i ||psi(X_i)||^2
+    kbar = sum(np.sum(V[i] ** 2) / N for i in range(n)) / n          # (1/n) sum_i k(X_i, X_i), k = (1/m) sum psi^2
+    assert B.paper004_l2_bound(V, A) == pytest.approx(A * math.sqrt(N / n * kbar), rel=1e-14)
+    assert B.paper004_l2_bound(V, A) == pytest.approx(A / n * math.sqrt(sum_sq), rel=1e-14)
+    lo, hi = B.paper004_prop1_band(V, A)
+    assert (lo, hi) == (pytest.approx(A / (math.sqrt(2) * n) * math.sqrt(sum_sq), rel=1e-14),
+                        pytest.approx(A / n * math.sqrt(sum_sq), rel=1e-14))
+    for m, s in [(10, 1), (10, 3), (39, 7)]:
+        assert B.paper004_theorem4_q(m, s) == pytest.approx((s + 1) ** -2 / (m * math.e / s) ** s, rel=1e-12)
+    r = np.array([0.5, -0.2, 0.9])
+    np.testing.assert_allclose(B.paper004_theorem26_bound(r), [math.sqrt(0.75), math.sqrt(0.75 * 0.96),
+                                                              math.sqrt(0.75 * 0.96 * 0.19)], rtol=1e-14)
+    w = np.array([0.3, 1.4, -0.8, 0.05])
+    b = B.paper004_corollary27_margin_bounds(w, r0=0.6)
+    assert b["exp_loss"] == pytest.approx(math.e / np.prod(np.cosh(w)), rel=1e-12)
+    assert b["middle"] == pytest.approx(math.exp(1 - 0.4 * (0.09 + 1.0 + 0.64 + 0.0025)), rel=1e-14)
+    assert b["r0"] == pytest.approx(math.exp(1 - 4 / 10 * min(2.0, math.log(1.6 / 0.4)) ** 2), rel=1e-14)
+    assert B.paper004_theorem31_lambda(0.5, 2.0, 20, 50, 0.1) == pytest.approx(
+        2 * 0.5 * 2.0 * math.sqrt(2 * math.log(2 * 20 / 0.1) / 50), rel=1e-14)
+    assert B.paper004_theorem31_bound(0.3, 4, 0.7, form="printed") == pytest.approx(16 * 0.09 * 4 / 0.49, rel=1e-14)
+    assert B.paper004_theorem31_bound(0.3, 4, 0.7) == pytest.approx(16 * 0.09 * 4 / 0.7 ** 4, rel=1e-14)
+    # Assumption 28: mu = max_{j not in F} |X_j' X_F (X_F'X_F)^-1 sign(w_F)| on a 4 x 3 design, F = {0, 1}
+    Xd = np.array([[1.0, 0.0, 0.6], [0.0, 1.0, 0.3], [1.0, 1.0, 0.2], [0.0, 0.0, 1.0]])
+    wbar = np.array([2.0, -0.5, 0.0])
+    G = np.array([[2.0, 1.0], [1.0, 2.0]])                           # X_F'X_F
+    sgn = np.array([1.0, -1.0])
+    v = Xd[:, :2] @ (np.array([[2.0, -1.0], [-1.0, 2.0]]) / 3.0 @ sgn)
+    assert np.allclose(G @ (np.array([[2.0, -1.0], [-1.0, 2.0]]) / 3.0), np.eye(2))
+    assert B.paper004_irrepresentable(Xd, wbar) == pytest.approx(abs(float(Xd[:, 2] @ v)), rel=1e-12)
+
+
+def _ref_gradient_boosting_stumps(X, y, T):
+    """Algorithm 2 with L = (1/2)(p - y)^2 and the default weak learner (two-leaf regression stumps
+    psi(theta, x) = a 1(x_k <= tau) + b 1(x_k > tau)), line 4 solved by enumerating every feature k
+    and every midpoint tau between distinct values; ties -> smaller k, then smaller tau."""
+    n, d = X.shape
+    f = np.zeros(n)
+    staged = []
+    for _ in range(T):
+        g = f - y                                                    # line 3: L'_1(f, y) = f - y
+        best = None
+        for k in range(d):
+            vals = np.unique(X[:, k])
+            for tau in (vals[1:] + vals[:-1]) / 2:
+                left = X[:, k] <= tau
+                a, b = float(np.mean(-g[left])), float(np.mean(-g[~left]))
+                sse = float(np.sum((np.where(left, a, b) + g) ** 2))   # sum_i (psi(theta, X_i) + g_i)^2
+                if best is None or sse < best[0] - 1e-12:
+                    best = (sse, k, tau, a, b)
+        _, k, tau, a, b = best
+        f = f + np.where(X[:, k] <= tau, a, b)                       # line 5 (nu = 1, as printed)
+        staged.append(f.copy())
+    return np.array(staged)
+
+
+def test_paper004_algorithm2_default_stump_reference_loop():
+    """Algorithm 2 (gradient boosting) on its default path -- squared loss L = (1/2)(p - y)^2,
+    ``weak_learner="stump"``, learning rate 1 -- equals the reference loop written from lines 1-5
+    round by round (f^(t) on the sample, 1e-10), and its recorded loss is (1/n) sum L(f^(t), Y)."""
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-1, 1, size=(30, 3))
+    y = np.sin(3 * X[:, 0]) + 0.5 * X[:, 1] ** 2 + 0.1 * rng.standard_normal(30)
+    T = 8
+    gb = GradientBoosting(n_rounds=T).fit(X, y)
+    ref = _ref_gradient_boosting_stumps(X, y, T)
+    assert gb.n_rounds_ == T
+    np.testing.assert_allclose(gb.staged_decision_function(X), ref, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gb.loss_, [0.5 * np.mean((r - y) ** 2) for r in ref], rtol=1e-10)
+
+
+def _project_l1_ball(v, A):
+    """Euclidean projection onto {||w||_1 <= A} (sort-based, Duchi et al. 2008)."""
+    if np.abs(v).sum() <= A:
+        return v
+    u = np.sort(np.abs(v))[::-1]
+    css = np.cumsum(u)
+    k = np.flatnonzero(u * np.arange(1, v.size + 1) > css - A)[-1]
+    tau = (css[k] - A) / (k + 1)
+    return np.sign(v) * np.maximum(np.abs(v) - tau, 0.0)
+
+
+@pytest.mark.parametrize("case", ["active", "between_l2_and_l1", "inactive"])
+def test_paper004_eq4_constrained_lasso_default(case):
+    """eq. (4) with the squared loss, ``ConstrainedLasso(A=...)`` at its defaults: the solution is the
+    minimiser of (1/n) sum_i (1/2)(w'x_i - y_i)^2 over the L1 ball ||w||_1 <= A, against projected
+    gradient descent written here (3000 steps of 1/L onto the ball; X'X/n is well conditioned, so it
+    converges linearly); objective_ is the printed (4).
+    Cases: the constraint active; A between ||w_ls||_2 and ||w_ls||_1 (the L2 ball would accept the
+    least-squares solution, the L1 ball does not); A above ||w_ls||_1 (w = least squares)."""
+    rng = np.random.default_rng(12)
+    n, p = 25, 5
+    X = rng.standard_normal((n, p))
+    y = X @ np.array([1.5, -1.0, 0.0, 0.5, 0.0]) + 0.3 * rng.standard_normal(n)
+    w_ls = np.linalg.lstsq(X, y, rcond=None)[0]
+    l1, l2 = np.abs(w_ls).sum(), np.linalg.norm(w_ls)
+    A = {"active": 0.4 * l1, "between_l2_and_l1": 0.5 * (l1 + l2), "inactive": 1.5 * l1}[case]
+    assert case != "between_l2_and_l1" or l2 < A < l1
+    model = ok.additive.ConstrainedLasso(A=A).fit(X, y)
+    Lip = np.linalg.eigvalsh(X.T @ X / n).max()
+    w = np.zeros(p)
+    for _ in range(3000):
+        w = _project_l1_ball(w - X.T @ (X @ w - y) / n / Lip, A)
+    obj = 0.5 * float(np.mean((X @ w - y) ** 2))
+    assert np.abs(model.w_).sum() <= A * (1 + 1e-9)
+    np.testing.assert_allclose(model.w_, w, rtol=0, atol=1e-7)
+    assert model.objective_ == pytest.approx(0.5 * float(np.mean((X @ model.w_ - y) ** 2)), rel=1e-12)
+    assert model.objective_ <= obj * (1 + 1e-10)
+    if case == "inactive":
+        np.testing.assert_allclose(model.w_, w_ls, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("lam5", [0.02, 0.1])
+def test_paper004_eq5_soft_l1_half_squared_loss_kkt(lam5):
+    """eq. (5) with L(p, y) = (1/2)(p - y)^2 (the loss of the Cor. 17 proof): the Lasso with
+    ``lasso_lambda(lam5, n=n, scaling="eq5_half")`` satisfies the optimality conditions of
+    (1/n) sum_i (1/2)(w'x_i - y_i)^2 + lam5 ||w||_1 written here: (1/n) X_j'(y - Xw) = lam5 sign(w_j)
+    on the support and |(1/n) X_j'(y - Xw)| <= lam5 off it (to 1e-9 lam5); the support is non-trivial."""
+    rng = np.random.default_rng(3)
+    n, p = 40, 6
+    X = rng.standard_normal((n, p))
+    y = X @ np.array([1.0, -0.6, 0.0, 0.3, 0.0, 0.0]) + 0.2 * rng.standard_normal(n)
+    w = Lasso(lam=ok.additive.lasso_lambda(lam5, n=n, scaling="eq5_half")).fit(X, y).w_
+    c = X.T @ (y - X @ w) / n
+    nz = w != 0
+    assert 0 < nz.sum() < p
+    np.testing.assert_allclose(c[nz], lam5 * np.sign(w[nz]), rtol=0, atol=1e-9 * lam5)
+    assert np.all(np.abs(c[~nz]) <= lam5 * (1 + 1e-9))
