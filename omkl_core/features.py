@@ -38,7 +38,7 @@ from . import backend as _backend
 from . import kernels as _kernels
 from ._validation import check_int, check_matrix, check_positive, check_vector
 
-__all__ = ["RandomFourierFeatures", "KernelDictionary", "paper000_dictionary",
+__all__ = ["RandomFourierFeatures", "KernelDictionary", "dictionary_spec", "paper000_dictionary",
            "paper000_sigmas", "exact_kernel", "apply_feature_map", "KINDS", "MAPS",
            "paper003_sigmas", "paper003_dictionary"]
 
@@ -256,6 +256,23 @@ class KernelDictionary(_backend.NamespaceHolder):
 
     def __repr__(self) -> str:
         return f"KernelDictionary(N={self.N}, d={self.d}, m={self.m}, feature_map={self.feature_map!r})"
+
+
+def dictionary_spec(dictionary, paper: str) -> tuple[list[str], np.ndarray]:
+    """The kernel dictionary a multi-kernel learner asked for: ``None`` -> the paper's grid
+    (``paper="000"``: :func:`paper000_sigmas`, 76 kernels; ``"003"``: :func:`paper003_sigmas`,
+    41 Gaussian kernels), or a pair ``(kinds, sigmas)`` as given."""
+    default = {"000": paper000_sigmas, "003": paper003_sigmas}[paper]
+    if dictionary is None:
+        return default()
+    what = "paper 000's 76 kernels" if paper == "000" else "paper 003's 41 Gaussian kernels"
+    if isinstance(dictionary, str):
+        raise TypeError(f"dictionary must be None ({what}) or a pair (kinds, sigmas)")
+    try:
+        kinds, sigmas = dictionary
+    except (TypeError, ValueError):
+        raise TypeError(f"dictionary must be None ({what}) or a pair (kinds, sigmas)") from None
+    return list(kinds), np.asarray(sigmas, dtype=np.float64)
 
 
 def paper000_sigmas() -> tuple[list[str], np.ndarray]:

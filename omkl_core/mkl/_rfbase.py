@@ -37,7 +37,7 @@ from .._validation import (
     check_vector,
 )
 from ..base import OnlineLearner
-from ..features import KernelDictionary, paper003_sigmas
+from ..features import KernelDictionary, dictionary_spec
 
 __all__ = ["draw_nodes", "SCHEDULES"]
 
@@ -61,20 +61,11 @@ def draw_nodes(p: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def _dictionary_spec(dictionary):
-    if dictionary is None:
-        return paper003_sigmas()
-    try:
-        kinds, sigmas = dictionary
-    except (TypeError, ValueError):
-        raise TypeError("dictionary must be None (paper 003's 41 Gaussian kernels) or a pair "
-                        "(kinds, sigmas)") from None
-    return list(kinds), np.asarray(sigmas, dtype=np.float64)
+    return dictionary_spec(dictionary, "003")
 
 
 def _check_dictionary(value, name):
-    if isinstance(value, str):
-        raise TypeError(f"{name} must be None (paper 003's 41 Gaussian kernels) or a pair (kinds, sigmas)")
-    _dictionary_spec(value)
+    dictionary_spec(value, "003")
 
 
 def _softmax_masked(logw, valid):

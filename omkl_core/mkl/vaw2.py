@@ -64,7 +64,7 @@ from .._validation import (
     check_vector,
 )
 from ..base import OnlineLearner
-from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, paper000_sigmas
+from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, dictionary_spec
 from ..vaw import VAWExperts
 
 __all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS",
@@ -75,21 +75,11 @@ TIME_BLOCK = 256
 
 
 def _dictionary_spec(dictionary):
-    """None -> paper 000 grid; (kinds, sigmas) -> as given."""
-    if dictionary is None:
-        return paper000_sigmas()
-    try:
-        kinds, sigmas = dictionary
-    except (TypeError, ValueError):
-        raise TypeError("dictionary must be None (paper 000's 76 kernels) or a pair "
-                        "(kinds, sigmas)") from None
-    return list(kinds), np.asarray(sigmas, dtype=np.float64)
+    return dictionary_spec(dictionary, "000")
 
 
 def _check_dictionary(value, name):
-    if isinstance(value, str):
-        raise TypeError(f"{name} must be None (paper 000's 76 kernels) or a pair (kinds, sigmas)")
-    _dictionary_spec(value)
+    dictionary_spec(value, "000")
 
 
 def _check_state_memory(m, feature_map, dictionary, repetitions=1):
