@@ -14,6 +14,8 @@ imported only when these are called), and one class per algorithm, named as in t
 * paper 004 (additive and sparse models, batch ``fit``/``predict``): ``AdaBoost``,
   ``GradientBoosting``, ``Lasso``, ``ConstrainedLasso``, ``BestSubset``, ``gibbs_posterior``,
   ``RBFDictionary`` (``PAPER004_EXPORTS``; bounds in ``bounds.paper004``).
+* beyond the papers: ``Mixture(learners, meta=BOA())``, any online learners (omkl's, River's
+  through ``ok.interop.from_river``) aggregated by one of paper 000's meta-learners;
 * paper 003 (graph-aided OMKL): ``SFGMKL``, ``SFGMKLR``, ``Raker``, ``OMKR``, ``OMKLGF``,
   ``feedback_graph``, ``paper003_dictionary`` (and ``ok.kernels.dissimilarity``).
 """
@@ -30,6 +32,7 @@ from . import (
                interop,
                kernels,
                linear,
+               mixture,
                mkl,
                noisy,
                paper_values,
@@ -49,6 +52,7 @@ from .linear import (
                KernelRidge,
                OnlineRidge,
 )
+from .mixture import Mixture
 from .mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, VAW2, VAWBOA, VAWEWA, Raker, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions, feedback_graph
 from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic
 from .protocol import Trace, run_online
@@ -66,6 +70,8 @@ __all__ = [
     "noisy", "paper_values", "protocol", "registry", "report", "vaw",
     # protocol and the learner core
     "Trace", "run_online", "OnlineLearner", "BatchLearner",
+    # beyond the papers: any online learners aggregated by a meta-learner (issue 24)
+    "mixture", "Mixture",
     # paper 000
     "RandomFourierFeatures", "KernelDictionary", "paper000_dictionary", "VAW", "VAWExperts",
     "VAWMeta", "EWA", "CalibratedEWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA",

@@ -202,7 +202,7 @@ def check_deterministic(learner, X, y):
 def check_repr(learner, X, y):
     """``repr`` shows every constructor argument and, for plain values, rebuilds the learner."""
     text = repr(learner)
-    params = learner.get_params()
+    params = learner.get_params(deep=False)     # the constructor's own arguments (a nested learner shows its own)
     for name in params:
         assert f"{name}=" in text, f"repr {text!r} does not show the parameter {name}"
     plain = all(isinstance(v, _PLAIN) or (isinstance(v, tuple) and all(isinstance(e, _PLAIN) for e in v))
@@ -212,13 +212,13 @@ def check_repr(learner, X, y):
                      **{name: getattr(omkl_core, name) for name in omkl_core.__all__},
                      type(learner).__name__: type(learner)}
         twin = eval(text, namespace)  # noqa: S307  (the repr of plain values)
-        assert type(twin) is type(learner) and twin.get_params() == params, \
+        assert type(twin) is type(learner) and twin.get_params(deep=False) == params, \
             f"eval(repr(learner)) = {twin!r} has other parameters"
 
 
 def check_every_parameter_constrained(learner, X, y):
     """Every constructor argument has an entry in the ``_parameter_constraints`` tables."""
-    missing = sorted(set(learner.get_params()) - set(learner._constraints()))
+    missing = sorted(set(learner.get_params(deep=False)) - set(learner._constraints()))
     assert not missing, f"constructor arguments without a _parameter_constraints entry: {missing}"
 
 

@@ -15,7 +15,7 @@ PINNED = {
     'CalibratedEWA', 'checks', 'compiled', 'ConstrainedLasso', 'datasets', 'estimate_analytic',
     'EWA', 'expert_predictions', 'features', 'feedback_graph', 'gibbs_posterior',
     'GradientBoosting', 'interop', 'KernelBayesianRidge', 'KernelDictionary', 'KernelRidge',
-    'kernels', 'Lasso', 'linear', 'mkl', 'MLPoly', 'MLProd', 'noisy', 'NoisyKernelOGD',
+    'kernels', 'Lasso', 'linear', 'mixture', 'Mixture', 'mkl', 'MLPoly', 'MLProd', 'noisy', 'NoisyKernelOGD',
     'OMKLGF', 'OMKR', 'OnlineLearner', 'OnlineRidge', 'paper000_dictionary',
     'paper003_dictionary', 'PAPER004_EXPORTS', 'paper_values', 'protocol', 'Raker', 'registry',
     'RandomFourierFeatures', 'RBFDictionary', 'report', 'run_online', 'SFGMKL', 'SFGMKLR',

@@ -48,7 +48,11 @@ import numpy as np
 import pandas as pd
 from river import base
 
-__all__ = ["RiverRegressor", "to_river", "RIVER_BASELINES", "river_baseline", "evaluate_river"]
+from .._validation import Check, Optional, check_label, check_matrix, check_point, check_vector
+from ..base import OnlineLearner
+
+__all__ = ["RiverRegressor", "to_river", "RiverLearner", "from_river", "RIVER_BASELINES", "river_baseline",
+           "evaluate_river"]
 
 
 def _learner_repr(model) -> str:
@@ -223,6 +227,125 @@ def to_river(model, *, features=None) -> RiverRegressor:
     return RiverRegressor(model, features=features)
 
 
+# ------------------------------------------------------------------ River's regressors as omkl learners
+def _check_river_model(model, name: str = "model") -> None:
+    if not isinstance(model, base.Regressor):
+        raise TypeError(f"{name} must be a River regressor (river.base.Regressor, e.g. "
+                        f"river.neighbors.KNNRegressor()), got {type(model).__name__}")
+
+
+def _check_features(features, name: str = "features") -> None:
+    if isinstance(features, (str, bytes)) or not isinstance(features, (list, tuple)):
+        raise TypeError(f"{name} must be a sequence of feature names or None, got {type(features).__name__}")
+    if len(features) == 0 or len(set(features)) != len(features):
+        raise ValueError(f"{name} must name at least one feature, each once, got {features!r}")
+
+
+class RiverLearner(OnlineLearner):
+    """A River regressor as an omkl online learner on array rows (:func:`from_river`).
+
+    Row x_t (a 1-D float array of dimension d) is passed to River as the dict
+    ``{features[i]: x_t[i]}`` (default names ``"x0"``, ``"x1"``, ...).
+
+    **Abstention.** ``predict_one`` returns ``None`` (abstains) until the River model has
+    learned one label, and whenever River itself returns ``None``: before its first update a
+    River regressor returns ``None`` or a default such as 0.0 (``KNNRegressor``,
+    ``LinearRegression``), which is not a forecast. :class:`omkl_core.Mixture` replaces an
+    abstention by its documented fallback; ``run`` marks an abstention by NaN (the array form
+    of ``None``; ``_may_abstain = True`` tells a mixture so).  River targets are used as
+    given: scale them as the other experts' (e.g. labels in [0, 1], P000 eq. (33)) and put
+    River's ``preprocessing.StandardScaler() | model`` in front of distance-based models.
+
+    Parameters
+    ----------
+    model : river.base.Regressor
+        The template: the learner learns on ``model.clone()`` (River's fresh copy with the same
+        parameters), so ``model`` is never modified.
+    features : sequence of hashable or None, default=None
+        The names of x's d entries, in order; None: ``"x0"`` ... ``"x{d-1}"``.
+
+    Attributes
+    ----------
+    model_ : river.base.Regressor
+        The River model that learns.
+    d_ : int or None
+        The input dimension (fixed by the first row).
+    """
+
+    _may_abstain = True
+    _parameter_constraints = {
+        "model": Check(_check_river_model, invalid=[None, 3, "knn"]),
+        "features": Optional(Check(_check_features, invalid=["x0", [], ["a", "a"], 3])),
+    }
+    _unit_test_skips = {"check_deterministic": "abstains (None, NaN in run) at the first step by design; "
+                                               "determinism is tested in tests/test_mixture.py"}
+
+    @classmethod
+    def _unit_test_params(cls):
+        from river import linear_model  # noqa: PLC0415
+
+        yield {"model": linear_model.LinearRegression()}
+
+    def __init__(self, model, *, features=None):
+        self.model = model
+        self.features = features
+        super().__init__()
+
+    def _reset(self):
+        self.model_ = self.model.clone()
+        self.d_ = None
+        self._names = None if self.features is None else tuple(self.features)
+
+    def _dict(self, x) -> dict:
+        x = check_point(x, self.d_, "x")
+        if self.d_ is None:
+            if self._names is not None and len(self._names) != x.shape[0]:
+                raise ValueError(f"x has dimension {x.shape[0]} but features names {len(self._names)}")
+            self.d_ = x.shape[0]
+            if self._names is None:
+                self._names = tuple(f"x{i}" for i in range(self.d_))
+        return dict(zip(self._names, x.tolist()))
+
+    def predict_one(self, x):
+        """River's forecast for the row x (float), or None: abstains (see the class docstring)."""
+        xd = self._dict(x)
+        if self.t_ == 0:
+            return None
+        p = self.model_.predict_one(xd)
+        if p is None:
+            return None
+        p = float(p)
+        if not math.isfinite(p):
+            raise FloatingPointError(f"{type(self.model_).__name__} forecast {p!r} at step {self.t_ + 1}")
+        return p
+
+    def learn_one(self, x, y) -> None:
+        """River's ``learn_one`` on the row x as a dict and the label y."""
+        xd = self._dict(x)
+        self.model_.learn_one(xd, check_label(y, "y"))
+        self.t_ += 1
+
+    def run(self, X, y):
+        """Predict-then-learn over (X, y) from the current state; NaN where it abstained."""
+        X = check_matrix(X, "X")
+        y = check_vector(y, "y", length=X.shape[0])
+        out = np.empty(X.shape[0])
+        for t in range(X.shape[0]):
+            p = self.predict_one(X[t])
+            out[t] = np.nan if p is None else p
+            self.learn_one(X[t], float(y[t]))
+        return out
+
+
+def from_river(model, *, features=None) -> RiverLearner:
+    """A River regressor as an omkl online learner on array rows (:class:`RiverLearner`):
+    ``predict_one(x)`` / ``learn_one(x, y)`` / ``run(X, y)`` on 1-D float arrays, River's dict
+    features built as ``{"x0": x[0], ...}`` (or ``features`` names); abstains (None) until it
+    has learned a label.  E.g. ``from_river(preprocessing.StandardScaler() | neighbors.KNNRegressor())``
+    as an expert of :class:`omkl_core.Mixture`."""
+    return RiverLearner(model, features=features)
+
+
 # ------------------------------------------------------------------ River's regressors as reference rows
 #: River's online regressors used as reference rows, by label -> stochastic? (a stochastic one
 #: takes ``seed``; the others ignore it). River's defaults otherwise.
@@ -277,8 +400,6 @@ def evaluate_river(name: str, X, y, seed: int = 0) -> dict:
     the squared errors over every step), ``seconds`` and ``cpu_seconds`` (wall-clock and CPU time
     of this thread for the loop), ``abstained``. River's warnings are silenced inside the loop.
     """
-    from .._validation import check_matrix, check_vector  # noqa: PLC0415
-
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])
     model = river_baseline(name, seed)

@@ -1,0 +1,332 @@
+"""``Mixture``: online aggregation of heterogeneous online learners (issue 24).
+
+Paper 000 (sec. 3, eqs. (28)-(30); sec. 4) aggregates experts that happen to be random-feature
+VAW learners, but the meta-learners' regret bounds hold for *any* sequence of expert
+forecasts: P000 eq. (30) (EWA, CBL Prop. 3.1), the Aggregating Algorithm's ln N / eta (CBL
+Prop. 3.2; ref. B), the linear VAW meta's bound (P000 eqs. (22)-(25), Theorem 2) and opera's
+second-order bounds for ML-Poly / ML-Prod / BOA (ref. A.4-A.6) only ask that z_{t,j} be fixed
+before y_t is revealed.  :class:`Mixture` therefore takes any online learners as experts --
+omkl's learners, River's regressors through :func:`omkl_core.interop.from_river`, or any object
+with ``predict_one(x)`` / ``learn_one(x, y)`` on 1-D float arrays -- and aggregates their
+forecasts with one meta-learner of :mod:`omkl_core.aggregation`.
+
+The protocol at step t (the order that makes the bounds apply):
+
+1. every expert j forecasts z_{t,j} = f_j(x_t) from its state after steps < t;
+2. the meta-learner forecasts yhat_t = meta(z_t) (e.g. <p_t, zbar_t> for EWA/ML-Poly/BOA);
+3. y_t is revealed: every expert learns (x_t, y_t), then the meta-learner learns (z_t, y_t).
+
+No expert ever depends on the meta-learner or on another expert, so the whole-stream
+forecasts of an expert can be computed by that expert alone: ``run(X, y)`` asks each expert
+for its column Z[:, j] = expert.run(X, y) (its own vectorised driver, predict-then-learn, so
+z_{t,j} never sees y_t), then runs the meta-learner's batched ``run(Z, y)``; the numbers are
+those of the ``predict_one``/``learn_one`` loop (tested; to rounding where an expert's or the
+meta-learner's compiled driver differs from its NumPy step, bit for bit otherwise).
+
+Abstention
+----------
+An expert may have no forecast: ``predict_one`` returns ``None`` (River's regressors before
+their first update; ``from_river`` abstains until its model has learned one label, because
+what River returns then -- ``None``, or a default 0.0 -- is not a forecast).  The meta-learners
+need a number for every expert at every step, so an abstaining expert's forecast is replaced
+by the **fallback** f_t, the same for every abstaining expert:
+
+    f_t = (1 / (t - 1)) sum_{s<t} y_s   (the running mean of the labels seen), t > 1;
+    f_1 = (A + B) / 2, the midpoint of the meta-learner's ``bounds`` (0.0 if it has none).
+
+Why this value: it is computed from the past labels only (no look-ahead), it is the
+forecast of the best constant on the past, so an abstaining expert is scored as a
+reasonable neutral forecaster rather than as a wild one (0.0 on labels in [0, 1] would cost
+it a weight it does not deserve to lose, or would drag the aggregate), and it lies in
+[A, B] whenever the labels do.  The meta-learner's bound then holds against the experts
+*as substituted* (expert j's forecast is f_t at the steps it abstains).  The steps at which
+each expert abstained are counted in ``n_abstained_``; ``abstained_`` marks the last step's.
+A forecast that is NaN or inf (not ``None``) is an error (``FloatingPointError`` naming the
+expert), never passed on.
+
+Cost: ``predict_one`` asks each expert in turn (N heterogeneous objects, no common array
+form; N is small).  ``run`` loops over the experts *outside* the time loop (one whole-stream
+call per expert), and the meta-learner's loop is its own (compiled) driver.
+"""
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+
+from ._validation import Check, check_label, check_matrix, check_point, check_vector
+from .aggregation import BOA
+from .base import OnlineLearner
+
+__all__ = ["Mixture"]
+
+
+def _is_river_model(obj) -> bool:
+    return type(obj).__module__.split(".")[0] == "river"
+
+
+def _check_learners(value, name: str = "learners") -> None:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be a list of online learners (objects with predict_one/learn_one), "
+                        f"got {type(value).__name__}")
+    if len(value) == 0:
+        raise ValueError(f"{name} must hold at least one learner, got an empty {type(value).__name__}")
+    for i, e in enumerate(value):
+        if _is_river_model(e):
+            raise TypeError(f"{name}[{i}] is a River model ({type(e).__name__}), which reads dict features: "
+                            "wrap it with omkl_core.interop.from_river(model)")
+        if not (callable(getattr(e, "predict_one", None)) and callable(getattr(e, "learn_one", None))):
+            raise TypeError(f"{name}[{i}] must be an online learner with predict_one(x) and learn_one(x, y), "
+                            f"got {type(e).__name__}")
+        if getattr(e, "_input_kind", "features") != "features":
+            raise TypeError(f"{name}[{i}] ({type(e).__name__}) reads expert forecasts, not features: "
+                            "a meta-learner goes in meta=")
+
+
+def _check_meta(value, name: str = "meta") -> None:
+    if not (callable(getattr(value, "predict_one", None)) and callable(getattr(value, "learn_one", None))):
+        raise TypeError(f"{name} must be a meta-learner of omkl_core.aggregation (VAWMeta, EWA, CalibratedEWA, "
+                        f"AggregatingAlgorithm, MLProd, MLPoly, BOA), got {type(value).__name__}")
+    if getattr(value, "_input_kind", None) != "experts":
+        raise TypeError(f"{name} must read expert forecasts (a meta-learner of omkl_core.aggregation, "
+                        f"_input_kind 'experts'), got {type(value).__name__}")
+
+
+def _fresh(obj):
+    """A fresh copy of a template: ``obj.clone()`` where it has one, else ``copy.deepcopy``."""
+    clone = getattr(obj, "clone", None)
+    return clone() if callable(clone) else copy.deepcopy(obj)
+
+
+class Mixture(OnlineLearner):
+    """Online aggregation of any online learners by a meta-learner (issue 24; P000 sec. 3).
+
+    At step t every expert forecasts z_{t,j} from x_t, the meta-learner forecasts
+    yhat_t = meta(z_t); then every expert learns (x_t, y_t) and the meta-learner learns
+    (z_t, y_t) (module docstring).  The meta-learner's regret bound against the best expert
+    holds for any experts: e.g. with ``meta=EWA()`` on labels in [A, B] (P000 eq. (30), CBL
+    Prop. 3.1)
+
+        sum_t (yhat_t - y_t)^2 - min_j sum_t (zbar_{t,j} - y_t)^2 <= ln N / eta = 2 (B - A)^2 ln N,
+
+    zbar the forecasts truncated to [A, B] (eq. (28)), and with ``meta=AggregatingAlgorithm()``
+    (B - A)^2 ln N / 2 (CBL Prop. 3.2) -- ``omkl_core.bounds.ewa_bound`` / ``aa_bound``,
+    tested in ``tests/test_mixture.py``.
+
+    Parameters
+    ----------
+    learners : list of online learners
+        The N >= 1 experts: objects with ``predict_one(x) -> float | None`` and
+        ``learn_one(x, y)`` on 1-D float arrays (omkl's learners; River's regressors through
+        :func:`omkl_core.interop.from_river`).  Used as templates: the mixture learns on fresh
+        copies (``clone()`` where an expert has one, else ``copy.deepcopy``), so the objects
+        passed are never modified.
+    meta : meta-learner, default=BOA()
+        A meta-learner of :mod:`omkl_core.aggregation` (``VAWMeta``, ``EWA``, ``CalibratedEWA``,
+        ``AggregatingAlgorithm``, ``MLProd``, ``MLPoly``, ``BOA``), used as a template (cloned,
+        with ``n_experts=N`` where it left N open).  Its ``bounds`` truncate the forecasts
+        (eq. (28)) and fix the fallback of the first step; ``bounds=(0, 1)`` (the default of
+        all but VAWMeta) suits labels normalised as in P000 eq. (33).
+
+    Attributes
+    ----------
+    learners_ : list
+        The experts that learn (copies of ``learners``).
+    meta_ : meta-learner
+        The meta-learner that learns (a clone of ``meta``).
+    weights_ : ndarray of shape (N,)
+        The meta weights the next prediction uses (``meta_.weights_``).
+    expert_predictions_ : ndarray of shape (N,) or None
+        z of the last step as the meta-learner saw it (abstentions replaced by the fallback).
+    abstained_ : ndarray of shape (N,), bool, or None
+        Which experts abstained at the last step.
+    n_abstained_ : ndarray of shape (N,), int
+        Steps at which each expert abstained.
+    label_sum_ : float
+        Sum of the labels learned (the fallback's running mean is ``label_sum_ / t_``).
+
+    Examples
+    --------
+    >>> import omkl_core as ok
+    >>> X, y = ok.datasets.ar4(T=300, seed=0)
+    >>> mix = ok.Mixture([ok.OnlineRidge(fit_intercept=True), ok.VAW2(m=10)], meta=ok.MLPoly())
+    >>> trace = ok.run_online(mix, X, y)
+    >>> mix.weights_.shape, bool(trace.mse < y.var())
+    ((2,), True)
+    """
+
+    _parameter_constraints = {
+        "learners": Check(_check_learners, invalid=[[], (), "ridge", 3, [object()], [None]]),
+        "meta": Check(_check_meta, invalid=[None, "BOA", 3]),
+    }
+
+    @classmethod
+    def _unit_test_params(cls):
+        from .aggregation import EWA, VAWMeta  # noqa: PLC0415
+        from .linear import OnlineRidge  # noqa: PLC0415
+        from .mkl import VAW2  # noqa: PLC0415
+
+        yield {"learners": [OnlineRidge(a=1.0, fit_intercept=True, solver="sherman-morrison"), VAW2(m=6, seed=3)]}
+        yield {"learners": [OnlineRidge(a=1.0), OnlineRidge(a=10.0, fit_intercept=True)], "meta": EWA()}
+        yield {"learners": [OnlineRidge(a=1.0, fit_intercept=True, solver="sherman-morrison")], "meta": VAWMeta()}
+
+    def __init__(self, learners, *, meta=BOA()):  # noqa: B008  (a template, never modified: cloned in reset)
+        self.learners = learners
+        self.meta = meta
+        super().__init__()
+
+    @property
+    def _run_alignment(self) -> int:
+        """``run`` pieces whose lengths are multiples of this are bit for bit one run (the lcm of
+        the experts' ``_run_alignment``)."""
+        return math.lcm(*(int(getattr(e, "_run_alignment", 1)) for e in self.learners))
+
+    def _validate_joint(self):
+        N = len(self.learners)
+        fixed = getattr(self.meta, "n_experts", None)
+        if fixed is not None and fixed != N:
+            raise ValueError(f"meta has n_experts={fixed} but learners holds N={N} experts")
+
+    def _reset(self):
+        N = len(self.learners)
+        self.learners_ = [_fresh(e) for e in self.learners]
+        try:
+            if "n_experts" in getattr(self.meta, "get_params", dict)():
+                self.meta_ = self.meta.clone(n_experts=N)
+            else:
+                self.meta_ = _fresh(self.meta)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"meta {self.meta!r} cannot aggregate N={N} learners: {exc}") from None
+        bounds = getattr(self.meta_, "bounds", None)
+        self._first_fallback = 0.0 if bounds is None else 0.5 * (float(bounds[0]) + float(bounds[1]))
+        self.label_sum_ = 0.0
+        self.expert_predictions_ = None
+        self.abstained_ = None
+        self.n_abstained_ = np.zeros(N, dtype=np.int64)
+        self._last = None        # (x, z, abstained) of the step predicted and not yet learned
+
+    # ---- the fallback for abstaining experts ----------------------------------------
+    def _fallback(self) -> float:
+        """f_t: the running mean of the labels learned, the midpoint of ``bounds`` before any."""
+        return self.label_sum_ / self.t_ if self.t_ else self._first_fallback
+
+    def _fallbacks(self, y) -> np.ndarray:
+        """f_t for the T steps of a run over labels y (continuing from the state): the same
+        sequential sums as the per-step loop, so the same numbers bit for bit."""
+        sums = np.cumsum(np.concatenate([[self.label_sum_], y[:-1]]))       # sum_{s<t} y_s
+        counts = self.t_ + np.arange(y.shape[0])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            f = sums / counts
+        return np.where(counts > 0, f, self._first_fallback)
+
+    # ---- one step ---------------------------------------------------------------------
+    def _expert_forecast(self, j, x):
+        """z_{t,j} (float) or None (abstains); NaN/inf is an error."""
+        z = self.learners_[j].predict_one(x)
+        if z is None:
+            return None
+        z = float(z)
+        if not math.isfinite(z):
+            raise FloatingPointError(f"learners[{j}] ({type(self.learners_[j]).__name__}) forecast {z!r} at step "
+                                     f"{self.t_ + 1} (None is how an expert abstains; NaN/inf is not)")
+        return z
+
+    def _forecasts(self, x):
+        """(z_t, abstained) from the experts' states after steps < t (cached until learn_one)."""
+        if self._last is not None and np.array_equal(self._last[0], x):
+            return self._last[1], self._last[2]
+        raw = [self._expert_forecast(j, x) for j in range(len(self.learners_))]
+        abstained = np.array([r is None for r in raw])
+        z = np.array([self._fallback() if r is None else r for r in raw], dtype=np.float64)
+        self._last = (x.copy(), z, abstained)
+        return z, abstained
+
+    def predict_one(self, x) -> float:
+        """yhat_t = meta(z_t) from x_t (d,): the experts' forecasts, then the meta-learner's."""
+        x = check_point(x, name="x")
+        z, _ = self._forecasts(x)
+        return float(self.meta_.predict_one(z))
+
+    def learn_one(self, x, y) -> None:
+        """Reveal y_t: every expert learns (x_t, y_t), then the meta-learner (z_t, y_t)."""
+        x = check_point(x, name="x")
+        y = check_label(y, "y")
+        z, abstained = self._forecasts(x)                  # z_t: forecasts made before y_t
+        for e in self.learners_:
+            e.learn_one(x, y)
+        self.meta_.learn_one(z, y)
+        self._finish_step(z, abstained, y)
+
+    def _finish_step(self, z, abstained, y):
+        self.label_sum_ += y
+        self.n_abstained_ += abstained
+        self.expert_predictions_ = z
+        self.abstained_ = abstained
+        self._last = None
+        self.t_ += 1
+
+    # ---- whole stream -----------------------------------------------------------------
+    def _expert_column(self, j, X, y):
+        """(z_{.,j}, abstained) of expert j over the stream, from its own predict-then-learn pass:
+        its ``run`` where it has one (NaN marks an abstention only for an expert that declares
+        ``_may_abstain``), else its predict_one/learn_one loop."""
+        e = self.learners_[j]
+        run = getattr(e, "run", None)
+        if callable(run):
+            z = np.asarray(run(X, y), dtype=np.float64).reshape(-1)
+            bad = ~np.isfinite(z)
+            if bad.any() and not getattr(e, "_may_abstain", False):
+                raise FloatingPointError(f"learners[{j}] ({type(e).__name__}) forecast {z[bad][0]!r} at step "
+                                         f"{self.t_ + 1 + int(np.flatnonzero(bad)[0])}")
+            return z, bad
+        T = X.shape[0]
+        z, bad = np.empty(T), np.zeros(T, dtype=bool)
+        for t in range(T):
+            r = e.predict_one(X[t])
+            if r is None:
+                bad[t] = True
+                z[t] = np.nan
+            else:
+                z[t] = float(r)
+                if not math.isfinite(z[t]):
+                    raise FloatingPointError(f"learners[{j}] ({type(e).__name__}) forecast {z[t]!r} at step "
+                                             f"{self.t_ + 1 + t}")
+            e.learn_one(X[t], float(y[t]))
+        return z, bad
+
+    def _expert_stream(self, X, y):
+        """Z (T, N) of the experts' forecasts (abstentions replaced by f_t) and the mask (T, N)."""
+        cols = [self._expert_column(j, X, y) for j in range(len(self.learners_))]   # over experts, not t
+        Z = np.stack([c[0] for c in cols], axis=1)
+        A = np.stack([c[1] for c in cols], axis=1)
+        if A.any():
+            Z = np.where(A, self._fallbacks(y)[:, None], Z)
+        return Z, A
+
+    def run(self, X, y):
+        """Predict-then-learn over (X, y), continuing from the current state: each expert's
+        whole-stream forecasts (its own ``run``), then the meta-learner's ``run(Z, y)``."""
+        X = check_matrix(X, "X")
+        y = check_vector(y, "y", length=X.shape[0])
+        self._last = None                                  # a pending predict_one's forecasts: dropped
+        Z, A = self._expert_stream(X, y)
+        run = getattr(self.meta_, "run", None)
+        if callable(run):
+            preds = np.asarray(run(Z, y), dtype=np.float64)
+        else:
+            preds = np.empty(X.shape[0])
+            for t in range(X.shape[0]):
+                preds[t] = self.meta_.predict_one(Z[t])
+                self.meta_.learn_one(Z[t], float(y[t]))
+        self.label_sum_ = float(np.cumsum(np.concatenate([[self.label_sum_], y]))[-1])
+        self.n_abstained_ += A.sum(axis=0)
+        self.expert_predictions_ = Z[-1].copy()
+        self.abstained_ = A[-1].copy()
+        self.t_ += X.shape[0]
+        return preds
+
+    @property
+    def weights_(self):
+        """The meta weights the next prediction uses ((N,)); see the meta-learner's ``weights_``."""
+        return self.meta_.weights_
