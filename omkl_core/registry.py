@@ -62,6 +62,7 @@ _NOT_BUILDABLE = {
     "NoisyKernelOGD": "needs kernel and loss objects (omkl_core.noisy) and T",
     "SingleCopyKernelOGD": "needs kernel and loss objects (omkl_core.noisy), T and eta",
     "VAWExperts": "the batched expert layer: predict_one returns N forecasts, not one",
+    "Mixture": "needs its experts as learner objects (learners=[...], River's through interop.from_river)",
 }
 
 

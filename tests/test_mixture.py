@@ -1,0 +1,302 @@
+"""``omkl_core.Mixture`` (issue 24): the meta-learners' regret bounds hold for any experts.
+
+The theory (P000 sec. 3): a meta-learner's bound against the best expert only asks that the
+expert forecasts z_{t,j} be fixed before y_t is revealed.  So a mixture is right when
+
+(a) its forecasts are the meta-learner's forecasts over the forecasts that the experts make
+    **alone** (each expert run by itself, predict-then-learn: it never sees y_t before z_t),
+    with the documented fallback in place of an abstention -- on both paths, ``run`` and the
+    ``predict_one``/``learn_one`` loop, and, per step, yhat_t = <p_t, zbar_t> with p_t the
+    ``weights_`` reported before step t; and
+(b) its regret against the best of those experts obeys the meta-learner's bound: P000 eq.
+    (30) for EWA (ln N / eta = 2 (B-A)^2 ln N, CBL Prop. 3.1) and CBL Prop. 3.2 for the
+    Aggregating Algorithm ((B-A)^2 ln N / 2), ``omkl_core.bounds.ewa_bound`` / ``aa_bound``.
+
+Each bound is checked only where it is informative: on the same stream the uniform average of
+the same experts (a non-learning mixture) violates it.  Two plausible wrong mixtures are built
+here and the criterion must catch them: one that ignores its meta weights (plain average, the
+meta-learner still learning), one whose experts learn (x_t, y_t) before forecasting x_t.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+import omkl_core as ok
+from omkl_core import bounds, checks
+from omkl_core.base import OnlineLearner, check_label, check_point
+from omkl_core.mixture import Mixture
+
+
+# ------------------------------------------------------------------------------ test experts
+class _Constant(OnlineLearner):
+    """Forecasts ``c`` whatever it sees (a non-learning expert)."""
+
+    _parameter_constraints = {}
+
+    def __init__(self, c: float = 0.0):
+        self.c = c
+        super().__init__()
+
+    def predict_one(self, x):
+        check_point(x)
+        return self.c
+
+    def learn_one(self, x, y):
+        check_point(x)
+        check_label(y)
+        self.t_ += 1
+
+
+class _Sleepy(OnlineLearner):
+    """The running mean of the labels plus ``shift``, abstaining (None) at the steps
+    t = 1, 1 + every, 1 + 2 every, ... (a duck-typed expert: no ``run``)."""
+
+    def __init__(self, shift: float = 0.1, every: int = 3):
+        self.shift = shift
+        self.every = every
+        super().__init__()
+
+    def _reset(self):
+        self.total_ = 0.0
+
+    def predict_one(self, x):
+        check_point(x)
+        if self.t_ % self.every == 0:
+            return None
+        return self.total_ / self.t_ + self.shift
+
+    def learn_one(self, x, y):
+        self.total_ += check_label(y)
+        self.t_ += 1
+
+
+_Sleepy.run = None     # no vectorised driver: the mixture loops over this expert alone
+
+
+# ------------------------------------------------------------------------------ wrong mixtures
+class _IgnoresWeights(Mixture):
+    """Wrong: forecasts the plain average of the truncated expert forecasts (its meta-learner
+    still learns, so weights_ move, but the forecast does not use them)."""
+
+    def predict_one(self, x):
+        z, _ = self._forecasts(check_point(x))
+        self.meta_.predict_one(z)
+        return float(np.mean(np.clip(z, 0.0, 1.0)))
+
+    def run(self, X, y):
+        Z, _ = self._expert_stream(np.asarray(X, float), np.asarray(y, float))
+        self.meta_.run(Z, y)
+        self.t_ += len(y)
+        return np.mean(np.clip(Z, 0.0, 1.0), axis=1)
+
+
+class _LooksAhead(Mixture):
+    """Wrong: each expert learns (x_t, y_t) and *then* forecasts x_t (it has seen y_t)."""
+
+    def _expert_column(self, j, X, y):
+        e = self.learners_[j]
+        z = np.empty(len(y))
+        for t in range(len(y)):
+            e.learn_one(X[t], float(y[t]))
+            z[t] = e.predict_one(X[t])
+        return z, np.zeros(len(y), dtype=bool)
+
+
+# ------------------------------------------------------------------------------ the criterion
+def _alone(learners, X, y, bounds_=(0.0, 1.0)):
+    """Each expert run by itself (fresh copy, predict then learn); abstentions replaced by the
+    fallback f_t = mean(y_1..y_{t-1}) (f_1 = midpoint of bounds), computed here by np.mean."""
+    T, N = len(y), len(learners)
+    Z = np.empty((T, N))
+    for j, template in enumerate(learners):
+        e = template.clone() if hasattr(template, "clone") else copy.deepcopy(template)
+        for t in range(T):
+            p = e.predict_one(X[t])
+            Z[t, j] = np.nan if p is None else p
+            e.learn_one(X[t], float(y[t]))
+    f = np.array([0.5 * sum(bounds_) if t == 0 else np.mean(y[:t]) for t in range(T)])
+    return np.where(np.isnan(Z), f[:, None], Z)
+
+
+def _loop(model, X, y, with_weights=False):
+    preds, weights = np.empty(len(y)), []
+    for t in range(len(y)):
+        if with_weights:
+            weights.append(np.asarray(model.weights_, dtype=float).copy())
+        preds[t] = model.predict_one(X[t])
+        model.learn_one(X[t], float(y[t]))
+    return (preds, np.array(weights)) if with_weights else preds
+
+
+def _assert_is_the_meta_over_experts_alone(mix_cls, learners, meta, X, y):
+    """Criterion (a): ``run`` and the loop give meta.run(Z_alone, y); per step yhat_t = <p_t, zbar_t>
+    (for the rules that forecast a weighted average: not VAWMeta (signed weights on raw z), not the
+    AA (a substitution function, ref. B))."""
+    Z = _alone(learners, X, y)
+    expected = meta.clone().run(Z, y)
+    got_run = mix_cls(learners, meta=meta).run(X, y)
+    np.testing.assert_allclose(got_run, expected, rtol=1e-9, atol=1e-12, err_msg="run")
+    got_loop, P = _loop(mix_cls(learners, meta=meta), X, y, with_weights=True)
+    np.testing.assert_allclose(got_loop, expected, rtol=1e-9, atol=1e-12, err_msg="loop")
+    if not isinstance(meta, (ok.VAWMeta, ok.AggregatingAlgorithm)):    # linear, convex-weight aggregates
+        np.testing.assert_allclose(got_loop, np.sum(P * np.clip(Z, *meta.bounds), axis=1),
+                                   rtol=1e-9, atol=1e-12, err_msg="yhat_t = <weights_, zbar_t>")
+    return Z, got_run
+
+
+def _regret(preds, Z, y, A=0.0, B=1.0):
+    """sum_t (yhat_t - y_t)^2 - min_j sum_t (zbar_{t,j} - y_t)^2."""
+    return float(np.sum((preds - y) ** 2) - np.min(np.sum((np.clip(Z, A, B) - y[:, None]) ** 2, axis=0)))
+
+
+def _stream(T=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(T, 2)) / np.sqrt(2)
+    y = np.clip(0.5 + 0.6 * X[:, 0] - 0.3 * X[:, 1] + 0.03 * rng.standard_normal(T), 0, 1)
+    return X, y
+
+
+def _pool():
+    return [ok.OnlineRidge(fit_intercept=True, solver="sherman-morrison"), _Constant(0.0), _Constant(1.0)]
+
+
+# ------------------------------------------------------------------------------ theory
+@pytest.mark.parametrize(("meta", "bound"), [
+    (ok.EWA(), bounds.ewa_bound(3, 0.0, 1.0)),                     # P000 eq. (30): 2 ln 3
+    (ok.AggregatingAlgorithm(), bounds.aa_bound(3, 0.0, 1.0)),     # CBL Prop. 3.2: ln 3 / 2
+])
+def test_mixture_regret_against_the_best_expert_within_the_meta_bound(meta, bound):
+    X, y = _stream()
+    Z, preds = _assert_is_the_meta_over_experts_alone(Mixture, _pool(), meta, X, y)
+    uniform = np.mean(np.clip(Z, 0, 1), axis=1)
+    assert _regret(uniform, Z, y) > 4 * bound, "the bound is not informative on this stream"
+    assert _regret(preds, Z, y) <= bound + 1e-9 * np.sum((preds - y) ** 2)
+
+
+@pytest.mark.parametrize("meta", [ok.EWA(), ok.AggregatingAlgorithm(), ok.BOA(), ok.MLPoly(), ok.VAWMeta()])
+def test_mixture_is_the_meta_learner_over_the_experts_run_alone(meta):
+    X, y = _stream(T=120, seed=1)
+    _assert_is_the_meta_over_experts_alone(Mixture, _pool(), meta, X, y)
+
+
+def test_the_criteria_catch_a_mixture_that_ignores_its_meta_weights():
+    X, y = _stream()
+    with pytest.raises(AssertionError):
+        _assert_is_the_meta_over_experts_alone(_IgnoresWeights, _pool(), ok.EWA(), X, y)
+    Z = _alone(_pool(), X, y)
+    wrong = _IgnoresWeights(_pool(), meta=ok.EWA()).run(X, y)
+    assert _regret(wrong, Z, y) > bounds.ewa_bound(3, 0.0, 1.0)          # and it breaks eq. (30)
+
+
+def test_the_criterion_catches_experts_that_see_y_t_before_forecasting():
+    X, y = _stream()
+    with pytest.raises(AssertionError, match="run"):
+        _assert_is_the_meta_over_experts_alone(_LooksAhead, _pool(), ok.EWA(), X, y)
+    # the look-ahead is no accident of one expert: the ridge expert's column differs
+    mix = _LooksAhead(_pool(), meta=ok.EWA())
+    Z_wrong, _ = mix._expert_stream(X, y)
+    assert np.max(np.abs(Z_wrong[:, 0] - _alone(_pool(), X, y)[:, 0])) > 1e-3
+
+
+# ------------------------------------------------------------------------------ River experts
+def test_mixture_with_a_river_expert_is_the_meta_over_the_experts_alone():
+    pytest.importorskip("river")
+    from river import linear_model, neighbors, preprocessing
+
+    from omkl_core.interop import from_river
+    X, y = _stream(T=150, seed=2)
+    knn = preprocessing.StandardScaler() | neighbors.KNNRegressor(n_neighbors=5)
+    learners = [ok.OnlineRidge(fit_intercept=True, solver="sherman-morrison"), from_river(knn),
+                from_river(linear_model.LinearRegression()), _Constant(1.0)]
+    for meta, bound in ((ok.EWA(), bounds.ewa_bound(4, 0.0, 1.0)), (ok.BOA(), None)):
+        Z, preds = _assert_is_the_meta_over_experts_alone(Mixture, learners, meta, X, y)
+        assert np.all(Z[0, 1:3] == 0.5)             # the River experts abstain at t = 1 (midpoint)
+        if bound is not None:
+            assert _regret(np.mean(np.clip(Z, 0, 1), axis=1), Z, y) > bound
+            assert _regret(preds, Z, y) <= bound + 1e-9
+    mix = Mixture(learners, meta=ok.BOA())
+    mix.run(X, y)
+    assert mix.n_abstained_.tolist() == [0, 1, 1, 0]
+    assert knn.predict_one({"x0": 0.0, "x1": 0.0}) == 0.0 and learners[1].t_ == 0   # templates untouched
+    checks.check_learner(Mixture(learners[:2], meta=ok.MLPoly()))
+
+
+def test_from_river_abstains_until_it_has_learned_and_names_bad_input():
+    pytest.importorskip("river")
+    from river import linear_model
+
+    from omkl_core.interop import from_river
+    r = from_river(linear_model.LinearRegression(), features=["a", "b"])
+    assert r.predict_one(np.array([0.1, 0.2])) is None
+    r.learn_one(np.array([0.1, 0.2]), 0.3)
+    assert isinstance(r.predict_one(np.array([0.1, 0.2])), float)
+    with pytest.raises(ValueError, match="x"):
+        r.predict_one(np.array([0.1, 0.2, 0.3]))
+    with pytest.raises(TypeError, match="model"):
+        from_river(ok.OnlineRidge())
+    a, b = (from_river(linear_model.LinearRegression()).run(*_stream(T=30)) for _ in range(2))
+    assert np.isnan(a[0]) and np.array_equal(a[1:], b[1:])           # deterministic after t = 1
+    checks.check_learner(from_river(linear_model.LinearRegression(), features=["a", "b", "c"]))
+
+
+# ------------------------------------------------------------------------------ abstention
+def test_an_abstaining_expert_gets_the_running_mean_of_past_labels():
+    X, y = _stream(T=40, seed=3)
+    learners = [_Sleepy(0.1, 3), ok.OnlineRidge(fit_intercept=True, solver="sherman-morrison")]
+    mix = Mixture(learners, meta=ok.EWA(bounds=(0.0, 2.0)))
+    for t in range(len(y)):
+        mix.predict_one(X[t])
+        mix.learn_one(X[t], float(y[t]))
+        fallback = 1.0 if t == 0 else np.mean(y[:t])                 # midpoint of (0, 2), then the mean
+        if t % 3 == 0:
+            assert mix.abstained_.tolist() == [True, False]
+            np.testing.assert_allclose(mix.expert_predictions_[0], fallback, rtol=1e-12)
+        else:
+            assert not mix.abstained_.any()
+    assert mix.n_abstained_.tolist() == [14, 0]
+    twin = Mixture(learners, meta=ok.EWA(bounds=(0.0, 2.0)))
+    np.testing.assert_allclose(twin.run(X[:17], y[:17]), _loop(Mixture(learners, meta=ok.EWA(bounds=(0.0, 2.0))),
+                                                               X[:17], y[:17]), rtol=1e-12)
+
+
+def test_a_nan_forecast_is_an_error_naming_the_expert():
+    X, y = _stream(T=5)
+    for run in (True, False):
+        mix = Mixture([_Constant(float("nan")), _Constant(0.5)], meta=ok.EWA())
+        with pytest.raises(FloatingPointError, match=r"learners\[0\]"):
+            mix.run(X, y) if run else mix.predict_one(X[0])
+
+
+# ------------------------------------------------------------------------------ API
+def test_bad_learners_and_meta_are_named():
+    with pytest.raises(ValueError, match="learners"):
+        Mixture([])
+    with pytest.raises(TypeError, match=r"learners\[1\]"):
+        Mixture([ok.OnlineRidge(), object()])
+    with pytest.raises(TypeError, match=r"learners\[0\].*meta="):
+        Mixture([ok.EWA()])
+    with pytest.raises(TypeError, match="meta"):
+        Mixture([ok.OnlineRidge()], meta=ok.OnlineRidge())
+    with pytest.raises(ValueError, match="meta"):
+        Mixture([ok.OnlineRidge(), ok.OnlineRidge(a=2.0)], meta=ok.EWA(n_experts=3))
+    with pytest.raises(ValueError, match="meta"):
+        Mixture([ok.OnlineRidge()], meta=ok.BOA())                  # BOA v120 needs N >= 2
+    river = pytest.importorskip("river")
+    with pytest.raises(TypeError, match="from_river"):
+        Mixture([river.linear_model.LinearRegression()])
+
+
+def test_templates_are_not_modified_and_state_is_exposed():
+    X, y = _stream(T=50)
+    meta, learners = ok.MLPoly(), [ok.OnlineRidge(fit_intercept=True), ok.VAW2(m=5, seed=1)]
+    mix = Mixture(learners, meta=meta)
+    np.testing.assert_array_equal(mix.weights_, [0.5, 0.5])          # n_experts fixed: weights from the start
+    mix.run(X, y)
+    assert meta.t_ == 0 and meta.n_experts is None and all(e.t_ == 0 for e in learners)
+    assert mix.weights_.shape == (2,) and np.isclose(mix.weights_.sum(), 1.0)
+    np.testing.assert_array_equal(mix.weights_, mix.meta_.weights_)
+    assert mix.expert_predictions_.shape == (2,) and mix.t_ == 50
+    assert mix.reset() is mix and mix.t_ == 0 and mix.learners_[0].t_ == 0
