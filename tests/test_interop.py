@@ -51,6 +51,9 @@ LEARNERS = {
     "NoisyKernelOGD": lambda: ok.NoisyKernelOGD(nz.GaussianKernel(1.0), nz.SquaredLoss(), T=2000, eta=0.01, seed=0),
     "SingleCopyKernelOGD": lambda: ok.SingleCopyKernelOGD(nz.polynomial_kernel(2, 1.0), nz.SquaredLoss(), T=2000,
                                                           eta=0.05, seed=0),
+    # a mixture of learners (issue 24); VAWMeta: no truncation, so labels need not lie in [0, 1]
+    "Mixture": lambda: ok.Mixture([ok.OnlineRidge(a=1.0, fit_intercept=True, solver="sherman-morrison"),
+                                   ok.VAW2(m=6, seed=3)], meta=ok.VAWMeta()),
     # meta-learners: their input x is the vector of expert forecasts z_t
     "VAWMeta": lambda: ok.VAWMeta(lam=1.0),
     "EWA": lambda: ok.EWA(eta=0.5),
