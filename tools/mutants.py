@@ -3,7 +3,7 @@
 Usage (from the repository root; ``./reproduce.sh mutants`` runs it with the project venv)::
 
     python tools/mutants.py                 # every mutant, 2 workers
-    python tools/mutants.py --paper 000     # one paper's mutants
+    python tools/mutants.py --paper 000     # one paper's mutants (--paper mixture: Mixture's, tests/test_mixture.py)
     python tools/mutants.py --only p001-step-over-T --workers 1
     python tools/mutants.py --list          # print the mutants, run nothing
 
@@ -438,7 +438,28 @@ MUTANTS: list[Mutant] = [
       "logit = np.log(q0) - risk / lam                        # eq. (8), log scale",
       "logit = np.log(q0) - lam * risk",
       "Gibbs posterior (8) with exp(-lam risk) instead of exp(-risk/lam)"),
+    # ------------------------------------------ Mixture (issue 24), judged by tests/test_mixture.py
+    M("mix-meta-learns-on-forecasts-after-y", "mixture", "omkl_core/mixture.py",
+      "        for e in self.learners_:\n            e.learn_one(x, y)\n        self.meta_.learn_one(z, y)\n",
+      "        for e in self.learners_:\n            e.learn_one(x, y)\n        self._last = None\n"
+      "        z, abstained = self._forecasts(x)\n        self.meta_.learn_one(z, y)\n",
+      "the meta-learner learns on forecasts the experts make after seeing y_t (look-ahead)"),
+    M("mix-run-ignores-meta-weights", "mixture", "omkl_core/mixture.py",
+      "preds = np.asarray(run(Z, y), dtype=np.float64)",
+      "preds = (run(Z, y), np.mean(np.clip(Z, 0, 1), axis=1))[1]",
+      "run forecasts the plain average of the experts (the meta-learner learns, its weights unused)"),
+    M("mix-fallback-zero", "mixture", "omkl_core/mixture.py",
+      "return self.label_sum_ / self.t_ if self.t_ else self._first_fallback",
+      "return 0.0",
+      "an abstaining expert scored as forecasting 0.0 instead of the documented fallback"),
+    M("mix-run-fallback-sees-y-t", "mixture", "omkl_core/mixture.py",
+      "sums = np.cumsum(np.concatenate([[self.label_sum_], y[:-1]]))",
+      "sums = np.cumsum(np.concatenate([[self.label_sum_], y]))[1:]",
+      "run's fallback running mean includes y_t (off by one: look-ahead)"),
 ]
+
+#: the test file that judges the mutants of a key that is not a paper number
+TEST_FILES = {"mixture": "tests/test_mixture.py"}
 
 COPY_DIRS = ("omkl_core", "tests", "data")
 COPY_FILES = ("pyproject.toml",)
@@ -475,7 +496,7 @@ def run_tests(copy: Path, paper: str, timeout: float, engine: str = "numpy") -> 
     # cannot see it), which keeps a run as long as before
     other = "numba" if engine == "numpy" else "numpy"
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-k", f"not {other}",
-           f"tests/test_theory_paper{paper}.py"]
+           TEST_FILES.get(paper, f"tests/test_theory_paper{paper}.py")]
     t0 = time.perf_counter()
     try:
         r = subprocess.run(cmd, cwd=copy, env=env, capture_output=True, text=True, timeout=timeout)
