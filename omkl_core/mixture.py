@@ -44,6 +44,9 @@ each expert abstained are counted in ``n_abstained_``; ``abstained_`` marks the 
 A forecast that is NaN or inf (not ``None``) is an error (``FloatingPointError`` naming the
 expert), never passed on.
 
+:func:`aggregate` gives a fresh mixture's forecasts from the experts' stored forecasts (a
+leaderboard that has run each single learner once need not run them again).
+
 Cost: ``predict_one`` asks each expert in turn (N heterogeneous objects, no common array
 form; N is small).  ``run`` loops over the experts *outside* the time loop (one whole-stream
 call per expert), and the meta-learner's loop is its own (compiled) driver.
@@ -59,7 +62,7 @@ from ._validation import Check, check_label, check_matrix, check_point, check_ve
 from .aggregation import BOA
 from .base import OnlineLearner
 
-__all__ = ["Mixture"]
+__all__ = ["Mixture", "aggregate"]
 
 
 def _is_river_model(obj) -> bool:
@@ -97,6 +100,58 @@ def _fresh(obj):
     """A fresh copy of a template: ``obj.clone()`` where it has one, else ``copy.deepcopy``."""
     clone = getattr(obj, "clone", None)
     return clone() if callable(clone) else copy.deepcopy(obj)
+
+
+def _fresh_meta(meta, N: int):
+    """A fresh meta-learner for N experts (``n_experts=N`` where the template left N open)."""
+    try:
+        if "n_experts" in getattr(meta, "get_params", dict)():
+            return meta.clone(n_experts=N)
+        return _fresh(meta)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"meta {meta!r} cannot aggregate N={N} learners: {exc}") from None
+
+
+def _first_fallback(meta) -> float:
+    """f_1: the midpoint of the meta-learner's ``bounds`` (0.0 when it has none)."""
+    bounds = getattr(meta, "bounds", None)
+    return 0.0 if bounds is None else 0.5 * (float(bounds[0]) + float(bounds[1]))
+
+
+def _fallback_sequence(label_sum: float, t0: int, y, first: float) -> np.ndarray:
+    """f_t for the T steps of labels y after t0 steps whose labels sum to label_sum: the running
+    mean of the past labels (``first`` before any), by the sequential sums of the per-step loop."""
+    sums = np.cumsum(np.concatenate([[label_sum], y[:-1]]))       # sum_{s<t} y_s
+    counts = t0 + np.arange(y.shape[0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = sums / counts
+    return np.where(counts > 0, f, first)
+
+
+def aggregate(Z, y, *, meta=BOA(), abstained=None):  # noqa: B008  (a template, cloned)
+    """The forecasts of ``Mixture(learners, meta=meta).run(X, y)`` (fresh) from the experts'
+    forecasts ``Z`` (T, N) made alone, predict-then-learn over (X, y), and the labels ``y`` (T,).
+
+    Valid because no expert depends on the meta-learner or on another expert (module
+    docstring): a leaderboard that has run every single learner once can aggregate their stored
+    forecasts without running the experts again.  ``abstained`` (T, N) bool marks the
+    abstentions (their entries of Z are ignored and replaced by the fallback f_t); without it
+    every entry of Z must be finite.  The same numbers as the mixture, bit for bit (tested).
+    """
+    y = check_vector(y, "y")
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim != 2 or Z.shape[0] != y.shape[0] or Z.shape[1] == 0:
+        raise ValueError(f"Z must have shape (T, N) = ({y.shape[0]}, N >= 1), got {Z.shape}")
+    _check_meta(meta)
+    A = np.zeros(Z.shape, dtype=bool) if abstained is None else np.asarray(abstained, dtype=bool)
+    if A.shape != Z.shape:
+        raise ValueError(f"abstained must have the shape of Z {Z.shape}, got {A.shape}")
+    if not np.all(np.isfinite(Z[~A])):
+        raise ValueError("Z contains NaN or inf outside the abstentions (mark them in abstained)")
+    meta_ = _fresh_meta(meta, Z.shape[1])
+    if A.any():
+        Z = np.where(A, _fallback_sequence(0.0, 0, y, _first_fallback(meta_))[:, None], Z)
+    return np.asarray(meta_.run(Z, y), dtype=np.float64)
 
 
 class Mixture(OnlineLearner):
@@ -191,15 +246,8 @@ class Mixture(OnlineLearner):
     def _reset(self):
         N = len(self.learners)
         self.learners_ = [_fresh(e) for e in self.learners]
-        try:
-            if "n_experts" in getattr(self.meta, "get_params", dict)():
-                self.meta_ = self.meta.clone(n_experts=N)
-            else:
-                self.meta_ = _fresh(self.meta)
-        except (ValueError, TypeError) as exc:
-            raise ValueError(f"meta {self.meta!r} cannot aggregate N={N} learners: {exc}") from None
-        bounds = getattr(self.meta_, "bounds", None)
-        self._first_fallback = 0.0 if bounds is None else 0.5 * (float(bounds[0]) + float(bounds[1]))
+        self.meta_ = _fresh_meta(self.meta, N)
+        self._first_fallback = _first_fallback(self.meta_)
         self.label_sum_ = 0.0
         self.expert_predictions_ = None
         self.abstained_ = None
@@ -214,11 +262,7 @@ class Mixture(OnlineLearner):
     def _fallbacks(self, y) -> np.ndarray:
         """f_t for the T steps of a run over labels y (continuing from the state): the same
         sequential sums as the per-step loop, so the same numbers bit for bit."""
-        sums = np.cumsum(np.concatenate([[self.label_sum_], y[:-1]]))       # sum_{s<t} y_s
-        counts = self.t_ + np.arange(y.shape[0])
-        with np.errstate(invalid="ignore", divide="ignore"):
-            f = sums / counts
-        return np.where(counts > 0, f, self._first_fallback)
+        return _fallback_sequence(self.label_sum_, self.t_, y, self._first_fallback)
 
     # ---- one step ---------------------------------------------------------------------
     def _expert_forecast(self, j, x):

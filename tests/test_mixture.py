@@ -262,6 +262,28 @@ def test_an_abstaining_expert_gets_the_running_mean_of_past_labels():
                                                                X[:17], y[:17]), rtol=1e-12)
 
 
+def test_aggregate_of_stored_forecasts_is_the_mixture_bit_for_bit():
+    """``mixture.aggregate``: a fresh mixture's forecasts from the experts' forecasts made alone
+    (what a leaderboard stores), abstentions marked -- the numbers of ``Mixture.run``."""
+    from omkl_core.mixture import aggregate
+    X, y = _stream(T=60, seed=4)
+    learners = [_Sleepy(0.1, 4), ok.OnlineRidge(fit_intercept=True), _Constant(0.9)]
+    raw = np.empty((len(y), 3))
+    for j, template in enumerate(learners):
+        e = template.clone()
+        for t in range(len(y)):
+            p = e.predict_one(X[t])
+            raw[t, j] = np.nan if p is None else p
+            e.learn_one(X[t], float(y[t]))
+    for meta in (ok.BOA(), ok.MLPoly(), ok.EWA(bounds=(-1.0, 2.0))):
+        np.testing.assert_array_equal(aggregate(raw, y, meta=meta, abstained=np.isnan(raw)),
+                                      Mixture(learners, meta=meta).run(X, y))
+    with pytest.raises(ValueError, match="abstained"):
+        aggregate(raw, y)
+    with pytest.raises(ValueError, match="Z"):
+        aggregate(raw[:, :0], y)
+
+
 def test_a_nan_forecast_is_an_error_naming_the_expert():
     X, y = _stream(T=5)
     for run in (True, False):

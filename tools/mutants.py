@@ -453,8 +453,8 @@ MUTANTS: list[Mutant] = [
       "return 0.0",
       "an abstaining expert scored as forecasting 0.0 instead of the documented fallback"),
     M("mix-run-fallback-sees-y-t", "mixture", "omkl_core/mixture.py",
-      "sums = np.cumsum(np.concatenate([[self.label_sum_], y[:-1]]))",
-      "sums = np.cumsum(np.concatenate([[self.label_sum_], y]))[1:]",
+      "sums = np.cumsum(np.concatenate([[label_sum], y[:-1]]))",
+      "sums = np.cumsum(np.concatenate([[label_sum], y]))[1:]",
       "run's fallback running mean includes y_t (off by one: look-ahead)"),
 ]
 
