@@ -176,7 +176,8 @@ def test_mixture_regret_against_the_best_expert_within_the_meta_bound(meta, boun
     assert _regret(preds, Z, y) <= bound + 1e-9 * np.sum((preds - y) ** 2)
 
 
-@pytest.mark.parametrize("meta", [ok.EWA(), ok.AggregatingAlgorithm(), ok.BOA(), ok.MLPoly(), ok.VAWMeta()])
+@pytest.mark.parametrize("meta", [ok.EWA(), ok.CalibratedEWA(), ok.AggregatingAlgorithm(), ok.MLProd(), ok.MLPoly(),
+                                  ok.BOA(), ok.BOA(version="v122"), ok.VAWMeta()])
 def test_mixture_is_the_meta_learner_over_the_experts_run_alone(meta):
     X, y = _stream(T=120, seed=1)
     _assert_is_the_meta_over_experts_alone(Mixture, _pool(), meta, X, y)

@@ -1,4 +1,5 @@
-"""River adapter: any online learner of :mod:`omkl_core` as a ``river.base.MiniBatchRegressor``.
+"""River adapters: any online learner of :mod:`omkl_core` as a ``river.base.MiniBatchRegressor``
+(:func:`to_river`), and a River regressor as an omkl online learner (:func:`from_river`).
 
 >>> import omkl_core as ok
 >>> from omkl_core.interop import to_river
@@ -28,6 +29,11 @@ of it, and ``clone()`` starts again from that template.  ``learn_many`` runs the
 vectorised whole-stream driver ``run(X, y)`` where it has one (same numbers as the
 ``learn_one`` loop, to rounding, continuing from the current state); ``predict_many``
 predicts every row with the current state (no learning).
+
+The other direction (issue 24): :func:`from_river` wraps a River regressor as an omkl online
+learner on array rows (:class:`RiverLearner`: row x_t becomes ``{"x0": x_t[0], ...}``, or the
+names given in ``features=``), e.g. as an expert of :class:`omkl_core.Mixture`; it abstains
+(``None``) until its model has learned a label.
 
 Reference rows (issue 16): :data:`RIVER_BASELINES` names River's own online regressors that
 the cross-paper notebooks put beside omkl's learners, :func:`river_baseline` builds one, and
