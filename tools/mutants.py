@@ -440,7 +440,7 @@ MUTANTS: list[Mutant] = [
       "Gibbs posterior (8) with exp(-lam risk) instead of exp(-risk/lam)"),
 ]
 
-COPY_DIRS = ("omkl_core", "tests", "data")
+COPY_DIRS = ("omkl_core", "tests")   # the datasets are package data (omkl_core/data)
 COPY_FILES = ("pyproject.toml",)
 
 
