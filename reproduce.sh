@@ -2,7 +2,8 @@
 # omkl: set up the environment and regenerate every table and figure of the papers.
 #
 #   ./reproduce.sh                 set-up (first run) + execute every notebook in notebooks/
-#   ./reproduce.sh test [ARGS]     set-up + the whole test suite (pytest ARGS passed through)
+#   ./reproduce.sh test [ARGS]     set-up + the test suite; pytest ARGS passed through as given
+#                                  (test tests/test_cli.py runs only that file)
 #   ./reproduce.sh --quick         notebooks with quick=True (small horizons, for CI), results in results/quick/
 #   ./reproduce.sh --only NAME     one notebook: a name, a path or a unique prefix (e.g. p000_vaw2)
 #   ./reproduce.sh setup           set-up only
@@ -92,7 +93,7 @@ run_child() {
     return "$rc"
 }
 
-usage() { sed -n '2,21p' "$SELF" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,22p' "$SELF" | sed 's/^# \{0,1\}//'; }
 
 setup() {
     if [[ -n "${OMKL_SKIP_SETUP:-}" ]]; then
@@ -276,9 +277,11 @@ case "$cmd" in
     test)
         export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
         export MPLBACKEND=Agg
-        echo "[lint] ruff check omkl_core tests benchmarks"
-        run_child "$VENV/bin/ruff" check --quiet omkl_core tests benchmarks || { echo "error: ruff found problems (above)" >&2; exit 1; }
-        run_child "$PY" -m pytest tests ${args[@]+"${args[@]}"}
+        echo "[lint] ruff check omkl_core tests benchmarks tools"
+        run_child "$VENV/bin/ruff" check --quiet omkl_core tests benchmarks tools || { echo "error: ruff found problems (above)" >&2; exit 1; }
+        # no argument: the whole suite; otherwise pytest gets exactly the user's arguments, so paths
+        # run only those files, and options alone (-k, -x) fall back to pyproject's testpaths (tests)
+        if ((${#args[@]})); then run_child "$PY" -m pytest "${args[@]}"; else run_child "$PY" -m pytest tests; fi
         ;;
     mutants) run_child "$PY" tools/mutants.py ${args[@]+"${args[@]}"} ;;
     run) MPLBACKEND=Agg run_notebooks "$quick" "$only" ;;

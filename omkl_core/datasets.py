@@ -7,13 +7,16 @@ the code of Ghari & Shen (2023):
 * (33)  y_i := (y_i - min_j y_j) / (max_j y_j - min_j y_j)        -> y in [0, 1];
 * (34)  x_i := x_i / max_j ||x_j||_2                              -> largest row norm 1.
 
-Column choices follow ``data/SOURCES.md`` (see :func:`info` for each dataset's notes).
+Column choices follow ``omkl_core/data/SOURCES.md`` (see :func:`info` for each dataset's notes).
 """
 from __future__ import annotations
 
 import csv
+import os
 import warnings
 from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +25,10 @@ from ._validation import check_int, check_magnitude, check_matrix, check_vector
 
 __all__ = ["load", "names", "info", "ar4", "normalise_stream", "DATA_DIR", "DatasetInfo"]
 
-#: Folder holding the CSVs and SOURCES.md (the repository's ``data/``).
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+#: Folder holding the CSVs, SOURCES.md and published_tables.csv: the package data ``omkl_core/data``,
+#: located with :mod:`importlib.resources`, so that a checkout, an editable install and an installed
+#: wheel all find it (a :class:`pathlib.Path` whenever the package lies on disk, as pip installs it).
+DATA_DIR: Traversable = resources.files(__package__) / "data"
 
 
 @dataclass(frozen=True)
@@ -102,10 +107,11 @@ def _lookup(name: str) -> DatasetInfo:
     return _REGISTRY[name]
 
 
-def read_csv(path: str | Path) -> tuple[list[str], np.ndarray, list[list[str]]]:
+def read_csv(path: str | os.PathLike | Traversable) -> tuple[list[str], np.ndarray, list[list[str]]]:
     """Read a header + rows CSV. Returns (header, float array with NaN for empty/non-numeric
-    cells, raw string rows)."""
-    path = Path(path)
+    cells, raw string rows). ``path`` is a file name or a package resource (``DATA_DIR / name``)."""
+    if isinstance(path, (str, os.PathLike)):
+        path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"dataset file not found: {path}")
     with path.open(newline="", encoding="utf-8") as fh:
@@ -189,14 +195,14 @@ def load(name: str, normalise: bool = True, variant: str | None = None,
     normalise : apply paper 000 eqs. (33)-(34) (default). ``False`` returns raw values.
     variant : ``naval``: ``None`` (15 features) or ``"17"``; ``bias``: ``None`` (mean fill)
         or ``"dropna"``. Other datasets have no variants.
-    data_dir : folder holding the CSVs (default: the repository's ``data/``).
+    data_dir : folder holding the CSVs (default: :data:`DATA_DIR`, the package data ``omkl_core/data``).
     """
     meta = _lookup(name)
     if variant not in meta.variants and not (variant is None and not meta.variants):
         known = [k for k in meta.variants if k is not None]
         raise ValueError(f"unknown variant {variant!r} for dataset {name!r}; "
                          f"known variants: {known or 'none'}")
-    path = Path(data_dir or DATA_DIR) / meta.file
+    path = (DATA_DIR if data_dir is None else Path(data_dir)) / meta.file
     header, values, raw = read_csv(path)
 
     if name == "naval":

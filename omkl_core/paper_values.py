@@ -1,6 +1,6 @@
 """The published numbers that reproduced results are compared with.
 
-Every value is read from ``data/published_tables.csv`` (a verbatim copy of
+Every value is read from the package data ``omkl_core/data/published_tables.csv`` (a verbatim copy of
 ``../shared/reference/published_tables.csv``: paper 000 Table 2, paper 003 Tables 1-4); no
 number is typed into the code. Columns: ``paper`` ("000", "003", ...), ``table`` ("2", ...),
 ``dataset``, ``algorithm``, ``metric`` (e.g. "mse"), ``value``, ``unit`` (e.g. "x1e-3": the
@@ -9,22 +9,26 @@ value is the metric times 10^3).
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
+from importlib.resources.abc import Traversable
 
 import pandas as pd
 
+from .datasets import DATA_DIR
+
 __all__ = ["PUBLISHED_CSV", "published", "published_value", "published_table"]
 
-#: The machine-readable copy of every published table cell.
-PUBLISHED_CSV = Path(__file__).resolve().parent.parent / "data" / "published_tables.csv"
+#: The machine-readable copy of every published table cell (package data, found through
+#: :mod:`importlib.resources` like the datasets).
+PUBLISHED_CSV: Traversable = DATA_DIR / "published_tables.csv"
 
 
 @lru_cache(maxsize=1)
 def _all() -> pd.DataFrame:
     if not PUBLISHED_CSV.is_file():
         raise FileNotFoundError(f"published values not found: {PUBLISHED_CSV}")
-    df = pd.read_csv(PUBLISHED_CSV, dtype={"paper": str, "table": str, "dataset": str,
-                                            "algorithm": str, "metric": str, "unit": str})
+    with PUBLISHED_CSV.open("rb") as fh:
+        df = pd.read_csv(fh, dtype={"paper": str, "table": str, "dataset": str,
+                                    "algorithm": str, "metric": str, "unit": str})
     df["value"] = df["value"].astype(float)
     return df
 

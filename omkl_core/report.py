@@ -243,7 +243,7 @@ def compare(values, *, paper: str, table, quick: bool = False, note: str = "", m
         ``{(dataset, algorithm): per-repetition values}`` in the published table's units
         (e.g. MSE x 1e3); each value is a scalar or a 1-D array over repetitions.
     paper : str
-        Paper id as in ``data/published_tables.csv`` (e.g. ``"000"``).
+        Paper id as in ``omkl_core/data/published_tables.csv`` (e.g. ``"000"``).
     table : str or int
         Table number in that paper.
     quick : bool, default=False

@@ -65,8 +65,8 @@ Executors
     every core by default, ``max_workers=`` to change it) and ``"dask"`` (``client`` is a
     :class:`distributed.Client` or a scheduler address such as ``"tcp://host:8786"``; Dask is
     imported only on this path). The data of each dataset is sent to the workers once
-    (Dask: ``client.scatter(..., broadcast=True)``), so workers need omkl installed but not
-    the ``data/`` folder; each result carries the worker's code version and a cell computed by
+    (Dask: ``client.scatter(..., broadcast=True)``), so workers need omkl installed and never read
+    the dataset files; each result carries the worker's code version and a cell computed by
     different omkl sources is recorded as an error instead of entering the cache.
 """
 from __future__ import annotations

@@ -1,18 +1,27 @@
 """The data of the papers: files, column choices, normalisation (paper 000 eqs. 32-34)."""
 from __future__ import annotations
 
+import fnmatch
 import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from packaging.requirements import Requirement
 
 import omkl_core as ok
 from omkl_core.datasets import DATA_DIR, normalise_stream, read_csv
 
-# sha256 and (rows, columns) as recorded in data/SOURCES.md
+# sha256 and (rows, columns) as recorded in omkl_core/data/SOURCES.md
 FILES = {
     "airfoil.csv": ("f62df6e6e1d3466523a2d17968f8507e46a8577378f3945704f96a7aed4d732b", (1503, 6)),
     "bias_correction.csv": ("765e530598c8adfc22cdbcf6644f3c67d89ead22f5a9f58df6cdfd6f27217863", (7750, 25)),
@@ -176,3 +185,58 @@ def test_ar4_bad_arguments():
         ok.datasets.ar4(T=0)
     with pytest.raises(TypeError, match="seed"):
         ok.datasets.ar4(T=10, seed=1.5)
+
+
+# ---------------------------------------------------------------- package data (issue 21)
+_PKG = Path(ok.__file__).resolve().parent
+
+
+def _data_files() -> list[str]:
+    folder = _PKG / "data"
+    return sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+
+
+def test_data_is_package_data_found_through_importlib_resources():
+    """DATA_DIR and PUBLISHED_CSV are importlib.resources entries inside the package, not ``../data``."""
+    assert DATA_DIR == resources.files("omkl_core") / "data"
+    assert Path(str(DATA_DIR)).resolve() == _PKG / "data"
+    assert Path(str(ok.paper_values.PUBLISHED_CSV)).resolve() == _PKG / "data" / "published_tables.csv"
+    assert set(_data_files()) == {*FILES, "SOURCES.md", "published_tables.csv"}
+
+
+def test_pyproject_declares_every_data_file_as_package_data():
+    """The wheel carries omkl_core/data: every file there matches a package-data pattern of pyproject.toml."""
+    pyproject = tomllib.loads((_PKG.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["omkl_core"]
+    assert _data_files()
+    missing = [f for f in _data_files() if not any(fnmatch.fnmatch(f"data/{f}", p) for p in patterns)]
+    assert not missing, f"not declared as package data in pyproject.toml: {missing} (patterns {patterns})"
+    build = [Requirement(r) for r in pyproject["build-system"]["requires"]]
+    (setuptools_req,) = [r for r in build if r.name == "setuptools"]
+    # license = "MIT" (a PEP 639 string) needs setuptools >= 77; 76.1 rejects the pyproject.toml
+    assert isinstance(pyproject["project"]["license"], str)
+    assert "76.1.0" not in setuptools_req.specifier and "77.0.3" in setuptools_req.specifier, setuptools_req
+
+
+def test_a_copy_of_the_package_alone_loads_every_dataset(tmp_path):
+    """What an installed wheel holds -- the omkl_core folder, no repository around it -- finds its data."""
+    site = tmp_path / "site-packages"
+    shutil.copytree(_PKG, site / "omkl_core", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    script = ("import omkl_core as ok, pathlib, sys\n"
+              "assert pathlib.Path(ok.__file__).resolve().is_relative_to(pathlib.Path(sys.argv[1]).resolve()), ok.__file__\n"
+              "for name in ok.datasets.names():\n"
+              "    X, y = ok.datasets.load(name)\n"
+              "    print(name, X.shape[0], X.shape[1])\n"
+              "print('published', len(ok.paper_values.published('000', '2')))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMKL_")}
+    env["PYTHONPATH"] = str(site)
+    out = subprocess.run([sys.executable, "-c", script, str(site)], cwd=elsewhere, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    shapes = {line.split()[0]: tuple(map(int, line.split()[1:])) for line in out.stdout.splitlines()}
+    for name in ok.datasets.names():
+        info = ok.datasets.info(name)
+        assert shapes[name] == (info["T"], info["d"])
+    assert shapes["published"][0] > 0

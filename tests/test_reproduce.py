@@ -234,3 +234,27 @@ def test_sigint_during_set_up(tmp_path):
     assert proc.returncode == 130, proc.stdout.read()
     assert elapsed < INTERRUPT_BOUND_S
     assert _wait_for(lambda: not _alive(child), 5.0), "the set-up child still runs"
+
+
+def _collected(res) -> list[str]:
+    return [line.split("::")[0] for line in res.stdout.splitlines() if "::" in line]
+
+
+def test_test_with_paths_runs_only_those(workspace):
+    """`./reproduce.sh test tests/test_mutant_list.py` collects that file alone (issue 21: the driver
+    put `tests` in front of the user's arguments and ran the whole suite)."""
+    _, _, env = workspace
+    res = _run(["test", "tests/test_mutant_list.py", "--collect-only", "-q", "-p", "no:cacheprovider"], env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    files = _collected(res)
+    assert files and set(files) == {"tests/test_mutant_list.py"}, sorted(set(files))[:10]
+
+
+def test_test_with_options_only_keeps_pytests_testpaths(workspace):
+    """Options alone (`test -k ...`) add no path: pytest falls back to testpaths. Shown with testpaths
+    overridden to two files -- a `tests` argument from the driver would collect the whole suite."""
+    _, _, env = workspace
+    two = "tests/test_mutant_list.py tests/test_theory_register.py"
+    res = _run(["test", "-o", f"testpaths={two}", "--collect-only", "-q", "-p", "no:cacheprovider"], env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert set(_collected(res)) == set(two.split()), sorted(set(_collected(res)))[:10]

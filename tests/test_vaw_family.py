@@ -350,15 +350,15 @@ _SHARED_PUBLISHED = Path(__file__).resolve().parents[2] / "shared" / "reference"
 
 @pytest.mark.skipif(not _SHARED_PUBLISHED.is_file(),
                     reason=f"the shared reference file {_SHARED_PUBLISHED} is not on this machine "
-                           "(only the project's own checkouts have it); data/published_tables.csv is "
+                           "(only the project's own checkouts have it); omkl_core/data/published_tables.csv is "
                            "still checked by test_published_table2_is_read_from_the_data_copy_of_the_reference_file")
 def test_data_published_tables_is_a_verbatim_copy_of_the_shared_reference_file():
-    """data/published_tables.csv (read by paper_values) is byte for byte the shared reference file."""
+    """omkl_core/data/published_tables.csv (read by paper_values) is byte for byte the shared reference file."""
     assert ok.paper_values.PUBLISHED_CSV.read_bytes() == _SHARED_PUBLISHED.read_bytes()
 
 
 def test_published_table2_is_read_from_the_data_copy_of_the_reference_file():
-    """paper_values reads data/published_tables.csv (no retyped numbers)."""
+    """paper_values reads omkl_core/data/published_tables.csv (no retyped numbers)."""
     assert ok.paper_values.PUBLISHED_CSV.is_file()
     wide = ok.paper_values.published_table("000", 2)
     assert list(wide.columns) == ["AR(4)", "Airfoil", "Bias", "Concrete", "Naval"]

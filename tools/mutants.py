@@ -461,7 +461,7 @@ MUTANTS: list[Mutant] = [
 #: the test file that judges the mutants of a key that is not a paper number
 TEST_FILES = {"mixture": "tests/test_mixture.py"}
 
-COPY_DIRS = ("omkl_core", "tests", "data")
+COPY_DIRS = ("omkl_core", "tests")   # the datasets are package data (omkl_core/data)
 COPY_FILES = ("pyproject.toml",)
 
 
