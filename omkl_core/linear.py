@@ -267,6 +267,12 @@ class OnlineRidge(_RidgeBase):
         "fit_intercept": Boolean(),
     }
 
+    @classmethod
+    def _unit_test_params(cls):
+        yield {}
+        for solver in cls._SOLVERS:     # the intercept column on both solvers (pickle keeps the numbers)
+            yield {"solver": solver, "fit_intercept": True}
+
     def __init__(self, a: float = 1.0, *, clip: float | None = None, solver: str = "cholesky",
                  fit_intercept: bool = False):
         self.a = a
@@ -327,7 +333,7 @@ class OnlineRidge(_RidgeBase):
             # c'z do not depend on them.)
             n = x.shape[0]
             R = qr_insert(self._eye, self._Rc, np.append(x, y), n, which="row", check_finite=False)[1]
-            self._Rc = R[:n]
+            self._Rc = np.asfortranarray(R[:n])   # contiguous: a pickled copy keeps the layout (same rounding)
             return
         # Sherman-Morrison: (A + x x')^{-1} = A^{-1} - A^{-1}x x'A^{-1} / (1 + x'A^{-1}x)
         sm_update(self._A_inv, self._w, *cache, y)
