@@ -95,7 +95,10 @@ def _construct(name: str, cls: type, params: dict):
     try:
         return cls(**params)
     except (TypeError, ValueError) as exc:
-        raise UserError(f"invalid parameter for {name}: {exc}") from exc
+        raise UserError(f"invalid --param value for {name}: {exc}") from exc
+    except (RuntimeError, ImportError) as exc:   # e.g. --param backend=cupy on a machine without a GPU
+        shown = " ".join(f"--param {k}={v!r}" for k, v in params.items())
+        raise UserError(f"{name} cannot be built with {shown}: {exc}") from exc
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -275,18 +278,18 @@ def running_mean_predictions(y) -> np.ndarray:
     return np.where(n > 0, s / np.maximum(n, 1.0), 0.0)
 
 
-def _check_output(path: str) -> Path:
-    """Fail before the run, not after it, when ``--predictions`` cannot be written."""
+def _check_output(path: str, flag: str = "--predictions") -> Path:
+    """Fail before the run, not after it, when the output file of ``flag`` cannot be written."""
     p = Path(path)
     if p.is_dir():
-        raise UserError(f"--predictions {path}: is a directory; give a file name such as {p / 'predictions.csv'}")
+        raise UserError(f"{flag} {path}: is a directory; give a file name such as {p / 'predictions.csv'}")
     parent = p.parent if str(p.parent) else Path(".")
     if parent.exists() and not parent.is_dir():
-        raise UserError(f"--predictions {path}: {parent} is a file, not a folder")
+        raise UserError(f"{flag} {path}: {parent} is a file, not a folder")
     if not parent.is_dir():
-        raise UserError(f"--predictions {path}: folder {parent} does not exist")
+        raise UserError(f"{flag} {path}: folder {parent} does not exist")
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise UserError(f"--predictions {path}: not writable (permission denied)")
+        raise UserError(f"{flag} {path}: not writable (permission denied)")
     return p
 
 
