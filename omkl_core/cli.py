@@ -3,8 +3,8 @@
     omkl datasets                          list the bundled datasets with T, d and target
     omkl models                            list the learners 'omkl run' builds and the input each takes
     omkl run MODEL --dataset airfoil       run a learner online on a bundled dataset
-    omkl run MODEL --csv FILE [--target COL] [--no-normalise]   ... or on your own CSV
-        [--param name=value ...] [--predictions out.csv]
+    omkl run MODEL --csv FILE [--target COL] [--scale standardise|paper|none]   ... or on your own
+        CSV ('-': standard input) [--param name=value ...] [--predictions out.csv]
     omkl run META --csv experts.csv --experts   a meta-learner on expert predictions
     omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786]
         [--cache-dir DIR] [--out rows.csv]  a cached grid of cells (omkl_core.sweep)
@@ -21,6 +21,13 @@ Two kinds of learners:
   (or a bundled dataset) are the features x_t;
 * meta-learners on expert predictions (VAWMeta, EWA, AggregatingAlgorithm, MLProd, MLPoly,
   BOA): with ``--experts`` the non-target columns are the experts' forecasts z_t of y_t.
+
+Scaling (``--scale``): a CSV's feature columns are standardised online by default (row t by the
+mean and sd of rows 1..t, the features revealed before y_t is predicted: no look-ahead; y as
+given); ``paper`` is paper 000's eqs. (33)-(34) (whole-stream statistics), the default for
+``--dataset`` and ``--experts`` so the published numbers stay; ``none`` uses the values as given.
+The printed ``mse`` and ``baseline_mse`` (the running mean of y, same stream) and ``--predictions``
+are in the target's units; ``mse_scaled`` (with ``paper``) is the MSE on the papers' [0, 1] scale.
 
 ``omkl run`` refuses the wrong kind. Every user error is one line on stderr and a non-zero
 exit status (2); ``--debug`` shows the traceback instead.

@@ -76,7 +76,6 @@ import inspect
 import json
 import math
 import os
-import sys
 import time
 import tomllib
 from concurrent.futures import ProcessPoolExecutor, as_completed
