@@ -3,8 +3,8 @@
     omkl datasets                          list the bundled datasets with T, d and target
     omkl models                            list the learners 'omkl run' builds and the input each takes
     omkl run MODEL --dataset airfoil       run a learner online on a bundled dataset
-    omkl run MODEL --csv FILE [--target COL] [--no-normalise]   ... or on your own CSV
-        [--param name=value ...] [--predictions out.csv]
+    omkl run MODEL --csv FILE [--target COL] [--scale standardise|paper|none]   ... or on your own
+        CSV ('-': standard input) [--param name=value ...] [--predictions out.csv]
     omkl run META --csv experts.csv --experts   a meta-learner on expert predictions
     omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786]
         [--cache-dir DIR] [--out rows.csv]  a cached grid of cells (omkl_core.sweep)
@@ -22,6 +22,13 @@ Two kinds of learners:
 * meta-learners on expert predictions (VAWMeta, EWA, AggregatingAlgorithm, MLProd, MLPoly,
   BOA): with ``--experts`` the non-target columns are the experts' forecasts z_t of y_t.
 
+Scaling (``--scale``): a CSV's feature columns are standardised online by default (row t by the
+mean and sd of rows 1..t, the features revealed before y_t is predicted: no look-ahead; y as
+given); ``paper`` is paper 000's eqs. (33)-(34) (whole-stream statistics), the default for
+``--dataset`` and ``--experts`` so the published numbers stay; ``none`` uses the values as given.
+The printed ``mse`` and ``baseline_mse`` (the running mean of y, same stream) and ``--predictions``
+are in the target's units; ``mse_scaled`` (with ``paper``) is the MSE on the papers' [0, 1] scale.
+
 ``omkl run`` refuses the wrong kind. Every user error is one line on stderr and a non-zero
 exit status (2); ``--debug`` shows the traceback instead.
 """
@@ -30,6 +37,8 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+import io
+import math
 import os
 import sys
 import warnings
@@ -38,6 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from . import datasets, registry
+from ._validation import check_memory
 from .protocol import run_online
 
 #: Exit status of a user error (argparse's convention) and of a reader that closed early.
@@ -67,10 +77,11 @@ def _parse_params(items: list[str] | None) -> dict:
         key, sep, raw = item.partition("=")
         if not sep or not key.strip():
             raise UserError(f"--param expects NAME=VALUE, got {item!r}")
+        special = {"nan": math.nan, "inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
         try:
             params[key.strip()] = ast.literal_eval(raw)
         except (ValueError, SyntaxError):
-            params[key.strip()] = raw
+            params[key.strip()] = special.get(raw.strip().lower(), raw)
     return params
 
 
@@ -91,7 +102,10 @@ def _construct(name: str, cls: type, params: dict):
     try:
         return cls(**params)
     except (TypeError, ValueError) as exc:
-        raise UserError(f"invalid parameter for {name}: {exc}") from exc
+        raise UserError(f"invalid --param value for {name}: {exc}") from exc
+    except (RuntimeError, ImportError) as exc:   # e.g. --param backend=cupy on a machine without a GPU
+        shown = " ".join(f"--param {k}={v!r}" for k, v in params.items())
+        raise UserError(f"{name} cannot be built with {shown}: {exc}") from exc
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -111,61 +125,178 @@ def _column(target: str | None, header: list[str], path: str) -> int:
     return col
 
 
-def _load_csv(path: str, target: str | None, normalise: bool, experts: bool):
-    p = Path(path)
-    if not p.exists():
-        raise UserError(f"--csv {path}: no such file")
-    if p.is_dir():
-        raise UserError(f"--csv {path}: is a directory, not a CSV file")
+def _read_text(path: str) -> str:
+    """The text of ``--csv PATH`` (``-``: standard input), a UTF-8 byte-order mark dropped."""
+    if path == "-":
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    else:
+        p = Path(path)
+        if not p.exists():
+            raise UserError(f"--csv {path}: no such file")
+        if p.is_dir():
+            raise UserError(f"--csv {path}: is a directory, not a CSV file")
+        try:
+            data = p.read_bytes()    # not stat().st_size: /dev/stdin and pipes report 0
+        except PermissionError:
+            raise UserError(f"--csv {path}: permission denied") from None
     try:
-        if p.stat().st_size == 0 or not p.read_text(encoding="utf-8").strip():
-            raise UserError(f"--csv {path}: the file is empty (expected a header row and data rows)")
-        header, values, raw = datasets.read_csv(p)
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UserError(f"--csv {path}: not a text CSV file (cannot decode it as UTF-8)") from None
-    except PermissionError:
-        raise UserError(f"--csv {path}: permission denied") from None
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_csv(path: str):
+    """(header, values, raw rows) of ``--csv PATH``, refusing what would be silently misread."""
+    name = "standard input" if path == "-" else path
+    text = _read_text(path)
+    if not text.strip():
+        raise UserError(f"--csv {name}: the file is empty (expected a header row and data rows)")
+    try:
+        header, values, raw = datasets.parse_csv(io.StringIO(text, newline=""), name)
     except ValueError as exc:  # ragged rows
         raise UserError(f"--csv {exc}") from None
+    if header and all(h and _is_number(h) for h in header):
+        raise UserError(f"--csv {name}: the first row ({','.join(header)}) is all numbers: it looks like data, "
+                        "not a header; add a header row naming the columns (e.g. x1,x2,y)")
+    seen: dict[str, list[int]] = {}
+    for j, h in enumerate(header):
+        seen.setdefault(h, []).append(j)
+    dup = {h: js for h, js in seen.items() if len(js) > 1}
+    if dup:
+        raise UserError(f"--csv {name}: duplicate column names: "
+                        + "; ".join(f"{h!r} (columns {', '.join(map(str, js))})" for h, js in dup.items()))
     if not raw:
-        raise UserError(f"--csv {path}: has a header but no data rows")
+        raise UserError(f"--csv {name}: has a header but no data rows")
     if len(header) < 2:
-        raise UserError(f"--csv {path}: needs at least two columns (features and a target), got {len(header)}")
-    col = _column(target, header, path)
+        raise UserError(f"--csv {name}: needs at least two columns (features and a target), got {len(header)}")
+    return header, values, raw
+
+
+def _load_csv(path: str, target: str | None):
+    """Raw ``(X, y, feature names, target name)`` of ``--csv PATH``."""
+    header, values, raw = _read_csv(path)
+    name = "standard input" if path == "-" else path
+    col = _column(target, header, name)
     feats = [j for j in range(len(header)) if j != col]
     for j in feats + [col]:
         bad = np.flatnonzero(~np.isfinite(values[:, j]))
         if bad.size:
             i = int(bad[0])
             cell = raw[i][j].strip()
-            raise UserError(f"--csv {path}: row {i + 1} (line {i + 2}), column {header[j]!r}: "
+            raise UserError(f"--csv {name}: row {i + 1} (line {i + 2}), column {header[j]!r}: "
                             f"{'empty cell' if not cell else f'{cell!r} is not a finite number'}")
-    X, y = values[:, feats], values[:, col]
-    if not normalise:
-        return X, y
-    if experts:   # forecasts of y are scaled as y is (eq. 33), so they stay comparable
-        lo, hi = y.min(), y.max()
-        if hi == lo:
-            raise UserError(f"--csv {path}: the target column {header[col]!r} is constant; cannot normalise (eq. 33)")
-        return (X - lo) / (hi - lo), (y - lo) / (hi - lo)
+    return values[:, feats], values[:, col], [header[j] for j in feats], header[col]
+
+
+def _check_budget(name: str, model, shape: tuple[int, int]) -> None:
+    """Before the run: a learner whose state grows with the stream (``cost_estimate(T)``, the
+    kernel ridge family: O(T^2) memory, O(T^3) time) is refused when the whole stream's state
+    exceeds physical memory, with the bytes it needs, and otherwise warned about once, for the
+    whole stream (not for the first chunk of it, after that chunk has run)."""
+    estimate = getattr(type(model), "cost_estimate", None)
+    if estimate is None:
+        return
+    T = int(shape[0])
+    flops, nbytes = estimate(T)
     try:
-        return datasets.normalise_stream(X, y)
+        check_memory(nbytes, f"{name} on the whole stream (T={T} steps, O(T^2) state)")
+    except MemoryError as exc:
+        raise UserError(f"{exc} or a shorter stream, or a random-feature learner (VAW2, OnlineRidge)") from None
+    long_flops = getattr(model, "LONG_STREAM_FLOPS", math.inf)
+    long_bytes = getattr(model, "LONG_STREAM_BYTES", math.inf)
+    if flops > long_flops or nbytes > long_bytes:
+        warnings.warn(f"{name}: the whole stream (T={T} steps) costs O(T^3) time and O(T^2) memory: about "
+                      f"{flops:.2g} flops (~{flops / 1e9 / 60:.2g} min at ~1 GFLOP/s) and {nbytes / 1e9:.3g} GB; "
+                      "a random-feature learner (VAW2, OnlineRidge) is linear in T", UserWarning, stacklevel=2)
+        model._long_warned = True   # the learner's own warning would speak of one chunk only
+
+
+# ----------------------------------------------------------------------------- scaling
+#: What each ``--scale`` does, as printed after the MSE.
+SCALINGS = {
+    "standardise": "standardise (X: each column centred and scaled by the mean and sd of its rows 1..t, "
+                   "no look-ahead; y as given)",
+    "paper": "paper (eqs. (33)-(34) of paper 000: y min-max scaled to [0, 1] and X divided by its largest "
+             "row norm, both over the whole stream)",
+    "none": "none (X and y as given)",
+}
+#: Column scales (root mean square) further apart than this factor draw a warning under a
+#: scaling that keeps them apart (``paper``, ``none``).
+SCALE_SPREAD = 1e3
+
+
+def _scale_warning(X, names: list[str], scaling: str) -> None:
+    rms = np.sqrt(np.mean(X * X, axis=0))
+    live = np.flatnonzero(rms > 0)
+    if live.size < 2:
+        return
+    big, small = live[np.argmax(rms[live])], live[np.argmin(rms[live])]
+    if rms[big] > SCALE_SPREAD * rms[small]:
+        warnings.warn(f"column scales differ by a factor {rms[big] / rms[small]:.3g} ({names[big]!r} ~ "
+                      f"{rms[big]:.3g}, {names[small]!r} ~ {rms[small]:.3g}); --scale {scaling} keeps them "
+                      "apart (a penalty or kernel width shared by all columns treats them very unequally; under "
+                      "paper the small columns end up near 0): --scale standardise scales each column", UserWarning, stacklevel=2)
+
+
+def _resolve_scaling(args) -> str:
+    if args.no_normalise and args.scale not in (None, "none"):
+        raise UserError(f"--no-normalise contradicts --scale {args.scale} (--no-normalise is --scale none)")
+    scaling = "none" if args.no_normalise else args.scale
+    if scaling is None:   # the paper datasets keep the papers' protocol, a user's CSV is standardised
+        scaling = "paper" if (args.dataset or args.experts) else "standardise"
+    if args.experts and scaling == "standardise":
+        raise UserError("--scale standardise does not apply to --experts: expert forecasts are scaled as y is "
+                        "(--scale paper) or left as given (--scale none)")
+    return scaling
+
+
+def _scaled(X, y, scaling: str, experts: bool, source: str):
+    """The stream the learner sees and the affine map (lo, width) back to the target's units."""
+    if scaling == "none":
+        return X, y, 0.0, 1.0
+    if scaling == "standardise":
+        return datasets.standardise_online(X), y, 0.0, 1.0
+    lo, hi = float(y.min()), float(y.max())
+    if hi == lo:
+        raise UserError(f"{source}: the target column is constant; cannot scale it to [0, 1] (eq. 33): "
+                        "use --scale standardise or --scale none")
+    if experts:   # forecasts of y are scaled as y is (eq. 33), so they stay comparable
+        return (X - lo) / (hi - lo), (y - lo) / (hi - lo), lo, hi - lo
+    try:
+        Xs, ys = datasets.normalise_stream(X, y)
     except ValueError as exc:
-        raise UserError(f"--csv {path}: {exc}") from None
+        raise UserError(f"{source}: {exc}") from None
+    return Xs, ys, lo, hi - lo
 
 
-def _check_output(path: str) -> Path:
-    """Fail before the run, not after it, when ``--predictions`` cannot be written."""
+def running_mean_predictions(y) -> np.ndarray:
+    """The baseline: y_hat_t = mean of y_1..y_{t-1}, and 0 at t = 1 (as a learner starts)."""
+    y = np.asarray(y, dtype=np.float64)
+    s = np.concatenate([[0.0], np.cumsum(y)[:-1]])
+    n = np.arange(y.shape[0], dtype=np.float64)
+    return np.where(n > 0, s / np.maximum(n, 1.0), 0.0)
+
+
+def _check_output(path: str, flag: str = "--predictions") -> Path:
+    """Fail before the run, not after it, when the output file of ``flag`` cannot be written."""
     p = Path(path)
     if p.is_dir():
-        raise UserError(f"--predictions {path}: is a directory; give a file name such as {p / 'predictions.csv'}")
+        raise UserError(f"{flag} {path}: is a directory; give a file name such as {p / 'predictions.csv'}")
     parent = p.parent if str(p.parent) else Path(".")
     if parent.exists() and not parent.is_dir():
-        raise UserError(f"--predictions {path}: {parent} is a file, not a folder")
+        raise UserError(f"{flag} {path}: {parent} is a file, not a folder")
     if not parent.is_dir():
-        raise UserError(f"--predictions {path}: folder {parent} does not exist")
+        raise UserError(f"{flag} {path}: folder {parent} does not exist")
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-        raise UserError(f"--predictions {path}: not writable (permission denied)")
+        raise UserError(f"{flag} {path}: not writable (permission denied)")
     return p
 
 
@@ -211,25 +342,52 @@ def _cmd_run(args) -> int:
     if args.target is not None and not args.csv:
         raise UserError("--target applies to --csv only")
     out = _check_output(args.predictions) if args.predictions else None
+    scaling = _resolve_scaling(args)
     if args.dataset:
         if args.dataset not in registry.dataset_names():
             raise UserError(f"unknown dataset {args.dataset!r}; known: {', '.join(registry.dataset_names())}")
         try:
-            X, y = registry.load_dataset(args.dataset, normalise=not args.no_normalise, variant=args.variant)
+            X_raw, y_raw = registry.load_dataset(args.dataset, normalise=False, variant=args.variant)
+            if scaling == "paper":   # exactly the papers' stream, as the notebooks load it
+                X, y = registry.load_dataset(args.dataset, normalise=True, variant=args.variant)
+                lo, width = float(y_raw.min()), float(y_raw.max() - y_raw.min())
+            else:
+                X, y, lo, width = _scaled(X_raw, y_raw, scaling, False, f"--dataset {args.dataset}")
         except ValueError as exc:
             raise UserError(f"--dataset {args.dataset}: {exc}") from None
+        target = registry.dataset_info(args.dataset).target
     else:
         if args.variant is not None:
             raise UserError("--variant applies to --dataset only")
-        X, y = _load_csv(args.csv, args.target, not args.no_normalise, args.experts)
+        X_raw, y_raw, names, target = _load_csv(args.csv, args.target)
+        if scaling != "standardise" and not args.experts:
+            _scale_warning(X_raw, names, scaling)
+        X, y, lo, width = _scaled(X_raw, y_raw, scaling, args.experts,
+                                  "--csv " + ("standard input" if args.csv == "-" else args.csv))
     model = _construct(args.model, cls, params)
-    trace = run_online(model, X, y, progress=args.progress)
-    print(f"{args.model}: T={len(y)} mse={trace.mse:.6g} (x1e3: {1e3 * trace.mse:.4f}) seconds={trace.seconds:.3f}")
+    _check_budget(args.model, model, X.shape)
+    try:
+        trace = run_online(model, X, y, progress=args.progress)
+    except (ValueError, FloatingPointError, OverflowError) as exc:
+        shown = " ".join(f"--param {item}" for item in args.param or []) or "its default parameters"
+        raise UserError(f"{args.model} with {shown} failed on this stream: {exc} (a parameter outside the "
+                        "range where the computation stays finite?)") from None
+    pred = lo + width * trace.predictions if scaling == "paper" else trace.predictions
+    base = lo + width * running_mean_predictions(y) if scaling == "paper" else running_mean_predictions(y)
+    losses = (pred - y_raw) ** 2
+    mse, base_mse = float(losses.mean()), float(np.mean((base - y_raw) ** 2))
+    ratio = f" ({mse / base_mse:.3g} of the baseline)" if base_mse > 0 else ""
+    scaled = f" mse_scaled={trace.mse:.6g} (x1e3: {1e3 * trace.mse:.4f})" if scaling == "paper" else ""
+    print(f"{args.model}: T={len(y)} mse={mse:.6g} baseline_mse={base_mse:.6g}{ratio}{scaled} "
+          f"seconds={trace.seconds:.3f} [mse, baseline_mse in the units of the target {target!r}; baseline: "
+          f"the running mean of y before step t on the same stream"
+          f"{'; mse_scaled on the [0, 1] target, as the papers report' if scaled else ''}; "
+          f"scaling: {SCALINGS[scaling]}]")
     if out is not None:
         import pandas as pd  # noqa: PLC0415
 
-        pd.DataFrame({"t": np.arange(1, len(y) + 1), "y": y, "y_hat": trace.predictions,
-                      "mse": trace.mse_curve}).to_csv(out, index=False)
+        pd.DataFrame({"t": np.arange(1, len(y) + 1), "y": y_raw, "y_hat": pred,
+                      "mse": np.cumsum(losses) / np.arange(1, len(y) + 1)}).to_csv(out, index=False)
     return 0
 
 
@@ -256,14 +414,22 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("model", help="a learner class, see 'omkl models'")
     src = run.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", help=f"one of {', '.join(registry.dataset_names())}")
-    src.add_argument("--csv", help="your own CSV (header row; numeric columns)")
+    src.add_argument("--csv", help="your own CSV (a header row naming the columns, then numeric rows; "
+                                   "'-' reads standard input)")
     run.add_argument("--target", help="target column name or index 0..ncols-1 of --csv (default: last)")
     run.add_argument("--experts", action="store_true",
                      help="the non-target columns are expert forecasts of y (for meta-learners)")
     run.add_argument("--variant", default=None, help="dataset variant (naval: 17, bias: dropna)")
-    run.add_argument("--no-normalise", action="store_true", help="skip paper 000 eqs. (33)-(34)")
+    run.add_argument("--scale", choices=list(SCALINGS), default=None,
+                     help="standardise (default for --csv): each feature column centred and scaled by the "
+                          "running mean and sd of its rows 1..t, the features already revealed at step t "
+                          "(no look-ahead; y as given). paper (default for --dataset and --experts): paper 000 "
+                          "eqs. (33)-(34), y min-max scaled to [0, 1] and X divided by its largest row norm, "
+                          "whole-stream statistics as the papers use them. none: as given. The MSE and "
+                          "--predictions are in the target's units whichever is used")
+    run.add_argument("--no-normalise", action="store_true", help="the same as --scale none")
     run.add_argument("--param", action="append", metavar="NAME=VALUE", help="constructor argument")
-    run.add_argument("--predictions", help="write t, y, y_hat, running MSE to this CSV")
+    run.add_argument("--predictions", help="write t, y, y_hat, running MSE (in the target's units) to this CSV")
     run.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
     run.set_defaults(func=_cmd_run)
     sweep = sub.add_parser("sweep", help="run a (dataset, learner, params, seed) grid from a TOML spec")

@@ -109,19 +109,25 @@ def _lookup(name: str) -> DatasetInfo:
 
 def read_csv(path: str | os.PathLike | Traversable) -> tuple[list[str], np.ndarray, list[list[str]]]:
     """Read a header + rows CSV. Returns (header, float array with NaN for empty/non-numeric
-    cells, raw string rows). ``path`` is a file name or a package resource (``DATA_DIR / name``)."""
+    cells, raw string rows). ``path`` is a file name or a package resource (``DATA_DIR / name``).
+    A UTF-8 byte-order mark is dropped (it is not part of the first column's name)."""
     if isinstance(path, (str, os.PathLike)):
         path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"dataset file not found: {path}")
-    with path.open(newline="", encoding="utf-8") as fh:
-        reader = csv.reader(fh)
-        header = [h.strip() for h in next(reader)]
-        raw = [row for row in reader if row]
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        return parse_csv(fh, path.name)
+
+
+def parse_csv(lines, name: str) -> tuple[list[str], np.ndarray, list[list[str]]]:
+    """:func:`read_csv` on an open text file or a list of lines; ``name`` is used in errors."""
+    reader = csv.reader(lines)
+    header = [h.strip() for h in next(reader)]
+    raw = [row for row in reader if row]
     values = np.full((len(raw), len(header)), np.nan)
     for i, row in enumerate(raw):
         if len(row) != len(header):
-            raise ValueError(f"{path.name}: row {i + 1} has {len(row)} fields, header has {len(header)}")
+            raise ValueError(f"{name}: row {i + 1} has {len(row)} fields, header has {len(header)}")
         for j, cell in enumerate(row):
             cell = cell.strip()
             if cell:
@@ -183,6 +189,32 @@ def normalise_stream(X, y) -> tuple[np.ndarray, np.ndarray]:
                       f"row norm {np.median(rest):.3g}; after eq. (34) the other rows are nearly 0 "
                       "(an outlier or a unit error in the data?)", RuntimeWarning, stacklevel=2)
     return Xn, y
+
+
+def standardise_online(X) -> np.ndarray:
+    """Per-column standardisation without look-ahead, for a stream of features.
+
+    Row t (1-based) of column j becomes ``(x_tj - m_tj) / s_tj`` with ``m_tj`` and ``s_tj`` the
+    mean and the (population) standard deviation of ``x_1j .. x_tj``: the features the online
+    protocol has revealed when y_t is predicted, never y_t or a later row. A column whose rows
+    1..t are all equal (``s_tj = 0``) maps to 0. The first row is therefore all zeros and the
+    second +-1. Unlike eq. (34) (X divided by its largest row norm, a whole-stream statistic),
+    a column of day numbers (~1e6) does not flatten columns of order 1.
+
+    The sums run over ``x - x_1`` (known from step 1 on), so a large common offset does not cancel
+    digits away and a constant column is exactly 0.
+    """
+    X = check_matrix(X, "X")
+    check_magnitude(X, "X")
+    D = X - X[:1]
+    t = np.arange(1, X.shape[0] + 1, dtype=np.float64)[:, None]
+    mean = np.cumsum(D, axis=0) / t
+    var = np.maximum(np.cumsum(D * D, axis=0) / t - mean * mean, 0.0)
+    sd = np.sqrt(var)
+    centred = D - mean
+    with np.errstate(invalid="ignore", divide="ignore"):
+        Z = np.where(sd > 0, centred / np.where(sd > 0, sd, 1.0), 0.0)
+    return Z
 
 
 def load(name: str, normalise: bool = True, variant: str | None = None,

@@ -76,7 +76,6 @@ import inspect
 import json
 import math
 import os
-import sys
 import time
 import tomllib
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -490,14 +489,30 @@ def main_sweep(args) -> int:
 
     Exit status 0, 1 when some cell failed (the others still ran and are reported), 2 for a
     bad spec or option (one line on stderr)."""
+    from .cli import UserError, _check_output, _error  # noqa: PLC0415
+
     executor = args.executor or ("dask" if args.scheduler else "processes")
     try:
+        # the flags are checked here, before any cell runs, and named as the user typed them
         if args.scheduler and executor != "dask":
-            raise ValueError(f"--scheduler needs --executor dask, got --executor {executor}")
+            raise UserError(f"--scheduler needs --executor dask, got --executor {executor}")
+        if executor == "dask" and not args.scheduler:
+            raise UserError("--executor dask needs --scheduler ADDRESS (a running Dask scheduler, e.g. "
+                            "tcp://host:8786)")
+        if args.workers is not None and executor != "processes":
+            raise UserError(f"--workers applies to --executor processes, got --executor {executor}")
+        if args.workers is not None and args.workers < 1:
+            raise UserError(f"--workers must be >= 1, got {args.workers}")
+        if args.out:
+            _check_output(args.out, "--out")
         rows = run(args.spec, executor=executor, client=args.scheduler, cache_dir=args.cache_dir,
                    max_workers=args.workers if executor == "processes" else None, progress=not args.quiet)
-    except (ValueError, TypeError, ImportError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (UserError, ValueError, TypeError, ImportError, OSError) as exc:
+        msg = str(exc)
+        for python, flag in (("executor='dask'", "--executor dask"), ("client=", "--scheduler"),
+                             ("max_workers", "--workers"), ("cache_dir", "--cache-dir")):
+            msg = msg.replace(python, flag)
+        _error(msg)
         return 2
     print(_report.to_markdown(summarise(rows), floatfmt=".5g"), end="")
     failed = rows[rows["error"] != ""]

@@ -204,3 +204,193 @@ def test_cli_intercept_for_the_linear_learners():
     inter = omkl("run", "OnlineRidge", "--dataset", "airfoil", "--param", "fit_intercept=True")
     mse = [float(r.stdout.split("mse=")[1].split()[0]) for r in (plain, inter)]
     assert mse[1] < 0.5 * mse[0]
+
+
+# ---------------------------------------------------------------- issue 21: the user's data
+def _day_stream(path, T=1500, seed=0):
+    """The issue's shape (River's TrumpApproval): a day number ~7e5 beside five columns ~0.5,
+    the target a function of the small ones."""
+    rng = np.random.default_rng(seed)
+    day = 7.3e5 + np.arange(T)
+    polls = rng.uniform(0.3, 0.7, size=(T, 5))
+    y = 40 + 30 * polls @ np.array([1.0, -0.5, 0.8, 0.2, -0.3]) + rng.normal(0, 0.3, T)
+    rows = "\n".join(",".join(f"{v:.9g}" for v in (d, *p, t)) for d, p, t in zip(day, polls, y))
+    path.write_text("day,p1,p2,p3,p4,p5,approve\n" + rows + "\n")
+    return y
+
+
+def _field(stdout, name):
+    return float(stdout.split(f" {name}=")[1].split()[0])
+
+
+def test_cli_csv_standardises_columns_and_beats_the_running_mean(tmp_path):
+    csv = tmp_path / "trump.csv"
+    y = _day_stream(csv)
+    res = omkl("run", "OnlineRidge", "--csv", csv, "--target", "approve", "--param", "fit_intercept=True",
+               "--predictions", tmp_path / "p.csv")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    mse, base = _field(res.stdout, "mse"), _field(res.stdout, "baseline_mse")
+    assert mse < 0.2 * base, res.stdout                       # a wide margin over the running mean
+    assert "scaling: standardise" in res.stdout and "units of the target 'approve'" in res.stdout
+    import pandas as pd
+
+    df = pd.read_csv(tmp_path / "p.csv")
+    np.testing.assert_allclose(df["y"], y, rtol=1e-8)          # the target's units, not [0, 1]
+    assert np.mean((df["y"] - df["y_hat"]) ** 2) == pytest.approx(mse, rel=1e-5)
+    baseline = [0.0] + [np.mean(y[:t]) for t in range(1, len(y))]
+    assert np.mean((y - baseline) ** 2) == pytest.approx(base, rel=1e-5)
+    # the papers' scaling (34) flattens the polls under the day number: it says so, and it shows
+    paper = omkl("run", "OnlineRidge", "--csv", csv, "--target", "approve", "--param", "fit_intercept=True",
+                 "--scale", "paper")
+    assert paper.returncode == 0
+    warning = paper.stderr.strip().splitlines()
+    assert len(warning) == 1 and warning[0].startswith("omkl: warning: column scales differ"), paper.stderr
+    assert "'day'" in warning[0] and "--scale standardise" in warning[0]
+    assert _field(paper.stdout, "mse") > 0.8 * _field(paper.stdout, "baseline_mse")
+    assert "scaling: paper" in paper.stdout
+
+
+def test_standardise_online_has_no_look_ahead():
+    """Row t uses the mean and sd of rows 1..t only: the rows after t cannot change it, and
+    each row equals the direct (x_t - mean(x_1..x_t)) / std(x_1..x_t)."""
+    from omkl_core.datasets import standardise_online
+
+    rng = np.random.default_rng(3)
+    X = np.column_stack([7e5 + np.arange(60.0), rng.normal(size=60), np.full(60, 2.5)])
+    Z = standardise_online(X)
+    for t in range(1, 61):
+        past = X[:t]
+        sd = past.std(axis=0)
+        want = np.where(sd > 0, (X[t - 1] - past.mean(axis=0)) / np.where(sd > 0, sd, 1), 0.0)
+        np.testing.assert_allclose(Z[t - 1], want, rtol=1e-9, atol=1e-12)
+    future = X.copy()
+    future[30:] *= 1e3                                         # change only the future
+    np.testing.assert_array_equal(standardise_online(future)[:30], Z[:30])
+    assert np.all(Z[:, 2] == 0) and np.all(Z[0] == 0)
+
+
+def test_cli_predictions_before_t_do_not_depend_on_later_rows(tmp_path):
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    _day_stream(a, T=200)
+    lines = a.read_text().splitlines()
+    lines[150:] = [",".join(str(1e4 * float(v)) for v in ln.split(",")) for ln in lines[150:]]
+    b.write_text("\n".join(lines) + "\n")
+    import pandas as pd
+
+    preds = []
+    for src in (a, b):
+        assert omkl("run", "OnlineRidge", "--csv", src, "--predictions", tmp_path / "p.csv").returncode == 0
+        preds.append(pd.read_csv(tmp_path / "p.csv")["y_hat"].to_numpy())
+    np.testing.assert_array_equal(preds[0][:149], preds[1][:149])
+
+
+def test_cli_paper_dataset_keeps_the_papers_numbers_and_reports_target_units(tmp_path):
+    X, y = omkl_core.datasets.load("airfoil")
+    _, y_raw = omkl_core.datasets.load("airfoil", normalise=False)
+    published = omkl_core.run_online(omkl_core.OnlineRidge(), X, y).mse
+    res = omkl("run", "OnlineRidge", "--dataset", "airfoil", "--predictions", tmp_path / "p.csv")
+    assert res.returncode == 0, res.stderr
+    assert _field(res.stdout, "mse_scaled") == float(f"{published:.6g}")    # the papers' scale, unchanged
+    assert "scaling: paper" in res.stdout
+    import pandas as pd
+
+    df = pd.read_csv(tmp_path / "p.csv")
+    np.testing.assert_allclose(df["y"], y_raw, rtol=1e-12)
+    lo, hi = y_raw.min(), y_raw.max()
+    assert _field(res.stdout, "mse") == pytest.approx(published * (hi - lo) ** 2, rel=1e-5)
+
+
+def test_cli_csv_byte_order_mark_and_standard_input(csvs):
+    bom = csvs / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbfa,b,y\n1,2,3\n2,3,5\n4,1,4\n")
+    res = omkl("run", "OnlineRidge", "--csv", "bom.csv", "--target", "a", cwd=csvs)
+    assert res.returncode == 0 and "target 'a'" in res.stdout, res.stderr
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for src in ("-", "/dev/stdin"):
+        piped = subprocess.run([sys.executable, "-m", "omkl_core", "run", "OnlineRidge", "--csv", src],
+                               input=bom.read_bytes(), capture_output=True, env=env, timeout=120)
+        assert piped.returncode == 0, piped.stderr
+        assert b"T=3 " in piped.stdout and b"target 'y'" in piped.stdout
+
+
+@pytest.mark.parametrize("text, needles", [
+    ("1,2,3\n4,5,6\n", ["first row (1,2,3) is all numbers", "header"]),
+    ("a,b,a,y\n1,2,3,4\n", ["duplicate column names", "'a' (columns 0, 2)"]),
+])
+def test_cli_csv_without_header_or_with_duplicate_names_is_refused(csvs, text, needles):
+    (csvs / "x.csv").write_text(text)
+    res = omkl("run", "OnlineRidge", "--csv", "x.csv", cwd=csvs)
+    assert res.returncode == 2
+    _one_line_error(res, "x.csv", *needles)
+
+
+@pytest.mark.parametrize("args, needles", [
+    (["VAW2", "--dataset", "airfoil", "--param", "lam=nan"], ["--param", "lam must be finite, got nan"]),
+    (["VAW2", "--dataset", "airfoil", "--param", "lam=1e-300"], ["--param lam=1e-300"]),
+    (["OnlineRidge", "--csv", "ok.csv", "--scale", "paper", "--no-normalise"], ["--no-normalise", "--scale paper"]),
+    (["EWA", "--csv", "ok.csv", "--experts", "--scale", "standardise"], ["--scale standardise", "--experts"]),
+])
+def test_cli_parameter_errors_name_the_flag(csvs, args, needles):
+    res = omkl("run", *args, cwd=csvs)
+    assert res.returncode == 2
+    _one_line_error(res, *needles)
+
+
+def test_cli_cupy_backend_without_a_gpu_is_one_line():
+    from omkl_core import backend
+
+    try:
+        backend.get_namespace("cupy")
+        pytest.skip("a CuPy GPU is usable here")
+    except RuntimeError:
+        pass
+    res = omkl("run", "VAW2", "--dataset", "airfoil", "--param", "backend='cupy'")
+    assert res.returncode == 2
+    _one_line_error(res, "--param backend='cupy'", "no usable CuPy GPU")
+
+
+@pytest.fixture
+def grid(tmp_path):
+    spec = tmp_path / "g.toml"
+    spec.write_text('datasets = ["airfoil"]\nseeds = [0]\nmax_steps = 30\n[[learners]]\nname = "OnlineRidge"\n')
+    return spec
+
+
+@pytest.mark.parametrize("flags, needles", [
+    (["--out", "/missing/dir/x.csv"], ["--out /missing/dir/x.csv", "does not exist"]),
+    (["--executor", "dask"], ["--executor dask", "--scheduler"]),
+    (["--workers", "0"], ["--workers", ">= 1"]),
+    (["--executor", "serial", "--workers", "2"], ["--workers", "--executor processes"]),
+    (["--executor", "serial", "--scheduler", "tcp://x:1"], ["--scheduler", "--executor dask"]),
+])
+def test_cli_sweep_flags_checked_before_any_cell_runs(grid, monkeypatch, capsys, flags, needles):
+    from omkl_core import sweep
+
+    def no_cell(*a, **k):
+        raise AssertionError("a cell ran before the flags were checked")
+
+    monkeypatch.setattr(sweep, "run", no_cell)
+    assert main(["sweep", str(grid), "--quiet", *flags]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("omkl: error: "), err
+    for n in needles:
+        assert n in err[0], (n, err[0])
+    assert "client=" not in err[0] and "max_workers" not in err[0]
+
+
+def test_cli_kernel_ridge_budget_for_the_whole_stream_up_front(monkeypatch, capsys):
+    """Refused with the bytes the whole stream needs, before any step; or one warning for the
+    whole stream (T), not for a chunk of it."""
+    from omkl_core import _validation, linear
+
+    T = omkl_core.registry.dataset_info("airfoil").T
+    monkeypatch.setattr(_validation, "physical_memory", lambda: 10**6)
+    assert main(["run", "KernelRidge", "--dataset", "airfoil", "--param", "kernel='gaussian'"]) == 2
+    err = capsys.readouterr().err
+    need = 8 * T * (T + 1) // 2
+    assert err.count("\n") == 1 and f"T={T} steps" in err and f"{need:.3g} bytes" in err, err
+    monkeypatch.setattr(_validation, "physical_memory", lambda: 10**12)
+    monkeypatch.setattr(linear.KernelRidge, "LONG_STREAM_BYTES", 1e6)
+    assert main(["run", "KernelRidge", "--dataset", "airfoil", "--param", "kernel='gaussian'"]) == 0
+    warns = [ln for ln in capsys.readouterr().err.splitlines() if "warning" in ln]
+    assert len(warns) == 1 and f"T={T} steps" in warns[0] and "whole stream" in warns[0], warns

@@ -184,7 +184,7 @@ def test_cli_sweep_bad_spec_is_one_line(tmp_path, capsys):
     spec.write_text('datasets = ["airfoil"]\nseeds = [0]\n[[learners]]\nname = "Nope"\n')
     assert main(["sweep", str(spec), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "Nope" in err and err.count("\n") == 1
+    assert err.startswith("omkl: error: ") and "Nope" in err and err.count("\n") == 1
 
 
 def test_summary_and_mean_ranks_from_rows(serial_rows):

@@ -363,7 +363,7 @@ class _VAWFamily(OnlineLearner):
             warnings.warn(f"{type(self).__name__}: the stream is not normalised ({'; '.join(problems)}); the kernel "
                           "bandwidths of paper 000 section 4 and the truncation bounds assume normalised data, "
                           "so expect a large error. Normalise it (omkl_core.datasets.normalise_stream; "
-                          "the CLI does unless --no-normalise)", RuntimeWarning, stacklevel=3)
+                          "omkl run --scale paper)", RuntimeWarning, stacklevel=3)
 
     def run(self, X, y, time_block: int = TIME_BLOCK):
         """Predictions for a whole stream (same as the predict_one/learn_one loop, to rounding):
