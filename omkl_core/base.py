@@ -21,6 +21,7 @@ models. :func:`omkl_core.checks.check_learner` checks a learner against these co
 """
 from __future__ import annotations
 
+import abc
 import copy
 import inspect
 
@@ -93,7 +94,7 @@ class Base:
         """Constraints tying arguments together (e.g. ``eta`` needs ``bounds``); none by default."""
 
 
-class OnlineLearner(Base):
+class OnlineLearner(Base, abc.ABC):
     """Base of every online learner: ``predict_one(x) -> float``, ``learn_one(x, y) -> None``,
     ``run(X, y)`` (the same loop over a stream, continuing from the current state),
     ``reset() -> self`` and the step counter ``t_`` (steps learned).
@@ -128,11 +129,13 @@ class OnlineLearner(Base):
     def _reset(self) -> None:
         """Create the empty learned state (after ``t_ = 0``)."""
 
-    def predict_one(self, x) -> float:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def predict_one(self, x) -> float:
+        """The forecast of y for x, from the state after the steps learned so far."""
 
-    def learn_one(self, x, y) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def learn_one(self, x, y) -> None:
+        """Learn one labelled example (returns None)."""
 
     def run(self, X, y):
         """Predict-then-learn over the stream (X, y), continuing from the current state."""
@@ -145,15 +148,17 @@ class OnlineLearner(Base):
         return out
 
 
-class BatchLearner(Base):
+class BatchLearner(Base, abc.ABC):
     """Base of the batch (``fit`` / ``predict``) models of paper 004: the same parameter,
     repr, clone and constraint machinery; the constructor checks its arguments."""
 
     def __init__(self):
         self._validate_params()
 
-    def fit(self, X, y):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def fit(self, X, y):
+        """Fit on the whole sample (returns self)."""
 
-    def predict(self, X):  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abc.abstractmethod
+    def predict(self, X):
+        """Predictions for the rows of X."""

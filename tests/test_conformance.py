@@ -190,3 +190,12 @@ def test_conformance_copy_is_independent():
     ok.run_online(a, X, y, use_run=False)
     np.testing.assert_array_equal(ok.run_online(b, X, y, use_run=False).predictions,
                                   ok.run_online(ok.VAW2(m=6, seed=3), X, y, use_run=False).predictions)
+
+
+def test_the_base_classes_are_abstract():
+    """``OnlineLearner`` / ``BatchLearner`` are bases, not learners: instantiating one names the
+    methods a subclass must define (a default-constructed base would otherwise fail every check)."""
+    with pytest.raises(TypeError, match="learn_one, predict_one"):
+        OnlineLearner()
+    with pytest.raises(TypeError, match="fit, predict"):
+        BatchLearner()
