@@ -13,13 +13,26 @@ full results.
 Every table and the scorecard carry a stamp (:func:`run_stamp`): the mode (``quick``/``full``,
 from ``$OMKL_MODE``, which ``reproduce.sh`` sets, or :func:`set_mode`; ``unspecified``
 otherwise), the date, the commit and a summary of the machine.
+
+A number in a table is reproducible; a time is not. A table whose name ends in ``_timing``
+(:data:`TIMING_SUFFIX`) holds times and is never hashed; every other table is a *number table*:
+its ``stamp.json`` carries ``numbers_sha256``, the SHA-256 of its :func:`canonical_table`
+(numbers rounded to :data:`HASH_DIGITS` significant digits), so that two runs — two machines,
+the NumPy and the Numba engine — can be compared in one line; the scorecard carries one hash over
+all of them (:func:`combined_hash`), and ``python -m omkl_core.repro.verify`` compares them cell by
+cell with the reference committed in ``reference/``.
 """
 from __future__ import annotations
 
+import csv
 import datetime as _dt
+import hashlib
+import io
 import json
+import math
 import os
 import platform
+import re
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +43,8 @@ import pandas as pd
 from . import paper_values
 
 __all__ = ["results_dir", "save_table", "save_figure", "add_scorecard_rows", "scorecard",
+           "HASH_DIGITS", "TIMING_SUFFIX", "is_timing", "canonical_table", "numbers_hash", "combined_hash",
+           "table_hashes",
            "SCORECARD_COLUMNS", "to_markdown", "TOLERANCE_RULE", "REL_TOL", "N_SD",
            "within_tolerance", "cell_row", "claim_row", "compare", "scorecard_rows", "run_stamp", "set_mode", "MODES"]
 
@@ -155,16 +170,135 @@ def to_markdown(df: pd.DataFrame, floatfmt: str = ".4g", index: bool = False) ->
     return "\n".join(lines) + "\n"
 
 
-def save_table(df: pd.DataFrame, name: str, floatfmt: str = ".4g", index: bool = False) -> Path:
+#: Significant digits of the numbers in a table's hash. The NumPy and the Numba engine agree to
+#: about 1e-14 relative in the quick tables and ~1e-12 after the longest full streams; rounding to
+#: 8 digits puts a rounding boundary between two such values with probability ~1e-4 per cell at
+#: worst (1e-12 / 1e-8), while any change a reader could see in a 4-digit table changes the hash.
+HASH_DIGITS = 8
+#: A table whose name ends in this suffix holds run times: never hashed, never compared.
+TIMING_SUFFIX = "_timing"
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf|infinity)", re.IGNORECASE)
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
+def is_timing(name: str) -> bool:
+    """Whether the table ``name`` is a timing table (name ends in :data:`TIMING_SUFFIX`)."""
+    return str(name).endswith(TIMING_SUFFIX)
+
+
+def _canonical_cell(text: str, roundoff: float | None, digits: int) -> str:
+    if not _NUMBER.fullmatch(text):
+        return text                                   # strings (and empty cells) as they are
+    if _INTEGER.fullmatch(text) and roundoff is None:
+        return text                                   # integers exactly as written (counts, T, ids "000")
+    x = float(text)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if roundoff is not None and abs(x) <= roundoff:
+        return f"<={roundoff:g}"                      # a round-off measurement below its bound
+    if x == 0.0:
+        return "0"                                    # also -0.0
+    return format(x, f".{digits}g")
+
+
+def canonical_table(csv_text: str, *, roundoff: dict | None = None, digits: int = HASH_DIGITS) -> dict:
+    """The canonical form of a saved table, from its CSV text: ``{"columns": [...], "rows": [[...]]}``.
+
+    Every cell is a string: a number (any cell that reads as a decimal, ``nan`` or ``inf``)
+    rounded to ``digits`` significant digits (``format(x, ".8g")``; ``-0`` as ``0``), an integer
+    literal (``3``, ``000``) and anything else as written. Built from the CSV text rather than the
+    DataFrame, so that the hash does not depend on the dtypes pandas infers when reading it back.
+
+    Parameters
+    ----------
+    csv_text : str
+        The table as :func:`save_table` wrote it (header line first; the index is a column
+        when it was saved with ``index=True``).
+    roundoff : dict or None, default=None
+        ``{column: bound}`` for columns that measure floating-point round-off (residuals of an
+        exact equality, ~1e-16, which differ from machine to machine in every digit): a cell
+        with ``|x| <= bound`` becomes ``"<=bound"``; a larger one is rounded like any number.
+    digits : int, default=HASH_DIGITS
+        Significant digits of the rounded numbers.
+
+    Examples
+    --------
+    >>> canonical_table("a,b,res\\nx,0.1234567891,3e-16\\n", roundoff={"res": 1e-12})
+    {'columns': ['a', 'b', 'res'], 'rows': [['x', '0.12345679', '<=1e-12']]}
+    """
+    if not isinstance(digits, int) or isinstance(digits, bool) or not 1 <= digits <= 17:
+        raise ValueError(f"digits must be an integer in [1, 17]; got {digits!r}")
+    roundoff = dict(roundoff or {})
+    lines = list(csv.reader(io.StringIO(csv_text)))
+    if not lines:
+        raise ValueError("csv_text has no header line")
+    columns = lines[0]
+    unknown = sorted(set(roundoff) - set(columns))
+    if unknown:
+        raise ValueError(f"roundoff names columns {unknown} that the table does not have")
+    bounds = [roundoff.get(c) for c in columns]
+    rows = [[_canonical_cell(v, b, digits) for v, b in zip(line, bounds, strict=True)] for line in lines[1:]]
+    return {"columns": columns, "rows": rows}
+
+
+def numbers_hash(canonical: dict) -> str:
+    """SHA-256 (hex) of a :func:`canonical_table` (compact JSON, UTF-8)."""
+    text = json.dumps([canonical["columns"], canonical["rows"]], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def combined_hash(hashes: dict) -> str:
+    """One SHA-256 over the number tables' hashes ``{name: hash}`` (one ``name hash`` line each, sorted by name)."""
+    text = "".join(f"{name} {hashes[name]}\n" for name in sorted(hashes))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def save_table(df: pd.DataFrame, name: str, floatfmt: str = ".4g", index: bool = False,
+               roundoff: dict | None = None) -> Path:
     """Write ``results/tables/<name>.csv``, ``.md`` (first line: the :func:`run_stamp`) and
-    ``<name>.stamp.json``; returns the markdown path."""
+    ``<name>.stamp.json``; returns the markdown path.
+
+    The stamp carries ``numbers_sha256``, the :func:`numbers_hash` of the CSV's
+    :func:`canonical_table` (``null`` for a timing table, name ending in ``_timing``), the rule
+    (``hash_digits``) and the ``roundoff`` bounds, so that the hash can be recomputed from the CSV.
+    ``roundoff``: ``{column: bound}`` for the columns that measure floating-point round-off (see
+    :func:`canonical_table`); not allowed on a timing table.
+    """
+    if roundoff is not None and (not isinstance(roundoff, dict)
+                                 or not all(isinstance(b, (int, float)) and b > 0 for b in roundoff.values())):
+        raise ValueError(f"roundoff must be a dict {{column: positive bound}}; got {roundoff!r}")
     out = results_dir("tables")
     stamp = run_stamp()
-    df.to_csv(out / f"{name}.csv", index=index)
+    text = df.to_csv(index=index)
+    if is_timing(name):
+        if roundoff:
+            raise ValueError(f"roundoff applies to number tables; {name!r} is a timing table")
+        stamp.update(numbers_sha256=None, hash_rule=f"timing table (name ends in {TIMING_SUFFIX!r}): not hashed")
+    else:
+        canon = canonical_table(text, roundoff=roundoff)
+        stamp.update(numbers_sha256=numbers_hash(canon), hash_digits=HASH_DIGITS, roundoff=dict(roundoff or {}),
+                     hash_rule=f"SHA-256 of the CSV's cells, numbers rounded to {HASH_DIGITS} significant digits "
+                               "(omkl_core.report.canonical_table)")
+    (out / f"{name}.csv").write_text(text, encoding="utf-8")
     (out / f"{name}.stamp.json").write_text(json.dumps(stamp, indent=1) + "\n", encoding="utf-8")
     md = out / f"{name}.md"
     md.write_text(_stamp_line(stamp) + "\n" + to_markdown(df, floatfmt=floatfmt, index=index), encoding="utf-8")
     return md
+
+
+def table_hashes(root: Path | None = None) -> dict:
+    """``{name: numbers_sha256}`` of the number tables in ``<root>/tables`` (default: :func:`results_dir`),
+    read from their stamps; timing tables and tables without a hash are left out."""
+    tables = Path(root or results_dir()) / "tables"
+    out = {}
+    for sp in sorted(tables.glob("*.stamp.json")):
+        name = sp.name[:-len(".stamp.json")]
+        h = json.loads(sp.read_text(encoding="utf-8")).get("numbers_sha256")
+        if h and not is_timing(name):
+            out[name] = h
+    return out
 
 
 def save_figure(fig, name: str, dpi: int = 130) -> Path:
@@ -176,7 +310,11 @@ def save_figure(fig, name: str, dpi: int = 130) -> Path:
 
 def add_scorecard_rows(section: str, rows: pd.DataFrame) -> Path:
     """Store one notebook's scorecard rows (columns :data:`SCORECARD_COLUMNS`) as
-    ``results/scorecard/<section>.csv``; re-running the notebook replaces them."""
+    ``results/scorecard/<section>.csv``; re-running the notebook replaces them.
+
+    A section whose name ends in ``_timing`` holds claims judged from measured times (speed
+    claims): :func:`scorecard` lists them apart, outside ``scorecard.csv`` and its hash. Notes of
+    any other section must not carry run times."""
     missing = [c for c in SCORECARD_COLUMNS if c not in rows.columns]
     if missing:
         raise ValueError(f"rows lacks scorecard columns {missing}")
@@ -186,13 +324,8 @@ def add_scorecard_rows(section: str, rows: pd.DataFrame) -> Path:
     return path
 
 
-def scorecard(verbose: bool = False) -> pd.DataFrame:
-    """Merge every notebook's rows into ``results/scorecard.{csv,md}`` and return them.
-
-    The markdown names, for each section, the mode, date, commit and machine of the run that
-    produced it; with no rows yet it says so instead of a "0 of 0" summary.
-    """
-    parts = sorted(results_dir("scorecard").glob("*.csv"))
+def _read_sections(parts) -> tuple[pd.DataFrame, list[str]]:
+    """The rows of the scorecard sections ``parts`` (CSV paths) and one markdown line of origin each."""
     frames, sections = [], []
     for p in parts:
         f = pd.read_csv(p, dtype={"paper": str})   # keep "000", not 0
@@ -204,11 +337,36 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
             "mode": "unknown", "date": "unknown", "commit": "unknown", "machine": "unknown"}
         sections.append(f"| {p.stem} | {len(f)} | {st['mode']} | {st['date']} | `{st['commit']}` | {st['machine']} |")
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORECARD_COLUMNS)
+    return df, sections
+
+
+def _n_true(df: pd.DataFrame) -> int:
+    # True only (read back from CSV: booleans or strings; NaN = not judged, e.g. a quick run)
+    return int(df["within_tolerance"].astype(str).str.lower().eq("true").sum()) if len(df) else 0
+
+
+def scorecard(verbose: bool = False) -> pd.DataFrame:
+    """Merge every notebook's rows into ``results/scorecard.{csv,md}`` and return them.
+
+    The markdown names, for each section, the mode, date, commit and machine of the run that
+    produced it; with no rows yet it says so instead of a "0 of 0" summary. It carries one hash
+    over all the number tables in ``results/tables`` (:func:`combined_hash`; also in
+    ``scorecard.stamp.json`` with each table's hash). Sections named ``*_timing`` (speed claims,
+    judged from measured CPU time) are listed in a section of their own and written to
+    ``scorecard_timing.csv``, not to ``scorecard.csv``.
+    """
+    parts = sorted(results_dir("scorecard").glob("*.csv"))
+    df, sections = _read_sections([p for p in parts if not is_timing(p.stem)])
+    speed, speed_sections = _read_sections([p for p in parts if is_timing(p.stem)])
     root = results_dir()
     df.to_csv(root / "scorecard.csv", index=False)
     stamp = run_stamp()
-    # True only (read back from CSV: booleans or strings; NaN = not judged, e.g. a quick run)
-    n_in = int(df["within_tolerance"].astype(str).str.lower().eq("true").sum()) if len(df) else 0
+    hashes = table_hashes(root)
+    combined = combined_hash(hashes)
+    (root / "scorecard.stamp.json").write_text(json.dumps(
+        {**stamp, "numbers_sha256": combined, "hash_digits": HASH_DIGITS, "tables": hashes}, indent=1) + "\n",
+        encoding="utf-8")
+    n_in = _n_true(df)
     if len(df):
         summary = f"{n_in} of {len(df)} rows within tolerance."
         table = to_markdown(df)
@@ -219,17 +377,33 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
         summary = ("No scorecard rows yet: no notebook that compares with published numbers has "
                    f"finished in {root}. Run ./reproduce.sh (all notebooks) to fill it.")
         table, origin = "", ""
-    quick = any(" | quick | " in s for s in sections) or stamp["mode"] == "quick"
+    if len(speed):
+        speed.to_csv(root / "scorecard_timing.csv", index=False)
+        table += ("\n## Speed claims (measured CPU time; not part of the numbers hash)\n\n"
+                  "Judged from CPU time (`time.process_time`, best of several runs, one BLAS thread) on the "
+                  "machine named below; times live in the `*_timing` tables, never in the rows above.\n\n"
+                  f"{_n_true(speed)} of {len(speed)} speed claims hold on this machine.\n\n"
+                  "| section | rows | mode | date | commit | machine |\n|---|---|---|---|---|---|\n"
+                  + "\n".join(speed_sections) + "\n\n" + to_markdown(speed))
+    else:
+        (root / "scorecard_timing.csv").unlink(missing_ok=True)
+    quick = any(" | quick | " in s for s in sections + speed_sections) or stamp["mode"] == "quick"
+    numbers = (f"Numbers hash: `{combined}` (SHA-256 over the {len(hashes)} number tables in `tables/`, each "
+               f"table's numbers rounded to {HASH_DIGITS} significant digits; timing tables `*{TIMING_SUFFIX}` "
+               "excluded; per-table hashes in `scorecard.stamp.json`). Compare with the committed reference: "
+               "`./reproduce.sh verify` (quick run: `./reproduce.sh verify --quick`).\n\n")
     header = ("# omkl reproduction scorecard\n\n" + _stamp_line(stamp) + "\n"
               + ("**Quick run**: small horizons for a smoke test; these numbers are not a reproduction "
                  "of the papers (full results: ./reproduce.sh without --quick).\n\n" if quick else "")
+              + numbers
               + "Published value, reproduced mean ± sd over repetitions, ratio reproduced/published, "
               "and whether the cell is within its stated tolerance.\n\n"
               f"Tolerance rule: {TOLERANCE_RULE}\n\n" + origin + f"{summary}\n\n")
     (root / "scorecard.md").write_text(header + table, encoding="utf-8")
     if verbose:
         what = f"{len(df)} cells, {n_in} within tolerance" if len(df) else "no rows yet"
-        print(f"scorecard ({stamp['mode']} run): {what} -> {root / 'scorecard.md'}")
+        print(f"scorecard ({stamp['mode']} run): {what}; numbers hash {combined[:16]}… over {len(hashes)} "
+              f"tables -> {root / 'scorecard.md'}")
     return df
 
 
