@@ -17,7 +17,7 @@ from ..sweep import _one_blas_thread as one_blas_thread
 __all__ = ["cpu_seconds", "one_blas_thread", "TIMING_RULE"]
 
 #: How the times of the ``*_timing`` tables are measured, as written into them.
-TIMING_RULE = "CPU time (time.process_time), one BLAS thread, best of {repeat} runs"
+TIMING_RULE = "CPU time (time.process_time), one BLAS thread, best of {repeat}"
 
 
 def cpu_seconds(run, *, setup=None, repeat: int = 3) -> float:
