@@ -14,8 +14,9 @@ Every table and the scorecard carry a stamp (:func:`run_stamp`): the mode (``qui
 from ``$OMKL_MODE``, which ``reproduce.sh`` sets, or :func:`set_mode`; ``unspecified``
 otherwise), the date, the commit and a summary of the machine.
 
-A number in a table is reproducible; a time is not. A table whose name ends in ``_timing``
-(:data:`TIMING_SUFFIX`) holds times and is never hashed; every other table is a *number table*:
+A number in a table is reproducible; a time is not. A table whose name has ``timing`` as one of
+its ``_``-separated parts (``paper003_table1_timing``, ``leaderboard_timing_per_1000_steps``:
+:func:`is_timing`) holds times and is never hashed; every other table is a *number table*:
 its ``stamp.json`` carries ``numbers_sha256``, the SHA-256 of its :func:`canonical_table`
 (numbers rounded to :data:`HASH_DIGITS` significant digits), so that two runs — two machines,
 the NumPy and the Numba engine — can be compared in one line; the scorecard carries one hash over
@@ -34,6 +35,7 @@ import os
 import platform
 import re
 import subprocess
+import warnings
 from functools import lru_cache
 from pathlib import Path
 
@@ -175,15 +177,21 @@ def to_markdown(df: pd.DataFrame, floatfmt: str = ".4g", index: bool = False) ->
 #: 8 digits puts a rounding boundary between two such values with probability ~1e-4 per cell at
 #: worst (1e-12 / 1e-8), while any change a reader could see in a 4-digit table changes the hash.
 HASH_DIGITS = 8
-#: A table whose name ends in this suffix holds run times: never hashed, never compared.
+#: A table named ``<name>_timing`` (or with ``timing`` as any ``_``-separated part of its name)
+#: holds run times: never hashed, never compared.
 TIMING_SUFFIX = "_timing"
+# a column name that reads as a time (run_time_s, "seconds per run", CPU s / 1000 steps, speedup):
+# a number table with one is warned about (times belong in a *_timing table)
+_TIME_COLUMN = re.compile(r"(?<![a-z])(seconds?|secs?|runtime|run_time|wall|cpu|speed-?up)(?![a-z])"
+                          r"|_s$|\[s[\] ]", re.IGNORECASE)
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf|infinity)", re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?\d+")
 
 
 def is_timing(name: str) -> bool:
-    """Whether the table ``name`` is a timing table (name ends in :data:`TIMING_SUFFIX`)."""
-    return str(name).endswith(TIMING_SUFFIX)
+    """Whether the table ``name`` is a timing table: ``timing`` is one of the ``_``-separated
+    parts of its name (``paper003_table1_timing``, ``leaderboard_timing_per_1000_steps``)."""
+    return "timing" in str(name).split("_")
 
 
 def _canonical_cell(text: str, roundoff: float | None, digits: int) -> str:
@@ -264,7 +272,9 @@ def save_table(df: pd.DataFrame, name: str, floatfmt: str = ".4g", index: bool =
     :func:`canonical_table` (``null`` for a timing table, name ending in ``_timing``), the rule
     (``hash_digits``) and the ``roundoff`` bounds, so that the hash can be recomputed from the CSV.
     ``roundoff``: ``{column: bound}`` for the columns that measure floating-point round-off (see
-    :func:`canonical_table`); not allowed on a timing table.
+    :func:`canonical_table`); not allowed on a timing table. A number table with a column whose name
+    reads as a time (``run_time_s``, ``seconds per run``, ``CPU s``, ``speedup``) gets a
+    ``UserWarning``: times belong in a ``*_timing`` table.
     """
     if roundoff is not None and (not isinstance(roundoff, dict)
                                  or not all(isinstance(b, (int, float)) and b > 0 for b in roundoff.values())):
@@ -275,8 +285,12 @@ def save_table(df: pd.DataFrame, name: str, floatfmt: str = ".4g", index: bool =
     if is_timing(name):
         if roundoff:
             raise ValueError(f"roundoff applies to number tables; {name!r} is a timing table")
-        stamp.update(numbers_sha256=None, hash_rule=f"timing table (name ends in {TIMING_SUFFIX!r}): not hashed")
+        stamp.update(numbers_sha256=None, hash_rule="timing table (name part 'timing'): not hashed")
     else:
+        timeish = [str(c) for c in df.columns if _TIME_COLUMN.search(str(c))]
+        if timeish:
+            warnings.warn(f"table {name!r}: columns {timeish} look like run times; a number table is hashed "
+                          f"and compared, times belong in a table named '{name}{TIMING_SUFFIX}'", stacklevel=2)
         canon = canonical_table(text, roundoff=roundoff)
         stamp.update(numbers_sha256=numbers_hash(canon), hash_digits=HASH_DIGITS, roundoff=dict(roundoff or {}),
                      hash_rule=f"SHA-256 of the CSV's cells, numbers rounded to {HASH_DIGITS} significant digits "

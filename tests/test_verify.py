@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import time
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -103,9 +104,21 @@ def test_timing_tables_are_not_hashed(results):
     rep.save_table(pd.DataFrame({"algorithm": ["Raker"], "cpu_s": [0.12]}), "paper003_table1_timing")
     st = _stamp(results, "paper003_table1_timing")
     assert st["numbers_sha256"] is None and "not hashed" in st["hash_rule"]
-    assert rep.is_timing("paper003_table1_timing") and not rep.is_timing("paper002_timing_ratio")
+    assert rep.is_timing("paper003_table1_timing") and rep.is_timing("leaderboard_timing_per_1000_steps")
+    assert not rep.is_timing("paper002_timings") and not rep.is_timing("timingtable")
     with pytest.raises(ValueError, match="timing table"):
         rep.save_table(pd.DataFrame({"r": [1e-16]}), "x_timing", roundoff={"r": 1e-12})
+
+
+def test_a_number_table_with_a_time_column_is_warned_about(results):
+    for col in ("run_time_s", "seconds per run", "CPU s / 1000 steps", "speedup_vs_paper", "vectorised [s]",
+                "wall_s_per_1000"):
+        with pytest.warns(UserWarning, match="look like run times"):
+            rep.save_table(pd.DataFrame({"algorithm": ["Raker"], col: [0.12]}), "numbers")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rep.save_table(pd.DataFrame({"algorithm": ["Raker"], "cpu_s": [0.12]}), "numbers_timing")
+        rep.save_table(_table().assign(rounds=3, best_round=2, test_error=0.1, T=300, loss="squared"), "numbers")
 
 
 @pytest.mark.skipif(not compiled.numba_available(), reason="Numba is not installed")
