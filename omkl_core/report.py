@@ -403,7 +403,7 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
         (root / "scorecard_timing.csv").unlink(missing_ok=True)
     quick = any(" | quick | " in s for s in sections + speed_sections) or stamp["mode"] == "quick"
     numbers = (f"Numbers hash: `{combined}` (SHA-256 over the {len(hashes)} number tables in `tables/`, each "
-               f"table's numbers rounded to {HASH_DIGITS} significant digits; timing tables `*{TIMING_SUFFIX}` "
+               f"table's numbers rounded to {HASH_DIGITS} significant digits; timing tables `*{TIMING_SUFFIX}*` "
                "excluded; per-table hashes in `scorecard.stamp.json`). Compare with the committed reference: "
                "`./reproduce.sh verify` (quick run: `./reproduce.sh verify --quick`).\n\n")
     header = ("# omkl reproduction scorecard\n\n" + _stamp_line(stamp) + "\n"
