@@ -194,7 +194,7 @@ def test_verify_reports_identical_changed_missing_and_new_tables(results, tmp_pa
     code, out = _verify(capsys, "--reference", str(ref))
     assert code == 1 and "1 of 2 tables identical" in out
     assert "t1: row 2 (algorithm = Raker), column mse_x1e3: reference 24.123457 vs current 24.2" in out
-    assert out.count("t1:") == 1                                        # only that cell
+    assert "t1: 1 changed cell\n" in out and out.count("t1:") == 2           # only that cell
 
     (results / "tables" / "t2.csv").unlink()
     rep.save_table(pd.DataFrame({"y": [1]}), "t3")
@@ -210,7 +210,7 @@ def test_verify_reports_shape_changes_and_limits_the_cells_shown(results, tmp_pa
     rep.save_table(pd.DataFrame({"k": range(31), "v": np.arange(31) / 7 + 1, "w": 0.0}), "big")
     code, out = _verify(capsys, "--reference", str(ref), "--max-cells", "5")
     assert code == 1 and "added ['w']" in out and "30 rows in the reference vs 31 now" in out
-    assert "... and 25 more changed cells" in out and out.count("column v:") == 5
+    assert "big: 30 changed cells" in out and "... and 25 more changed cells" in out and out.count("column v:") == 5
 
 
 def test_verify_quick_reads_the_quick_results_and_the_scorecard(results, tmp_path, capsys, monkeypatch):

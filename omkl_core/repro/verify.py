@@ -129,6 +129,8 @@ def compare_tables(reference: dict, current: dict, max_cells: int = 20) -> tuple
                 a, b = ref["rows"][i][ri[c]], cur["rows"][i][ci[c]]
                 if a != b:
                     cells.append(f"{head} {_label(cur, i)}, column {c}: reference {a} vs current {b}")
+        if cells:
+            out.append(f"{head} {len(cells)} changed cell{'s' if len(cells) > 1 else ''}")
         out += cells[:max_cells]
         if len(cells) > max_cells:
             out.append(f"{head} ... and {len(cells) - max_cells} more changed cells")
