@@ -211,6 +211,11 @@ def test_paper003_claims():
     rows = C.paper003_claims({"Airfoil": bad}, {"Airfoil": t}, {"Airfoil": {"SFG-MKL": 5.0, "SFG-MKL-R": 5.0}})
     assert [r["within_tolerance"] for r in rows] == [False, True, False, True]
     assert "Airfoil: 1.91 s vs 1.32 s" in rows[3]["note"]      # Table 1's published run times
+    code = {**good, "OMKL-GF [code]": good["OMKL-GF"], "SFG-MKL [code: node 0]": good["SFG-MKL"],
+            "SFG-MKL-R [code: node 0]": good["SFG-MKL-R"]}
+    rows = C.paper003_claims({"Airfoil": code}, {"Airfoil": t}, sfg=("SFG-MKL [code: node 0]", "SFG-MKL-R [code: node 0]"),
+                             baselines=("OMKR", "Raker", "OMKL-GF [code]"), label="code", published=False)
+    assert len(rows) == 1 and rows[0]["within_tolerance"] and "(code)" in rows[0]["row"]
 
 
 # ----------------------------------------------------------------------------- costs
