@@ -44,7 +44,7 @@ from ._validation import check_int, check_matrix, check_vector
 __all__ = ["StepRecord", "record_steps", "count_switches", "checkpoints", "lowest_share",
            "effective_number", "negative_share", "lowest_in", "profile_split", "per_step_cost",
            "PROFILE_CATEGORIES", "sfg_diagnostics", "step_ablation_holds", "paper003_claims",
-           "paper000_fig1_claims", "paper000_fig2_table", "paper000_fig2_claims", "PAPER003_TABLE",
+           "paper000_fig1_claims", "running_mse_table", "paper000_fig2_table", "paper000_fig2_claims", "PAPER003_TABLE",
            "PAPER003_BASELINES", "PAPER000_FIG1_ROWS", "PAPER000_REAL", "ABLATION_TOL", "SPARSE_SHARE"]
 
 
@@ -492,6 +492,20 @@ def paper000_fig1_claims(curves: Mapping[str, Mapping[str, np.ndarray]], *, rows
                       ok_ours and len(judged) == len(PAPER000_REAL), "; ".join(notes)),
             claim_row("000", "Fig. 1", "VAW2 lowest MSE on every real dataset (published numbers, end point = Table 2)",
                       ok_pub, "; ".join(pub_notes))]
+
+
+def running_mse_table(curves: Mapping[str, Mapping[str, np.ndarray]], curve_t=None, n_checkpoints: int = 5,
+                      first: float = 0.2) -> pd.DataFrame:
+    """The running-MSE curves of a figure at ``n_checkpoints`` checkpoints (:func:`checkpoints`),
+    one row per (dataset, checkpoint): t, each row's value and the lowest row. ``curve_t``
+    {dataset: steps of the curve}; None: the curves are at t = 1..T."""
+    recs = []
+    for name, cur in curves.items():
+        t = np.arange(1, len(next(iter(cur.values()))) + 1) if curve_t is None else np.asarray(curve_t[name])
+        for i in checkpoints(t, n_checkpoints, first):
+            vals = {row: float(np.asarray(v)[i]) for row, v in cur.items()}
+            recs.append({"dataset": name, "t": int(t[i]), **vals, "lowest": min(vals, key=vals.get)})
+    return pd.DataFrame(recs)
 
 
 #: Paper 000 Figure 2's readings, as thresholds: "ML-prod exhibits sparsity, concentrating its

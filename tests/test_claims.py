@@ -198,6 +198,10 @@ def test_paper000_fig1_claims():
     ar = {**curves, "AR(4)": {**curves["Airfoil"], "VAW2": high + 5}}
     assert C.paper000_fig1_claims(ar)[0]["within_tolerance"]
     assert not C.paper000_fig1_claims({"Airfoil": curves["Airfoil"]})[0]["within_tolerance"]   # not every real set
+    tab = C.running_mse_table({"Naval": late["Naval"]}, n_checkpoints=5, first=0.2)
+    assert list(tab["t"]) == [40, 80, 120, 160, 200]
+    assert list(tab["lowest"]) == ["VAW2", "VAW2", "VAW2", "VAW-Aggr", "VAW-Aggr"]
+    assert tab["VAW2"].iloc[-1] == low[-1]
 
 
 def test_paper003_claims():
