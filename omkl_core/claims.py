@@ -550,7 +550,7 @@ def paper000_fig2_claims(table: pd.DataFrame, sparse_share: float = SPARSE_SHARE
     sparse, broad, negative = [], [], []
     for name in table["dataset"].unique():
         ml, ew, vw = t.loc[(name, "VAW-ML-Prod")], t.loc[(name, "VAW-EWA")], t.loc[(name, "VAW2")]
-        sparse.append((name, ml.effective_number <= sparse_share * ml.N, f"{name}: {ml.effective_number:.1f} of {ml.N}"))
+        sparse.append((name, ml.effective_number <= sparse_share * ml.N, f"{name}: {ml.effective_number:.1f} of {int(ml.N)}"))
         broad.append((name, ew.effective_number > ml.effective_number,
                       f"{name}: EWA {ew.effective_number:.1f} vs ML-Prod {ml.effective_number:.1f}"))
         negative.append((name, vw.negative_mass_share >= 0.1 and ew.negative_share == 0 and ml.negative_share == 0,
