@@ -43,7 +43,7 @@ from ._validation import check_int, check_matrix, check_vector
 
 __all__ = ["StepRecord", "record_steps", "count_switches", "checkpoints", "lowest_share",
            "effective_number", "negative_share", "lowest_in", "profile_split", "per_step_cost",
-           "PROFILE_CATEGORIES", "sfg_diagnostics", "step_ablation_holds", "paper003_claims",
+           "PROFILE_CATEGORIES", "sfg_diagnostics", "step_ablation_verdicts", "step_ablation_holds", "paper003_claims",
            "paper000_fig1_claims", "running_mse_table", "paper000_fig2_table", "paper000_fig2_claims", "PAPER003_TABLE",
            "PAPER003_BASELINES", "PAPER000_FIG1_ROWS", "PAPER000_FAMILY",
            "paper003_table_claims_published", "paper000_table2_claims_published", "PAPER000_REAL", "ABLATION_TOL", "SPARSE_SHARE"]
@@ -371,15 +371,21 @@ def sfg_diagnostics(dataset: str, X, y, repetitions: int, seed: int = 0) -> dict
     return {"switches": pd.DataFrame(sw), "ablation": pd.DataFrame(ab), "records": records}
 
 
-def step_ablation_holds(ablation: pd.DataFrame, tol: float = ABLATION_TOL) -> bool:
-    """The reading "1/q acts as a larger step": on every dataset of ``ablation`` (rows of
-    :func:`sfg_diagnostics`), q := 1 with the scaled step is within ``tol`` (relative) of the run
-    with 1/q, and q := 1 with the unscaled step is not."""
-    ok = True
-    for _, g in ablation.groupby("dataset"):
+def step_ablation_verdicts(ablation: pd.DataFrame, tol: float = ABLATION_TOL) -> dict[str, bool]:
+    """The reading "1/q acts as a larger step", per dataset of ``ablation`` (rows of
+    :func:`sfg_diagnostics`): q := 1 with the scaled step is within ``tol`` (relative) of the run
+    with 1/q, and q := 1 with the unscaled step is not (else the importance weight made no
+    difference that a step size could explain)."""
+    out = {}
+    for name, g in ablation.groupby("dataset", sort=False):
         r = g["ratio_to_as_run"].to_numpy()
-        ok &= bool(abs(r[2] - 1) <= tol and abs(r[1] - 1) > tol)
-    return ok
+        out[name] = bool(abs(r[2] - 1) <= tol and abs(r[1] - 1) > tol)
+    return out
+
+
+def step_ablation_holds(ablation: pd.DataFrame, tol: float = ABLATION_TOL) -> bool:
+    """:func:`step_ablation_verdicts` on every dataset."""
+    return all(step_ablation_verdicts(ablation, tol).values())
 
 
 def paper003_claims(curves: Mapping[str, Mapping[str, np.ndarray]], curve_t: Mapping[str, np.ndarray],

@@ -116,6 +116,8 @@ def test_step_ablation_holds_reads_both_conditions():
     assert C.step_ablation_holds(frame(1.8, 1.02))
     assert not C.step_ablation_holds(frame(1.8, 1.3))     # the scaled step does not reproduce it
     assert not C.step_ablation_holds(frame(1.05, 1.02))   # the importance weight made no difference
+    both = pd.concat([frame(1.8, 1.02), frame(1.01, 1.0).assign(dataset="B")], ignore_index=True)
+    assert C.step_ablation_verdicts(both) == {"A": True, "B": False}
 
 
 # ----------------------------------------------------------------------------- curves
