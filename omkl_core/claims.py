@@ -122,10 +122,10 @@ def count_switches(nodes, start: int = 0) -> np.ndarray:
     """Number of steps t > ``start`` (0-based) with I_t != I_{t-1}, per repetition.
 
     ``nodes`` (T,) or (R, T); ``start`` the first greedy step (section 5: 300), so only changes
-    between two greedy steps count. Returns an int array (R,) (a scalar array for 1-D input).
+    between two greedy steps count. Returns an int array (R,), or an int for 1-D input.
 
     >>> count_switches([3, 3, 1, 1, 2, 2, 2, 1], start=2)
-    array(2)
+    2
     """
     a = np.asarray(nodes)
     if a.ndim not in (1, 2):
@@ -134,7 +134,8 @@ def count_switches(nodes, start: int = 0) -> np.ndarray:
     if start >= a.shape[-1]:
         raise ValueError(f"start must be < T = {a.shape[-1]}, got {start}")
     seg = a[..., start:]
-    return (seg[..., 1:] != seg[..., :-1]).sum(axis=-1)
+    n = (seg[..., 1:] != seg[..., :-1]).sum(axis=-1)
+    return int(n) if a.ndim == 1 else n
 
 
 # ----------------------------------------------------------------------------- curves
