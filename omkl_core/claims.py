@@ -114,6 +114,9 @@ def record_steps(learner, X, y, repetitions: int, *, switch_at: int | None = Non
             P = np.concatenate([P0, P1], axis=1)
     finally:
         del learner._learn_step
+    if len(node) != T:          # a run that bypasses _learn_step (e.g. a fused loop) cannot be recorded
+        raise RuntimeError(f"recorded {len(node)} of {T} steps: {type(learner).__name__}'s run does not "
+                           "go through _learn_step")
     return StepRecord(predictions=P, node=np.stack(node, axis=1), subset_size=np.stack(size, axis=1),
                       inv_q=np.stack(inv_q, axis=1), greedy=np.asarray(greedy, dtype=bool))
 
