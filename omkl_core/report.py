@@ -29,7 +29,7 @@ import pandas as pd
 
 from . import paper_values
 
-__all__ = ["results_dir", "save_table", "save_figure", "add_scorecard_rows", "scorecard",
+__all__ = ["results_dir", "save_table", "save_figure", "plain_log_ticks", "add_scorecard_rows", "scorecard",
            "SCORECARD_COLUMNS", "to_markdown", "TOLERANCE_RULE", "REL_TOL", "N_SD",
            "within_tolerance", "cell_row", "claim_row", "compare", "scorecard_rows", "run_stamp", "set_mode", "MODES"]
 
@@ -172,6 +172,19 @@ def save_figure(fig, name: str, dpi: int = 130) -> Path:
     path = results_dir("figures") / f"{name}.png"
     fig.savefig(path, dpi=dpi, bbox_inches="tight")
     return path
+
+
+def plain_log_ticks(ax, axis: str = "y", subs=(1.0, 2.0, 5.0)) -> None:
+    """Label a log-scaled axis of ``ax`` with plain numbers at 1, 2, 5 x 10^k ("0.02", "50")
+    instead of "2×10⁻²" and unlabelled minor ticks: for figures a reader can read."""
+    import matplotlib.ticker as mticker  # noqa: PLC0415
+
+    if axis not in ("x", "y"):
+        raise ValueError(f"axis must be 'x' or 'y', got {axis!r}")
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_locator(mticker.LogLocator(subs=subs))
+    target.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    target.set_minor_formatter(mticker.NullFormatter())
 
 
 def add_scorecard_rows(section: str, rows: pd.DataFrame) -> Path:
