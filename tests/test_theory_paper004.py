@@ -553,6 +553,24 @@ def test_paper004_example23(seed, lam):
     assert lhs <= float(P.pS @ (Q * P.emp).sum(1)) + P.M * math.sqrt(I / (2 * P.n)) + 1e-12
 
 
+def test_paper004_example23_printed_fails():
+    """Example 23 prints "Lambda(lam) <= lam^2 M^2 / 8". Read with the slides' Lambda(lam, w) = -(1/lam) ln E exp(-lam phi(w, Z))
+    it is false: as lam -> 0, Lambda(lam, w) -> phi(w, D) > 0 while lam^2 M^2/8 -> 0 (here, exact sums over a finite Z,
+    M = 1.5, lam = 0.1: Lambda(0.1, w) >= 0.28 > 0.0028 for every model). The fact the derivation uses is Hoeffding's lemma,
+    ln E exp(-lam (phi - E phi)) <= lam^2 M^2/8, i.e. Lambda(lam, w) >= phi(w, D) - lam M^2/8: it holds (for every lam tried,
+    also where the printed form holds, lam = 20)."""
+    P = _Finite(3, M=1.5)
+    lam = 0.1
+    printed_rhs = lam**2 * P.M**2 / 8
+    assert np.all(P.Lam(lam) > printed_rhs)
+    assert float(P.Lam(lam).min()) > 100 * printed_rhs
+    for lam in (0.1, 1.0, 20.0):
+        cgf = np.log(np.exp(-lam * (P.phi - P.risk[:, None])) @ P.pz)
+        assert np.all(cgf <= lam**2 * P.M**2 / 8 + 1e-12)
+        assert np.all(P.Lam(lam) >= P.risk - lam * P.M**2 / 8 - 1e-12)
+    assert np.all(P.Lam(20.0) <= 20.0**2 * P.M**2 / 8)       # the printed form is not false everywhere: the test can tell
+
+
 @given(st.integers(0, 2**32 - 1), st.floats(-1.5, 1.0))
 def test_paper004_corollary24_gibbs_oracle(seed, loglam):
     """Corollary 24 (exact): for the Gibbs algorithm (8), E_S E_q_hat Lambda(1/(lam n), w)
@@ -830,14 +848,20 @@ def test_paper004_theorem31_corrected(seed, c):
 
 def test_paper004_theorem31_printed_fails():
     """Theorem 31 as printed (kappa^2) is not scale-invariant: with X -> cX, w_bar -> w_bar/c, lam -> c lam
-    the left side scales as 1/c^2 and the printed right side not at all. At c = 0.05 the error exceeds
-    16 lam^2 s / kappa_up^2 >= 16 lam^2 s / kappa_RE^2 (an upper bound on kappa only lowers the right side)."""
+    the left side scales as 1/c^2 and the printed right side not at all. The printed right side
+    16 lam^2 s / kappa^2 decreases in kappa, so its largest value is at the smallest admissible kappa: a lower
+    bound kappa_lo <= kappa_RE gives 16 lam^2 s / kappa_lo^2 >= 16 lam^2 s / kappa_RE^2. At c = 0.05 (seed 0) the
+    error 580 exceeds even this largest value 34.4, so it exceeds the printed bound at the true kappa_RE."""
     err2, lam, lo, up = _theorem31_case(0, 0.05)
-    printed = B.paper004_theorem31_bound(lam, 3, up, form="printed")
-    assert err2 > printed
-    err2_1, lam_1, _, up_1 = _theorem31_case(0, 1.0)
+    assert 0 < lo <= up
+    printed_max = B.paper004_theorem31_bound(lam, 3, lo, form="printed")       # >= the bound at kappa_RE
+    assert printed_max >= B.paper004_theorem31_bound(lam, 3, up, form="printed")
+    assert err2 > printed_max
+    assert err2 <= B.paper004_theorem31_bound(lam, 3, lo, form="corrected")    # the kappa^4 form holds
+    err2_1, lam_1, lo_1, _ = _theorem31_case(0, 1.0)
     assert err2 == pytest.approx(err2_1 / 0.05**2, rel=1e-6)                       # LHS scales 1/c^2
-    assert printed == pytest.approx(B.paper004_theorem31_bound(lam_1, 3, up_1, form="printed"), rel=1e-6)
+    assert printed_max == pytest.approx(B.paper004_theorem31_bound(lam_1, 3, lo_1, form="printed"), rel=1e-6)
+    assert err2_1 <= B.paper004_theorem31_bound(lam_1, 3, lo_1, form="printed")  # at c = 1 the printed form holds
 
 
 def test_paper004_theorem31_lambda_event_probability():
