@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 THEORY = (ROOT / "THEORY.md").read_text(encoding="utf-8")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _functions(rel_path: str) -> dict[str, ast.FunctionDef]:
     """Top-level test functions of one test file: name -> AST node."""
     path = ROOT / rel_path
