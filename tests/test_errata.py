@@ -91,7 +91,7 @@ def test_erratum_validates_its_fields():
     with pytest.raises(ValueError, match="corrected_holds"):
         dataclasses.replace(e, corrected_holds=("test_errata.py::test_x",))
     with pytest.raises(ValueError, match="id"):
-        dataclasses.replace(e, id="E004-1")                       # id and paper disagree
+        dataclasses.replace(e, id="E004-2")                       # id and paper disagree
     with pytest.raises(ValueError, match="kind"):
         dataclasses.replace(e, kind="typo")
     with pytest.raises(ValueError, match="evidence"):
@@ -100,7 +100,7 @@ def test_erratum_validates_its_fields():
         errata.by_id("E999-1")
     with pytest.raises(TypeError, match="path"):
         errata.write_markdown(3)
-    assert errata.by_id("E004-5").item.startswith("Theorem 31")
+    assert errata.by_id("E004-6").item.startswith("Theorem 31")
 
 
 def test_markdown_is_deterministic_and_complete(tmp_path):

@@ -148,6 +148,25 @@ def test_paper004_example3_rkhs_norm(m, seed, beta):
     assert D.rkhs_norm2(w) == pytest.approx(m * float(w @ w), rel=1e-15)
 
 
+def test_paper004_example3_printed_norm_fails_for_dependent_features():
+    """(2) prints the RKHS norm of f = sum_j w_j psi_j as m sum_j w_j^2. That is the norm of the coefficient vector; the
+    function's norm in the RKHS of k = (1/m) sum_j psi_j psi_j' is m min{sum_j v_j^2 : sum_j v_j psi_j = f}, equal to
+    m sum_j w_j^2 only when the psi_j are linearly independent (test_paper004_example3_rkhs_norm). With a repeated centre
+    (theta_1 = theta_2, m = 3, w = (1, -1, 0.5), so f = 0.5 psi_3) the printed value is 6.75, the norm is 0.75
+    (min-norm interpolation on 40 points); the true norm is always <= the printed value."""
+    D = RBFDictionary(np.array([[0.0], [0.0], [1.5]]), beta=1.0)
+    w = np.array([1.0, -1.0, 0.5])
+    Z = np.linspace(-3, 4.5, 40).reshape(-1, 1)
+    P = D.transform(Z)
+    K = P @ P.T / 3
+    f = P @ w
+    norm2 = float(f @ np.linalg.lstsq(K, f, rcond=1e-12)[0])
+    printed = D.rkhs_norm2(w)
+    assert printed == pytest.approx(3 * float(w @ w), rel=1e-15) == pytest.approx(6.75, rel=1e-15)
+    assert norm2 == pytest.approx(3 * 0.25, rel=1e-8)                     # = m |(0, 0, 0.5)|^2
+    assert norm2 < printed / 8
+
+
 def test_paper004_theorem4_counting_exact():
     """Proof of Theorem 4: binom(m,s) <= m^s/s! <= (me/s)^s (exact integers; e bounded below by
     271828/100000), and sum_{F: |F|>=1} q_F <= sum_{s=1}^m (s+1)^-2 < pi^2/6 - 1 < 1 (exact Fractions
