@@ -136,50 +136,19 @@ ERRATA: tuple[Erratum, ...] = (
         corrected_holds=(_T0 + "test_paper000_ewa_bound_30",),
         theory_row="EWA bound (30)"),
     Erratum(
-        id="E000-2", paper="000", item="Sec. 5, text under Table 2", kind="claim",
+        id="E000-2", paper="000", item="Sec. 4, text under Table 2", kind="claim",
         printed="\"VAW2 algorithm shows the best result across all datasets\"",
         corrected="VAW2 or VAW2 (trunc) has the lowest MSE on the four real datasets (Airfoil, Bias, Concrete, Naval); "
                   "on AR(4) the VAW-family rows lie within 1.4 % of each other and VAW2 is the highest of them",
         evidence="Table 2 as published (MSE × 10³), AR(4): VAW2 16.56, VAW2 (trunc) 16.51, VAW-EWA 16.49, "
                  "VAW-Aggr 16.40, VAW-BOA = VAW-ML-Poly = VAW-ML-Prod 16.34: VAW2 and VAW2 (trunc) are the two worst "
                  "VAW-family rows (the bold entry of that column is not VAW2's)",
-        printed_fails=(_T0 + "test_paper000_sec5_claim_vaw2_best_across_all_datasets_printed_fails",),
-        corrected_holds=(_T0 + "test_paper000_sec5_claim_vaw2_best_across_all_datasets_printed_fails",),
-        theory_row="Sec. 5, Table 2 claim (unnumbered)"),
+        printed_fails=(_T0 + "test_paper000_sec4_claim_vaw2_best_across_all_datasets_printed_fails",),
+        corrected_holds=(_T0 + "test_paper000_sec4_claim_vaw2_best_across_all_datasets_printed_fails",),
+        theory_row="Sec. 4, Table 2 claim (unnumbered)"),
     # ------------------------------------------------------------------ paper 001
     Erratum(
-        id="E001-1", paper="001", item="Lemma 2 (a) / Subroutine 1 (Grad_Length_Estimate)", kind="algorithm",
-        printed="g̃_t = y_t γ_n p^{n+1}/(p−1) Π_{j≤n} ⟨w_t, Ψ̃_j⟩, claimed unbiased for y_t ℓ'(y_t⟨w_t, Ψ(x_t)⟩)",
-        corrected="g̃_t = y_t γ_n p^{n+1}/(p−1) Π_{j≤n} (y_t⟨w_t, Ψ̃_j⟩) (γ_n the Taylor coefficients of ℓ'): "
-                  "unbiased for y_t ℓ'(y_t⟨w_t, Ψ(x_t)⟩)",
-        evidence="the printed product estimates y_t ℓ'(⟨w_t, Ψ(x_t)⟩): for y = −1, loss e^{−a}, its Monte Carlo mean "
-                 "(40 000 draws) is more than 10 standard errors from Lemma 2's target; the corrected estimator is "
-                 "within 5 SE for hinge (y = ±1), e^{−a} (y = −1) and regression losses",
-        printed_fails=(_T1 + "test_paper001_subroutine1_printed_is_biased_for_negative_labels",),
-        corrected_holds=(_T1 + "test_paper001_lemma2_gradient_estimate_unbiased",),
-        theory_row="Lemma 2 (a)"),
-    Erratum(
-        id="E001-2", paper="001", item="Example 3 (smoothed absolute loss), Sec. 4.2", kind="false",
-        printed="ℓ'₊(√((p−1)u)) ≤ ½ + (e^{s²(p−1)u} − 1)/(s√(π(p−1)u))",
-        corrected="ℓ'₊(a) = erfi(sa) ≤ 2(e^{s²a²} − 1)/(as√π) (App. C's derivation for this loss, σ read as s); "
-                  "the main-text bounds of Examples 3 and 4 look swapped",
-        evidence="s = 1, a = 1: ℓ'₊(1) = erfi(1) = 1.650 > 1.469 = the printed bound",
-        printed_fails=(_T1 + "test_paper001_examples34_printed_bounds_fail",),
-        corrected_holds=(_T1 + "test_paper001_examples_stated_bounds",
-                         _T1 + "test_paper001_appendixC_losses_are_antiderivatives"),
-        theory_row="Example 3"),
-    Erratum(
-        id="E001-3", paper="001", item="Example 4 (smoothed hinge loss), Sec. 4.2 and App. C", kind="false",
-        printed="ℓ'₊(√((p−1)u)) ≤ 2e^{s²(p−1)u−1}/(s√(π(p−1)u)) (Sec. 4.2); ½ + (e^{s²a²} − 1)/(as√π) (App. C)",
-        corrected="ℓ'₊(a) ≤ ½ + erfi(s(a+1))/2 ≤ ½ + (e^{s²(a+1)²} − 1)/(s(a+1)√π): ℓ' must be expanded about a = 0, "
-                  "App. C expands it about a = 1",
-        evidence="s = 1: Sec. 4.2's form at a = 1: ℓ'₊ = 1.489 > 1.128; App. C's form: ℓ'₊(0) = (1 + erf 1)/2 = 0.921 > ½, "
-                 "and at a = 0.05, 0.932 > 0.528",
-        printed_fails=(_T1 + "test_paper001_examples34_printed_bounds_fail",),
-        corrected_holds=(_T1 + "test_paper001_examples_stated_bounds",),
-        theory_row="Example 4"),
-    Erratum(
-        id="E001-4", paper="001", item="Algorithm 1, projection step (used by Theorem 4)", kind="algorithm",
+        id="E001-1", paper="001", item="Algorithm 1, projection step (used by Theorem 4)", kind="algorithm",
         printed="if ñ_t > B_w: α_i ← α_i √B_w / ñ_t",
         corrected="α_i ← α_i √(B_w/ñ_t), the projection onto {‖w‖² ≤ B_w} that Theorem 4's proof uses "
                   "(`NoisyKernelOGD(projection=\"exact\")`; the printed rule is `projection=\"printed\"`)",
@@ -190,7 +159,66 @@ ERRATA: tuple[Erratum, ...] = (
                          _T1 + "test_paper001_algorithm1_update_closed_form_every_round"),
         theory_row="Theorem 4"),
     Erratum(
-        id="E001-5", paper="001", item="App. B, Gaussian kernel feature map (behind eq. (6), Lemma 5, Subroutines 5–7)",
+        id="E001-2", paper="001", item="Theorem 2 (c)", kind="false",
+        printed="regret bound of Theorem 1 (c) with u = B_w (p/(p−1))³ exp((√p B_x̃ + 2p√B_x̃)/σ²)",
+        corrected="u = B_w p/(p−1) · (p/(p−1))² exp(2(√p + p)B_x̃/σ²), i.e. B_w p/(p−1) times the corrected "
+                  "Lemma 5 (b) (E001-8)",
+        evidence="the printed u is B_w p/(p−1) times the printed Lemma 5 (b), so it inherits its error: at ‖x‖² = 4, "
+                 "σ = 1, p = 2, B_w = 1 the proof needs u ≥ B_w p/(p−1) E‖Ψ̃‖² = 7.0e11 but the printed u is 6.8e6; "
+                 "with the squared loss (T = 100) the printed regret bound 1.4e8 is below the bound 1.4e13 that "
+                 "Theorem 4 gives with the exact second moment. The corrected u (5.8e12) satisfies the requirement",
+        printed_fails=(_T1 + "test_paper001_theorem2c_printed_u_fails",),
+        corrected_holds=(_T1 + "test_paper001_theorem2c_printed_u_fails",
+                         _T1 + "test_paper001_theorems12_regret_bound[gauss]"),
+        theory_row="Theorem 2 (c)"),
+    Erratum(
+        id="E001-3", paper="001", item="Lemma 2 (a) / Subroutine 1 (Grad_Length_Estimate)", kind="algorithm",
+        printed="g̃_t = y_t γ_n p^{n+1}/(p−1) Π_{j≤n} ⟨w_t, Ψ̃_j⟩, claimed unbiased for y_t ℓ'(y_t⟨w_t, Ψ(x_t)⟩)",
+        corrected="g̃_t = y_t γ_n p^{n+1}/(p−1) Π_{j≤n} (y_t⟨w_t, Ψ̃_j⟩) (γ_n the Taylor coefficients of ℓ'): "
+                  "unbiased for y_t ℓ'(y_t⟨w_t, Ψ(x_t)⟩)",
+        evidence="the printed product estimates y_t ℓ'(⟨w_t, Ψ(x_t)⟩): for y = −1, loss e^{−a}, its Monte Carlo mean "
+                 "(40 000 draws) is more than 10 standard errors from Lemma 2's target; the corrected estimator is "
+                 "within 5 SE for hinge (y = ±1), e^{−a} (y = −1) and regression losses",
+        printed_fails=(_T1 + "test_paper001_subroutine1_printed_is_biased_for_negative_labels",),
+        corrected_holds=(_T1 + "test_paper001_lemma2_gradient_estimate_unbiased",),
+        theory_row="Lemma 2 (a)"),
+    Erratum(
+        id="E001-4", paper="001", item="Example 3 (smoothed absolute loss), Sec. 4.2", kind="false",
+        printed="ℓ'₊(√((p−1)u)) ≤ ½ + (e^{s²(p−1)u} − 1)/(s√(π(p−1)u))",
+        corrected="ℓ'₊(a) = erfi(sa) ≤ 2(e^{s²a²} − 1)/(as√π) (App. C's derivation for this loss, σ read as s); "
+                  "the main-text bounds of Examples 3 and 4 look swapped",
+        evidence="s = 1, a = 1: ℓ'₊(1) = erfi(1) = 1.650 > 1.469 = the printed bound",
+        printed_fails=(_T1 + "test_paper001_examples34_printed_bounds_fail",),
+        corrected_holds=(_T1 + "test_paper001_examples_stated_bounds",
+                         _T1 + "test_paper001_appendixC_losses_are_antiderivatives"),
+        theory_row="Example 3"),
+    Erratum(
+        id="E001-5", paper="001", item="Example 4 (smoothed hinge loss), Sec. 4.2 and App. C", kind="false",
+        printed="ℓ'₊(√((p−1)u)) ≤ 2e^{s²(p−1)u−1}/(s√(π(p−1)u)) (Sec. 4.2); ½ + (e^{s²a²} − 1)/(as√π) (App. C)",
+        corrected="ℓ'₊(a) ≤ ½ + erfi(s(a+1))/2 ≤ ½ + (e^{s²(a+1)²} − 1)/(s(a+1)√π): ℓ' must be expanded about a = 0, "
+                  "App. C expands it about a = 1",
+        evidence="s = 1: Sec. 4.2's form at a = 1: ℓ'₊ = 1.489 > 1.128; App. C's form: ℓ'₊(0) = (1 + erf 1)/2 = 0.921 > ½, "
+                 "and at a = 0.05, 0.932 > 0.528",
+        printed_fails=(_T1 + "test_paper001_examples34_printed_bounds_fail",),
+        corrected_holds=(_T1 + "test_paper001_examples_stated_bounds",),
+        theory_row="Example 4"),
+    Erratum(
+        id="E001-6", paper="001", item="Theorem 4, condition 1", kind="proof",
+        printed="for all t, Ψ̃(x_t) and g̃_t are independent of each other as well as independent of any Ψ̃(x_i) and g̃_i "
+                "for i < t",
+        corrected="independence given the past: g̃_t is a function of w_t = Σ_{i<t} α_i Ψ̃(x_i), so it cannot be "
+                  "independent of the earlier g̃_i, Ψ̃(x_i); App. D only uses E_t[g̃_t] = y_t ℓ'(y_t⟨w_t, Ψ(x_t)⟩) and "
+                  "E_t[g̃_t² ‖Ψ̃(x_t)‖²] = E_t[g̃_t²] E_t[‖Ψ̃(x_t)‖²] conditionally on the past",
+        evidence="Algorithm 1, linear kernel, loss e^{−a}, y = 1, T = 2, 300 seeded runs: given g̃_1 = 0 (w_2 = 0) g̃_2 is "
+                 "always in {0, −2}; given g̃_1 = −2 it takes other values (26.1, 28.9, …) in several runs, so g̃_2 "
+                 "depends on g̃_1",
+        printed_fails=(_T1 + "test_paper001_theorem4_condition1_printed_fails",),
+        corrected_holds=(_T1 + "test_paper001_lemma2_gradient_estimate_unbiased",
+                         _T1 + "test_paper001_theorem4_appendixD_pathwise",
+                         _T1 + "test_paper001_theorem4_expected_regret"),
+        theory_row="Theorem 4"),
+    Erratum(
+        id="E001-7", paper="001", item="App. B, Gaussian kernel feature map (behind eq. (6), Lemma 5, Subroutines 5–7)",
         kind="false",
         printed="feature entries with coefficient (2/σ²)ⁿ/n!, claimed to satisfy ⟨Ψ(x), Ψ(x')⟩ = e^{−‖x−x'‖²/σ²}",
         corrected="coefficient √((2/σ²)ⁿ/n!) (`GaussianKernel(variant=\"corrected\")`)",
@@ -201,7 +229,7 @@ ERRATA: tuple[Erratum, ...] = (
         corrected_holds=(_T1 + "test_paper001_appendixB_feature_map_reproduces_kernel",),
         theory_row="App. B (unnumbered)"),
     Erratum(
-        id="E001-6", paper="001", item="Lemma 5 (b)", kind="false",
+        id="E001-8", paper="001", item="Lemma 5 (b)", kind="false",
         printed="E‖x̃_t‖² ≤ B_x̃ ⇒ E‖Ψ̃(x_t)‖² ≤ (p/(p−1))² exp((√p B_x̃ + 2p√B_x̃)/σ²)",
         corrected="E‖Ψ̃(x_t)‖² ≤ (p/(p−1))² exp(2(√p + p)B_x̃/σ²) (the proof's last step drops a square; "
                   "√B_x̃/σ² is not scale-free); exactly, E‖Ψ̃‖² = (p/(p−1))² I₀(2√(p m₂)/σ²) e^{2pE‖x̃‖²/σ²}",
@@ -211,19 +239,6 @@ ERRATA: tuple[Erratum, ...] = (
         corrected_holds=(_T1 + "test_paper001_lemma5_printed_bound_fails",
                          _T1 + "test_paper001_lemma5_unbiased_feature_map"),
         theory_row="Lemma 5 (b)"),
-    Erratum(
-        id="E001-7", paper="001", item="Theorem 2 (c)", kind="false",
-        printed="regret bound of Theorem 1 (c) with u = B_w (p/(p−1))³ exp((√p B_x̃ + 2p√B_x̃)/σ²)",
-        corrected="u = B_w p/(p−1) · (p/(p−1))² exp(2(√p + p)B_x̃/σ²), i.e. B_w p/(p−1) times the corrected "
-                  "Lemma 5 (b) (E001-6)",
-        evidence="the printed u is B_w p/(p−1) times the printed Lemma 5 (b), so it inherits its error: at ‖x‖² = 4, "
-                 "σ = 1, p = 2, B_w = 1 the proof needs u ≥ B_w p/(p−1) E‖Ψ̃‖² = 7.0e11 but the printed u is 6.8e6; "
-                 "with the squared loss (T = 100) the printed regret bound 1.4e8 is below the bound 1.4e13 that "
-                 "Theorem 4 gives with the exact second moment. The corrected u (5.8e12) satisfies the requirement",
-        printed_fails=(_T1 + "test_paper001_theorem2c_printed_u_fails",),
-        corrected_holds=(_T1 + "test_paper001_theorem2c_printed_u_fails",
-                         _T1 + "test_paper001_theorems12_regret_bound[gauss]"),
-        theory_row="Theorem 2 (c)"),
     # ------------------------------------------------------------------ paper 003
     Erratum(
         id="E003-1", paper="003", item="Lemma 1, step (8)", kind="proof",

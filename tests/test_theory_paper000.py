@@ -1227,10 +1227,10 @@ def test_paper000_opera_fixtures_tell_the_rules_apart():
 
 
 # -------------------------------------------------------------------------------------
-# Section 5's claims, evaluated on the paper's own Table 2 (published numbers only)
+# Section 4's claims, evaluated on the paper's own Table 2 (published numbers only)
 # -------------------------------------------------------------------------------------
-def test_paper000_sec5_claim_vaw2_best_across_all_datasets_printed_fails():
-    """Section 5: "VAW2 algorithm shows the best result across all datasets". On the paper's own Table 2 it is
+def test_paper000_sec4_claim_vaw2_best_across_all_datasets_printed_fails():
+    """Section 4: "VAW2 algorithm shows the best result across all datasets". On the paper's own Table 2 it is
     false on AR(4): VAW2 16.56 and VAW2 (trunc) 16.51 are the two *highest* of the eight VAW-family rows there
     (VAW-BOA / ML-Poly / ML-Prod 16.34 are the lowest). True form: VAW2 or VAW2 (trunc) has the lowest MSE on the
     four real datasets (Airfoil, Bias, Concrete, Naval); on AR(4) all nine rows but Raker and OMKL-GF lie within
