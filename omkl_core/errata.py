@@ -9,7 +9,7 @@ unique, that the markdown is deterministic, and that THEORY.md and this registry
 THEORY.md with an erratum names its id; every test that evaluates a printed form belongs to an entry).
 
 THEORY.md keeps one row per numbered result; where the printed form is wrong its note only points
-here (``erratum E004-6``), so the text of an erratum lives in one place: :data:`ERRATA`.
+here (``erratum E004-7``), so the text of an erratum lives in one place: :data:`ERRATA`.
 
 Typos that leave the statement's meaning clear (a variable named q(x) for q(theta), an unbalanced
 parenthesis, "n'_2 != n'_2") stay as notes in THEORY.md: they have no printed form a test can fail.
@@ -56,7 +56,7 @@ class Erratum:
     Attributes
     ----------
     id : str
-        ``"E<paper>-<n>"``, e.g. ``"E004-6"``; THEORY.md's note on the row points to it.
+        ``"E<paper>-<n>"``, e.g. ``"E004-7"``; THEORY.md's note on the row points to it.
     paper : str
         ``"000"`` ... ``"004"`` (see :data:`PAPERS`).
     item : str
@@ -393,7 +393,20 @@ ERRATA: tuple[Erratum, ...] = (
                          _T4 + "test_paper004_corollary25_exact"),
         theory_row="Cor. 25 proof (unnumbered)"),
     Erratum(
-        id="E004-6", paper="004", item="Theorem 31 (Thm 10.42)", kind="false",
+        id="E004-6", paper="004", item="Corollary 27 (Cor 10.30), margin-error bound", kind="false",
+        printed="(1.5/n) Σ_i 1(f^(T)(X_i)Y_i ≤ 1), labelled \"margin error\", \"is upper bounded by\" "
+                "exp(1 − 0.4 Σ_t min(1, w_t²)) ≤ exp(1 − (T/10) min(2, ln((1+r_0)/(1−r_0)))²)",
+        corrected="the chain bounds (1/n) Σ_i 1(f^(T)(X_i)Y_i ≤ 1) ≤ e Π_t √(1 − r_t²) ≤ exp(1 − 0.4 Σ_t min(1, w_t²)) "
+                  "≤ …, without the factor 1.5 of the labelled term",
+        evidence="n = 1000, Y = 1, three ±1 columns wrong on disjoint blocks of 120, 212, 375 points: AdaBoost takes "
+                 "w_t = 0.996, 0.994, 0.991 and leaves fY ≤ 1 on 70.7 % of the points, so the labelled margin error is "
+                 "1.06 > 0.831 = exp(1 − 0.4 Σ min(1, w_t²)) (and > 0.837, the r_0 form); without 1.5, 0.707 ≤ 0.750 ≤ 0.831",
+        printed_fails=(_T4 + "test_paper004_corollary27_printed_margin_error_fails",),
+        corrected_holds=(_T4 + "test_paper004_corollary27_printed_margin_error_fails",
+                         _T4 + "test_paper004_corollary27_margin_chain"),
+        theory_row="Corollary 27, margin error"),
+    Erratum(
+        id="E004-7", paper="004", item="Theorem 31 (Thm 10.42)", kind="false",
         printed="on the event λ ≥ 2σB√(2 ln(2p/δ)/n): ‖ŵ − w̄‖²₂ ≤ 16λ²‖w̄‖₀/κ_RE(F̄, 4)²",
         corrected="‖ŵ − w̄‖²₂ ≤ 16λ²‖w̄‖₀/κ_RE(F̄, 4)⁴ (the KKT argument gives the constant 2.25 in place of 16)",
         evidence="the printed form is not invariant under X → cX, w̄ → w̄/c, λ → cλ (left side ∝ 1/c², right side "

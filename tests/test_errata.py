@@ -100,7 +100,7 @@ def test_erratum_validates_its_fields():
         errata.by_id("E999-1")
     with pytest.raises(TypeError, match="path"):
         errata.write_markdown(3)
-    assert errata.by_id("E004-6").item.startswith("Theorem 31")
+    assert errata.by_id("E004-7").item.startswith("Theorem 31")
 
 
 def test_markdown_is_deterministic_and_complete(tmp_path):

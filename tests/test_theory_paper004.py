@@ -774,6 +774,28 @@ def test_paper004_corollary27_margin_chain(data, T):
     assert np.all(model.w_ > 0)
 
 
+def test_paper004_corollary27_printed_margin_error_fails():
+    """Corollary 27 labels (1.5/n) sum_i 1(f^(T)(X_i) Y_i <= 1) "margin error" and says the margin error is upper bounded by
+    exp(1 - 0.4 sum_t min(1, w_t^2)) <= exp(1 - (T/10) min(2, ln((1+r0)/(1-r0)))^2). With the factor 1.5 that is false:
+    n = 1000 points, Y = 1, a +-1 dictionary of three columns wrong on disjoint blocks of 120, 212 and 375 points; AdaBoost
+    (exact line 5) takes w_t = 0.996, 0.994, 0.991 and leaves f Y <= 1 on 70.7 % of the points, so (1.5/n) sum 1(fY <= 1)
+    = 1.06 > 0.831 = exp(1 - 0.4 sum min(1, w_t^2)) (and > 0.84, the r0 form). The chain holds for (1/n) sum 1(fY <= 1)
+    = 0.707 <= e prod sqrt(1 - r_t^2) <= 0.831 (as test_paper004_corollary27_margin_chain checks on random data)."""
+    n = 1000
+    X = np.ones((n, 3))
+    X[:120, 0] = -1
+    X[120:332, 1] = -1
+    X[332:707, 2] = -1
+    y = np.ones(n)
+    model = AdaBoost(n_rounds=3, weak_learner="columns").fit(X, y)
+    f = model.decision_function(X)
+    frac = float(np.mean(f * y <= 1))
+    b = B.paper004_corollary27_margin_bounds(model.w_, r0=float(model.r_.min()))
+    assert frac == pytest.approx(0.707, abs=1e-12)
+    assert 1.5 * frac > b["middle"] * 1.2 and 1.5 * frac > b["r0"] * 1.2          # the printed reading fails
+    assert frac <= b["exp_loss"] * (1 + 1e-12) <= b["middle"] * (1 + 1e-12) <= b["r0"] * (1 + 1e-12)   # without 1.5
+
+
 def test_paper004_algorithm2_converges_to_span_minimum():
     """Algorithm 2 with the squared loss and a finite dictionary (columns) approaches
     min_{f in span Psi} sum_i L(f(X_i), Y_i) (the least-squares value), monotonically."""
