@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import paper_values
+from . import errata, paper_values
 
 __all__ = ["results_dir", "save_table", "save_figure", "plain_log_ticks", "add_scorecard_rows", "scorecard",
            "SCORECARD_COLUMNS", "to_markdown", "TOLERANCE_RULE", "REL_TOL", "N_SD",
@@ -218,6 +218,7 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
         sections.append(f"| {p.stem} | {len(f)} | {st['mode']} | {st['date']} | `{st['commit']}` | {st['machine']} |")
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORECARD_COLUMNS)
     root = results_dir()
+    errata.write_markdown(root / "errata.md")        # results/errata.md, from the one registry
     df.to_csv(root / "scorecard.csv", index=False)
     stamp = run_stamp()
     # True only (read back from CSV: booleans or strings; NaN = not judged, e.g. a quick run)
