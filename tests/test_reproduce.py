@@ -171,8 +171,8 @@ def test_option_that_does_not_apply_is_an_error(workspace, args):
 
 def test_works_through_a_symlink_from_another_directory(workspace, tmp_path):
     _, _, env = workspace
-    env = {**env, "PYTHON": "/nonexistent/python3"}     # a wrong root would try to create a venv there
-    env.pop("OMKL_SKIP_SETUP")
+    # a wrong root would find no .venv there (OMKL_SKIP_SETUP stays: never install into the shared venv)
+    env = {**env, "PYTHON": "/nonexistent/python3"}
     env.pop("OMKL_NOTEBOOKS")
     link = tmp_path / "bin" / "omkl-reproduce"
     link.parent.mkdir()
@@ -258,3 +258,35 @@ def test_test_with_options_only_keeps_pytests_testpaths(workspace):
     res = _run(["test", "-o", f"testpaths={two}", "--collect-only", "-q", "-p", "no:cacheprovider"], env)
     assert res.returncode == 0, res.stdout + res.stderr
     assert set(_collected(res)) == set(two.split()), sorted(set(_collected(res)))[:10]
+
+
+def test_sigint_during_a_rerun_keeps_the_earlier_results(workspace, capsys):
+    """Issue 21: `--only NAME` (ok), the same again and Ctrl-C: the earlier run's files were
+    "removed partial output". Now the earlier outputs stay byte-identical."""
+    nbs, res, env = workspace
+    _notebook(nbs / "c_rerun.ipynb", [
+        "import pathlib, time\nimport omkl_core.report as r, pandas as pd\n"
+        "slow = pathlib.Path('slow').exists()\n"
+        "r.save_table(pd.DataFrame({'slow': [slow]}), 'c_table')\n"
+        "r.add_scorecard_rows('c_rows', pd.DataFrame([r.claim_row('x', 'y', 'z', not slow)]))",
+        "print('sleeping' if slow else 'done', flush=True)\nif slow: time.sleep(600)",
+    ])
+    first = _run(["--only", "c_rerun"], env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    keep = {p: p.read_bytes() for p in sorted(res.rglob("*")) if p.is_file() and p.suffix != ".log"}
+    assert res / "notebooks" / "c_rerun.ipynb" in keep and res / "tables" / "c_table.csv" in keep
+    assert res / "scorecard" / "c_rows.csv" in keep and res / "scorecard.md" in keep
+    (nbs / "slow").write_text("1")
+    proc = subprocess.Popen([str(DRIVER), "--only", "c_rerun"], env=env, cwd=ROOT, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log = res / "notebooks" / "c_rerun.log"
+    assert _wait_for(lambda: "sleeping" in log.read_text(), 120), "the re-run never reached its slow cell"
+    elapsed = _interrupt(proc, proc.pid)
+    output = proc.stdout.read()
+    assert proc.returncode == 130, output
+    assert "previous complete outputs" in output and elapsed < INTERRUPT_BOUND_S
+    now = {p: p.read_bytes() for p in sorted(res.rglob("*")) if p.is_file() and p.suffix != ".log"}
+    assert "INTERRUPTED by SIGINT" in now.pop(res / "notebooks" / "c_rerun.INTERRUPTED").decode()
+    assert now == keep, sorted(set(now) ^ set(keep)) or "a file changed"
+    with capsys.disabled():
+        print(f"\n[measured] SIGINT during a re-run -> driver exit: {elapsed:.2f} s; {len(keep)} earlier files kept")

@@ -88,7 +88,7 @@ class Stage:
 
     def prepare(self) -> Path:
         self.discard()
-        self.path.mkdir(parents=True)
+        (self.path / "notebooks").mkdir(parents=True)
         for sub in SHARED:
             (self.results / sub).mkdir(parents=True, exist_ok=True)
             (self.path / sub).symlink_to(self.results / sub, target_is_directory=True)
@@ -256,9 +256,10 @@ def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: C
         if rc != 0:
             tail = log.read_text(errors="replace").splitlines()[-25:]
             _say("\n".join(f"    | {line}" for line in tail))
+            failed_nb = nbdir / f"{name}.FAILED.ipynb"
             _say(f"    {name}: " + (f"the previous complete outputs (executed notebook {kept}) are kept"
                                     if kept.exists() else "no earlier outputs; nothing written")
-                 + f"; this run's notebook: {nbdir / (name + '.FAILED.ipynb')}")
+                 + (f"; this run's notebook: {failed_nb}" if failed_nb.exists() else ""))
     if scorecard is not None:
         env = {**os.environ, "OMKL_RESULTS": str(results), "OMKL_MODE": mode, "MPLBACKEND": "Agg"}
         if run_child(scorecard, signals, env=env) != 0:
