@@ -3,4 +3,5 @@ import sys
 
 from .driver import main
 
-sys.exit(main())
+if __name__ == "__main__":       # importing the module (doctest collection) runs nothing
+    sys.exit(main())
