@@ -231,7 +231,9 @@ def test_sigint_during_set_up(tmp_path):
     assert _wait_for(pidfile.exists, 30), proc.stdout.read() if proc.poll() is not None else "set-up never started"
     child = int(pidfile.read_text())
     elapsed = _interrupt(proc, proc.pid)
-    assert proc.returncode == 130, proc.stdout.read()
+    output = proc.stdout.read()
+    assert proc.returncode == 130, output
+    assert "set-up interrupted by SIGINT" in output, output     # issue 21: it showed only ^C
     assert elapsed < INTERRUPT_BOUND_S
     assert _wait_for(lambda: not _alive(child), 5.0), "the set-up child still runs"
 
@@ -290,3 +292,39 @@ def test_sigint_during_a_rerun_keeps_the_earlier_results(workspace, capsys):
     assert now == keep, sorted(set(now) ^ set(keep)) or "a file changed"
     with capsys.disabled():
         print(f"\n[measured] SIGINT during a re-run -> driver exit: {elapsed:.2f} s; {len(keep)} earlier files kept")
+
+
+def test_no_venv_uses_the_given_environment_and_installs_only_what_is_missing(tmp_path):
+    """`PYTHON=... ./reproduce.sh --no-venv` (a conda environment): no .venv, the package installed
+    only when it cannot be imported, the kernel registered there only when missing. The
+    interpreter is a stand-in that records what it is asked to do (nothing is installed)."""
+    prefix, calls, importable = tmp_path / "env", tmp_path / "calls", tmp_path / "importable"
+    prefix.mkdir()
+    fake = tmp_path / "python"
+    fake.write_text("#!/usr/bin/env bash\n"
+                    f"echo \"$*\" >> '{calls}'\n"
+                    "case \"$*\" in\n"
+                    f"  *sys.version_info*) exec '{sys.executable}' \"$@\" ;;\n"
+                    f"  *sys.prefix*) echo '{prefix}' ;;\n"
+                    f"  *'import omkl_core, papermill, ipykernel'*) [[ -f '{importable}' ]] ;;\n"
+                    f"  *'ipykernel install'*) mkdir -p '{prefix}/share/jupyter/kernels/omkl' && "
+                    f"touch '{prefix}/share/jupyter/kernels/omkl/kernel.json' ;;\n"
+                    "  *) exit 0 ;;\n"
+                    "esac\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMKL_")}
+    env["PYTHON"] = str(fake)
+    first = _run(["--no-venv", "setup"], env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    lines = calls.read_text().splitlines()
+    assert any(line.startswith("-m pip install") and line.endswith(f"-e {ROOT}") for line in lines), lines
+    assert any(line.startswith("-m ipykernel install --sys-prefix --name omkl") for line in lines), lines
+    assert lines[-1] == "-m omkl_core.repro setup", lines          # --no-venv is the bootstrap's
+    assert not any("venv" in line.split()[:2] for line in lines), "a .venv was created"
+    calls.unlink()
+    importable.write_text("")
+    second = _run(["--no-venv", "setup"], env)
+    assert second.returncode == 0, second.stdout + second.stderr
+    lines = calls.read_text().splitlines()
+    assert not any("pip" in line or "ipykernel install" in line for line in lines), lines
+    assert lines[-1] == "-m omkl_core.repro setup"
