@@ -17,6 +17,10 @@
 # omkl (editable) + the Jupyter kernel "omkl", redone when requirements.lock or pyproject.toml change.
 set -euo pipefail
 SELF="$(readlink -f "${BASH_SOURCE[0]}")" && ROOT="$(dirname "$SELF")"   # also through a symlink
+# started with SIGINT ignored (`./reproduce.sh &` in a script): bash cannot trap it; re-exec once with it reset
+if [[ -z "${_OMKL_SIGNALS:-}" ]] && env --default-signal=INT true 2>/dev/null; then
+    export _OMKL_SIGNALS=1; exec env --default-signal=INT,TERM "$SELF" "$@"; fi
+unset _OMKL_SIGNALS
 cd "$ROOT"
 BASE="${PYTHON:-python3}" VENV="$ROOT/.venv" NO_VENV="" CHILD="" ARGS=()
 for a in "$@"; do if [[ "$a" == --no-venv ]]; then NO_VENV=1; else ARGS+=("$a"); fi; done

@@ -207,8 +207,11 @@ def test_only_prefix_and_path_progress_and_quick_results_folder(workspace):
         assert res_bad.returncode == 2 and "error: --only" in res_bad.stderr
 
 
-def test_sigint_during_set_up(tmp_path):
-    """A fresh checkout (a copy of the driver, no .venv) whose set-up hangs in `python -m venv`."""
+@pytest.mark.parametrize("ignored", [False, True], ids=["terminal", "started-with-sigint-ignored"])
+def test_sigint_during_set_up(tmp_path, ignored):
+    """A fresh checkout (a copy of the driver, no .venv) whose set-up hangs in `python -m venv`;
+    Ctrl-C from a terminal (the whole group), or SIGINT to a driver a script started in the
+    background (SIGINT ignored on entry)."""
     repo = tmp_path / "checkout"
     repo.mkdir()
     (repo / "reproduce.sh").write_bytes(DRIVER.read_bytes())
@@ -226,11 +229,12 @@ def test_sigint_during_set_up(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMKL_")}
     env["PYTHON"] = str(fake)
     proc = subprocess.Popen([str(repo / "reproduce.sh"), "setup"], env=env, cwd=tmp_path, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignored else None)  # noqa: PLW1509
     pidfile = tmp_path / "venv.pid"
     assert _wait_for(pidfile.exists, 30), proc.stdout.read() if proc.poll() is not None else "set-up never started"
     child = int(pidfile.read_text())
-    elapsed = _interrupt(proc, proc.pid)
+    elapsed = _interrupt(proc, proc.pid, group=not ignored)
     output = proc.stdout.read()
     assert proc.returncode == 130, output
     assert "set-up interrupted by SIGINT" in output, output     # issue 21: it showed only ^C
