@@ -346,3 +346,27 @@ def test_papermill_command_passes_quick_and_the_notebook_folder(tmp_path):
     cmd = notebooks.papermill_command("/py", True)(tmp_path / "n.ipynb", tmp_path / "o.ipynb")
     assert cmd[:3] == ["/py", "-m", "papermill"] and cmd[cmd.index("-p") + 2] == "True"
     assert cmd[cmd.index("--cwd") + 1] == str(tmp_path) and cmd[cmd.index("-k") + 1] == "omkl"
+
+
+def test_test_command_runs_ruff_then_pytest_with_exactly_the_users_arguments(monkeypatch):
+    """Issue 21: the driver put ``tests`` in front of the user's arguments (the whole suite ran)."""
+    calls = []
+    monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append((list(cmd), kw)) or 0)
+    assert driver.main(["test", "tests/test_cli.py", "-x"]) == 0
+    (ruff, _), (pytest_cmd, kw) = calls
+    assert ruff[1:3] == ["check", "--quiet"] and pytest_cmd[1:] == ["-m", "pytest", "tests/test_cli.py", "-x"]
+    assert kw["env"]["HYPOTHESIS_PROFILE"] and kw["cwd"] == driver.ROOT
+    calls.clear()
+    assert driver.main(["test"]) == 0
+    assert calls[1][0][1:] == ["-m", "pytest", "tests"]
+    calls.clear()
+    monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append(list(cmd)) or 1)
+    assert driver.main(["test", "-k", "x"]) == 1                  # ruff failed: pytest never starts
+    assert len(calls) == 1
+
+
+def test_mutants_passes_its_arguments_on(monkeypatch):
+    calls = []
+    monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append(list(cmd)) or 0)
+    assert driver.main(["mutants", "--list", "--only", "x"]) == 0
+    assert calls[0][1:] == [str(driver.ROOT / "tools" / "mutants.py"), "--list", "--only", "x"]

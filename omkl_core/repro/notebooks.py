@@ -216,8 +216,6 @@ def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: C
         _say(f"[{k}/{n}] {name}: started {_dt.datetime.now():%H:%M:%S}{eta}")
         (nbdir / f"{name}.INTERRUPTED").unlink(missing_ok=True)
         stage = Stage(results, name)
-        with signals.deferred():
-            stage.prepare()
         env = {**os.environ, "OMKL_RESULTS": str(stage.path), "OMKL_MODE": mode, "MPLBACKEND": "Agg"}
         t0, cpu0 = time.monotonic(), children_cpu_seconds()
         next_beat = [t0 + heartbeat]
@@ -231,6 +229,8 @@ def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: C
                 next_beat[0] = now + heartbeat
 
         try:
+            with signals.deferred():
+                stage.prepare()
             with open(log, "w", encoding="utf-8") as fh:
                 rc = run_child(command(nb, stage.path / "notebooks" / f"{name}.ipynb"), signals, env=env,
                                cwd=nb.parent, stdout=fh, stderr=subprocess.STDOUT, tick=tick, on_tick=beat)
