@@ -35,6 +35,17 @@ def check_label(y, name: str = "y") -> float:
     return v
 
 
+def describe_labels(y, t0: int) -> str:
+    """How a warning names the labels it saw, never a range it did not see: one label,
+    ``"label y_t = 43.76 at step t = 1"``; several (steps ``t0 + 1 .. t0 + n``),
+    ``"labels y in [0.1, 45] (steps 1..1000)"``. ``t0``: the steps learned before."""
+    ya = np.asarray(y, dtype=np.float64)
+    if ya.size == 1:
+        return f"label y_t = {float(ya.ravel()[0]):.4g} at step t = {t0 + 1}"
+    n = ya.shape[-1] if ya.ndim else 1
+    return f"labels y in [{ya.min():.4g}, {ya.max():.4g}] (steps {t0 + 1}..{t0 + n})"
+
+
 def physical_memory() -> int | None:
     """Bytes of physical memory of this machine (None where the OS does not say)."""
     try:

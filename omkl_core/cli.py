@@ -6,7 +6,7 @@
     omkl run MODEL --csv FILE [--target COL] [--scale standardise|paper|none]   ... or on your own
         CSV ('-': standard input) [--param name=value ...] [--predictions out.csv]
     omkl run META --csv experts.csv --experts   a meta-learner on expert predictions
-    omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786]
+    omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786 | --local N]
         [--cache-dir DIR] [--out rows.csv]  a cached grid of cells (omkl_core.sweep)
 
 MODEL is a learner of ``omkl_core.registry.buildable()`` (e.g. VAW2, OnlineRidge: every
@@ -435,8 +435,11 @@ def build_parser() -> argparse.ArgumentParser:
     sweep = sub.add_parser("sweep", help="run a (dataset, learner, params, seed) grid from a TOML spec")
     sweep.add_argument("spec", help="TOML file: datasets, seeds, [[learners]] name/params, max_steps")
     sweep.add_argument("--executor", choices=["serial", "processes", "dask"], default=None,
-                       help="default: processes (every core), or dask when --scheduler is given")
+                       help="default: processes (every core), or dask when --scheduler or --local is given")
     sweep.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786")
+    sweep.add_argument("--local", type=int, default=None, metavar="N",
+                       help="with --executor dask: start a Dask LocalCluster of N worker processes (1 thread "
+                            "each) for this sweep and stop it afterwards")
     sweep.add_argument("--workers", type=int, default=None, help="processes for --executor processes")
     sweep.add_argument("--cache-dir", default=None, help="on-disk cache folder (default: no cache)")
     sweep.add_argument("--out", default=None, help="write one row per cell to this CSV")

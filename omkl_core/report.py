@@ -42,9 +42,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import paper_values
+from . import errata, paper_values
 
-__all__ = ["results_dir", "save_table", "save_figure", "add_scorecard_rows", "scorecard",
+__all__ = ["results_dir", "save_table", "save_figure", "plain_log_ticks", "add_scorecard_rows", "scorecard",
            "HASH_DIGITS", "TIMING_SUFFIX", "is_timing", "canonical_table", "numbers_hash", "combined_hash",
            "table_hashes",
            "SCORECARD_COLUMNS", "to_markdown", "TOLERANCE_RULE", "REL_TOL", "N_SD",
@@ -323,6 +323,19 @@ def save_figure(fig, name: str, dpi: int = 130) -> Path:
     return path
 
 
+def plain_log_ticks(ax, axis: str = "y", subs=(1.0, 2.0, 5.0)) -> None:
+    """Label a log-scaled axis of ``ax`` with plain numbers at 1, 2, 5 x 10^k ("0.02", "50")
+    instead of "2×10⁻²" and unlabelled minor ticks: for figures a reader can read."""
+    import matplotlib.ticker as mticker  # noqa: PLC0415
+
+    if axis not in ("x", "y"):
+        raise ValueError(f"axis must be 'x' or 'y', got {axis!r}")
+    target = ax.yaxis if axis == "y" else ax.xaxis
+    target.set_major_locator(mticker.LogLocator(subs=subs))
+    target.set_major_formatter(mticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    target.set_minor_formatter(mticker.NullFormatter())
+
+
 def add_scorecard_rows(section: str, rows: pd.DataFrame) -> Path:
     """Store one notebook's scorecard rows (columns :data:`SCORECARD_COLUMNS`) as
     ``results/scorecard/<section>.csv``; re-running the notebook replaces them.
@@ -374,6 +387,7 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
     df, sections = _read_sections([p for p in parts if not is_timing(p.stem)])
     speed, speed_sections = _read_sections([p for p in parts if is_timing(p.stem)])
     root = results_dir()
+    errata.write_markdown(root / "errata.md")        # results/errata.md, from the one registry
     df.to_csv(root / "scorecard.csv", index=False)
     stamp = run_stamp()
     hashes = table_hashes(root)

@@ -10,7 +10,7 @@ protocol and ``report``; nothing in the library imports it).
                       "max_steps": 1000},
                      executor="processes", cache_dir="results/sweep-cache")
 
-or ``omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786]``
+or ``omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786 | --local N]``
 with the same keys in a TOML file.
 
 Cells
@@ -63,8 +63,9 @@ Cache
 Executors
     ``"serial"`` (this process), ``"processes"`` (:class:`concurrent.futures.ProcessPoolExecutor`,
     every core by default, ``max_workers=`` to change it) and ``"dask"`` (``client`` is a
-    :class:`distributed.Client` or a scheduler address such as ``"tcp://host:8786"``; Dask is
-    imported only on this path). The data of each dataset is sent to the workers once
+    :class:`distributed.Client` or a scheduler address such as ``"tcp://host:8786"``;
+    :func:`local_client` starts and stops a ``LocalCluster`` on this machine, which is what
+    ``omkl sweep --local N`` does; Dask is imported only on this path). The data of each dataset is sent to the workers once
     (Dask: ``client.scatter(..., broadcast=True)``), so workers need omkl installed and never read
     the dataset files; each result carries the worker's code version and a cell computed by
     different omkl sources is recorded as an error instead of entering the cache.
@@ -92,7 +93,7 @@ from ._validation import check_bool, check_int, check_option
 from .protocol import Trace, run_online
 
 __all__ = ["run", "load_spec", "cells", "code_version", "data_hash", "summarise", "mean_ranks",
-           "main_sweep", "EXECUTORS", "ROW_COLUMNS", "Store"]
+           "main_sweep", "local_client", "EXECUTORS", "ROW_COLUMNS", "Store"]
 
 EXECUTORS = ("serial", "processes", "dask")
 #: Columns of the rows :func:`run` returns, in order.
@@ -414,12 +415,33 @@ def _result_or_error(get) -> dict:
                 "cpu_seconds": math.nan, "curve_t": [], "curve": [], "T": 0, "error": f"{type(exc).__name__}: {exc}"}
 
 
-def _run_dask(todo, missing, data, client, done) -> None:
-    """Submit the missing cells to a Dask cluster; the data goes to every worker once."""
+def _import_distributed():
     try:
         import distributed  # noqa: PLC0415
     except ImportError:
-        raise ImportError("executor='dask' needs dask.distributed: pip install 'omkl[dask]'") from None
+        raise ImportError("executor='dask' needs dask.distributed, which is not installed: "
+                          "pip install 'omkl[dask]'") from None
+    return distributed
+
+
+@contextmanager
+def local_client(n_workers: int):
+    """A :class:`distributed.Client` of a ``LocalCluster`` of ``n_workers`` processes with one
+    thread each (cells pin BLAS to one thread too), closed with the cluster on exit.
+
+    >>> with local_client(2) as client:                      # doctest: +SKIP
+    ...     rows = run(spec, executor="dask", client=client)
+    """
+    n_workers = check_int(n_workers, "n_workers")
+    distributed = _import_distributed()
+    with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        yield client
+
+
+def _run_dask(todo, missing, data, client, done) -> None:
+    """Submit the missing cells to a Dask cluster; the data goes to every worker once."""
+    distributed = _import_distributed()
     own = False
     if client is None:
         try:
@@ -491,22 +513,31 @@ def main_sweep(args) -> int:
     bad spec or option (one line on stderr)."""
     from .cli import UserError, _check_output, _error  # noqa: PLC0415
 
-    executor = args.executor or ("dask" if args.scheduler else "processes")
+    local = getattr(args, "local", None)
+    executor = args.executor or ("dask" if args.scheduler or local is not None else "processes")
     try:
         # the flags are checked here, before any cell runs, and named as the user typed them
-        if args.scheduler and executor != "dask":
-            raise UserError(f"--scheduler needs --executor dask, got --executor {executor}")
-        if executor == "dask" and not args.scheduler:
+        if args.scheduler and local is not None:
+            raise UserError("--scheduler and --local exclude each other: a running cluster or a local one")
+        for flag, given in (("--scheduler", args.scheduler), ("--local", local is not None)):
+            if given and executor != "dask":
+                raise UserError(f"{flag} needs --executor dask, got --executor {executor}")
+        if executor == "dask" and not args.scheduler and local is None:
             raise UserError("--executor dask needs --scheduler ADDRESS (a running Dask scheduler, e.g. "
-                            "tcp://host:8786)")
+                            "tcp://host:8786) or --local N (a local cluster of N worker processes)")
+        if local is not None and local < 1:
+            raise UserError(f"--local must be >= 1 (worker processes), got {local}")
+        if executor == "dask":
+            _import_distributed()
         if args.workers is not None and executor != "processes":
             raise UserError(f"--workers applies to --executor processes, got --executor {executor}")
         if args.workers is not None and args.workers < 1:
             raise UserError(f"--workers must be >= 1, got {args.workers}")
         if args.out:
             _check_output(args.out, "--out")
-        rows = run(args.spec, executor=executor, client=args.scheduler, cache_dir=args.cache_dir,
-                   max_workers=args.workers if executor == "processes" else None, progress=not args.quiet)
+        with local_client(local) if local is not None else nullcontext(args.scheduler) as client:
+            rows = run(args.spec, executor=executor, client=client, cache_dir=args.cache_dir,
+                       max_workers=args.workers if executor == "processes" else None, progress=not args.quiet)
     except (UserError, ValueError, TypeError, ImportError, OSError) as exc:
         msg = str(exc)
         for python, flag in (("executor='dask'", "--executor dask"), ("client=", "--scheduler"),

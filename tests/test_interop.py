@@ -295,3 +295,26 @@ def test_evaluate_river_is_the_predict_then_learn_loop():
         river_baseline("River XGBoost")
     with pytest.raises(ValueError, match="seed"):
         river_baseline("River ARF(10)", seed=-1)
+
+
+def test_river_pipeline_warning_reports_the_label_it_saw_not_a_range():
+    """Issue 21: through River, the first unscaled label reached VAW2 alone and the warning called
+    it the whole range ("labels y in [43.76, 43.76]"); it now names that one label and its step."""
+    model = to_river(ok.VAW2(m=4, seed=0))
+    x = {"a": 0.1, "b": 0.2}
+    model.predict_one(x)
+    with pytest.warns(RuntimeWarning) as caught:
+        model.learn_one(x, 43.755)
+    msg = str(caught[0].message)
+    assert "label y_t = 43.76 at step t = 1, outside [0, 1] (eq. 33)" in msg, msg
+    assert "[43.76, 43.76]" not in msg
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                     # once per learner
+        model.learn_one(x, 44.0)
+    X = np.array([[0.1, 0.2], [3.0, 4.0]])
+    with pytest.warns(RuntimeWarning, match=r"labels y in \[2, 7\] \(steps 1\.\.2\).*max \|\|x_t\|\| = 5 > 1"):
+        ok.VAW2(m=4, seed=0).run(X, np.array([2.0, 7.0]))
+    with pytest.warns(RuntimeWarning, match=r"input x_t with \|\|x_t\|\| = 5 > 1 at step t = 2"):
+        m = ok.VAW2(m=4, seed=0)
+        m.learn_one(X[0], 0.5)
+        m.learn_one(X[1], 0.5)

@@ -171,8 +171,8 @@ def test_option_that_does_not_apply_is_an_error(workspace, args):
 
 def test_works_through_a_symlink_from_another_directory(workspace, tmp_path):
     _, _, env = workspace
-    env = {**env, "PYTHON": "/nonexistent/python3"}     # a wrong root would try to create a venv there
-    env.pop("OMKL_SKIP_SETUP")
+    # a wrong root would find no .venv there (OMKL_SKIP_SETUP stays: never install into the shared venv)
+    env = {**env, "PYTHON": "/nonexistent/python3"}
     env.pop("OMKL_NOTEBOOKS")
     link = tmp_path / "bin" / "omkl-reproduce"
     link.parent.mkdir()
@@ -207,8 +207,11 @@ def test_only_prefix_and_path_progress_and_quick_results_folder(workspace):
         assert res_bad.returncode == 2 and "error: --only" in res_bad.stderr
 
 
-def test_sigint_during_set_up(tmp_path):
-    """A fresh checkout (a copy of the driver, no .venv) whose set-up hangs in `python -m venv`."""
+@pytest.mark.parametrize("ignored", [False, True], ids=["terminal", "started-with-sigint-ignored"])
+def test_sigint_during_set_up(tmp_path, ignored):
+    """A fresh checkout (a copy of the driver, no .venv) whose set-up hangs in `python -m venv`;
+    Ctrl-C from a terminal (the whole group), or SIGINT to a driver a script started in the
+    background (SIGINT ignored on entry)."""
     repo = tmp_path / "checkout"
     repo.mkdir()
     (repo / "reproduce.sh").write_bytes(DRIVER.read_bytes())
@@ -226,12 +229,15 @@ def test_sigint_during_set_up(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMKL_")}
     env["PYTHON"] = str(fake)
     proc = subprocess.Popen([str(repo / "reproduce.sh"), "setup"], env=env, cwd=tmp_path, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignored else None)  # noqa: PLW1509
     pidfile = tmp_path / "venv.pid"
     assert _wait_for(pidfile.exists, 30), proc.stdout.read() if proc.poll() is not None else "set-up never started"
     child = int(pidfile.read_text())
-    elapsed = _interrupt(proc, proc.pid)
-    assert proc.returncode == 130, proc.stdout.read()
+    elapsed = _interrupt(proc, proc.pid, group=not ignored)
+    output = proc.stdout.read()
+    assert proc.returncode == 130, output
+    assert "set-up interrupted by SIGINT" in output, output     # issue 21: it showed only ^C
     assert elapsed < INTERRUPT_BOUND_S
     assert _wait_for(lambda: not _alive(child), 5.0), "the set-up child still runs"
 
@@ -258,3 +264,71 @@ def test_test_with_options_only_keeps_pytests_testpaths(workspace):
     res = _run(["test", "-o", f"testpaths={two}", "--collect-only", "-q", "-p", "no:cacheprovider"], env)
     assert res.returncode == 0, res.stdout + res.stderr
     assert set(_collected(res)) == set(two.split()), sorted(set(_collected(res)))[:10]
+
+
+def test_sigint_during_a_rerun_keeps_the_earlier_results(workspace, capsys):
+    """Issue 21: `--only NAME` (ok), the same again and Ctrl-C: the earlier run's files were
+    "removed partial output". Now the earlier outputs stay byte-identical."""
+    nbs, res, env = workspace
+    _notebook(nbs / "c_rerun.ipynb", [
+        "import pathlib, time\nimport omkl_core.report as r, pandas as pd\n"
+        "slow = pathlib.Path('slow').exists()\n"
+        "r.save_table(pd.DataFrame({'slow': [slow]}), 'c_table')\n"
+        "r.add_scorecard_rows('c_rows', pd.DataFrame([r.claim_row('x', 'y', 'z', not slow)]))",
+        "print('sleeping' if slow else 'done', flush=True)\nif slow: time.sleep(600)",
+    ])
+    first = _run(["--only", "c_rerun"], env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    keep = {p: p.read_bytes() for p in sorted(res.rglob("*")) if p.is_file() and p.suffix != ".log"}
+    assert res / "notebooks" / "c_rerun.ipynb" in keep and res / "tables" / "c_table.csv" in keep
+    assert res / "scorecard" / "c_rows.csv" in keep and res / "scorecard.md" in keep
+    (nbs / "slow").write_text("1")
+    proc = subprocess.Popen([str(DRIVER), "--only", "c_rerun"], env=env, cwd=ROOT, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    log = res / "notebooks" / "c_rerun.log"
+    assert _wait_for(lambda: "sleeping" in log.read_text(), 120), "the re-run never reached its slow cell"
+    elapsed = _interrupt(proc, proc.pid)
+    output = proc.stdout.read()
+    assert proc.returncode == 130, output
+    assert "previous complete outputs" in output and elapsed < INTERRUPT_BOUND_S
+    now = {p: p.read_bytes() for p in sorted(res.rglob("*")) if p.is_file() and p.suffix != ".log"}
+    assert "INTERRUPTED by SIGINT" in now.pop(res / "notebooks" / "c_rerun.INTERRUPTED").decode()
+    assert now == keep, sorted(set(now) ^ set(keep)) or "a file changed"
+    with capsys.disabled():
+        print(f"\n[measured] SIGINT during a re-run -> driver exit: {elapsed:.2f} s; {len(keep)} earlier files kept")
+
+
+def test_no_venv_uses_the_given_environment_and_installs_only_what_is_missing(tmp_path):
+    """`PYTHON=... ./reproduce.sh --no-venv` (a conda environment): no .venv, the package installed
+    only when it cannot be imported, the kernel registered there only when missing. The
+    interpreter is a stand-in that records what it is asked to do (nothing is installed)."""
+    prefix, calls, importable = tmp_path / "env", tmp_path / "calls", tmp_path / "importable"
+    prefix.mkdir()
+    fake = tmp_path / "python"
+    fake.write_text("#!/usr/bin/env bash\n"
+                    f"echo \"$*\" >> '{calls}'\n"
+                    "case \"$*\" in\n"
+                    f"  *sys.version_info*) exec '{sys.executable}' \"$@\" ;;\n"
+                    f"  *sys.prefix*) echo '{prefix}' ;;\n"
+                    f"  *'import omkl_core, papermill, ipykernel'*) [[ -f '{importable}' ]] ;;\n"
+                    f"  *'ipykernel install'*) mkdir -p '{prefix}/share/jupyter/kernels/omkl' && "
+                    f"touch '{prefix}/share/jupyter/kernels/omkl/kernel.json' ;;\n"
+                    "  *) exit 0 ;;\n"
+                    "esac\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMKL_")}
+    env["PYTHON"] = str(fake)
+    first = _run(["--no-venv", "setup"], env)
+    assert first.returncode == 0, first.stdout + first.stderr
+    lines = calls.read_text().splitlines()
+    assert any(line.startswith("-m pip install") and line.endswith(f"-e {ROOT}") for line in lines), lines
+    assert any(line.startswith("-m ipykernel install --sys-prefix --name omkl") for line in lines), lines
+    assert lines[-1] == "-m omkl_core.repro setup", lines          # --no-venv is the bootstrap's
+    assert not any("venv" in line.split()[:2] for line in lines), "a .venv was created"
+    calls.unlink()
+    importable.write_text("")
+    second = _run(["--no-venv", "setup"], env)
+    assert second.returncode == 0, second.stdout + second.stderr
+    lines = calls.read_text().splitlines()
+    assert not any("pip" in line or "ipykernel install" in line for line in lines), lines
+    assert lines[-1] == "-m omkl_core.repro setup"

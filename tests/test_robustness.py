@@ -112,12 +112,13 @@ def test_normalise_stream_refuses_a_huge_cell_and_warns_on_an_outlier():
 @pytest.mark.parametrize("meta", [EWA, AggregatingAlgorithm, BOA, MLPoly, MLProd])
 def test_aggregator_warns_once_when_the_stream_leaves_its_bounds(meta):
     model = meta(bounds=(0, 1))
-    with pytest.warns(RuntimeWarning, match=r"outside bounds=\[0, 1\].*clipped.*[Nn]ormalise"):
-        model.learn_one(np.array([0.2, 0.4]), 130.0)     # an unnormalised label
+    with pytest.warns(RuntimeWarning, match=r"label y_t = 130 at step t = 1 lies outside bounds=\[0, 1\]"
+                                            r".*clipped.*[Nn]ormalise"):
+        model.learn_one(np.array([0.2, 0.4]), 130.0)     # an unnormalised label: one label, not a range
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         model.learn_one(np.array([0.2, 0.4]), 120.0)     # once, not on every step
-    with pytest.warns(RuntimeWarning, match=r"labels y in \[110, 140\]"):
+    with pytest.warns(RuntimeWarning, match=r"labels y in \[110, 140\] \(steps 1\.\.2\) lie outside"):
         meta(bounds=(0, 1)).run(np.full((2, 2), 0.5), np.array([110.0, 140.0]))
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -185,6 +187,71 @@ def test_cli_sweep_bad_spec_is_one_line(tmp_path, capsys):
     assert main(["sweep", str(spec), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("omkl: error: ") and "Nope" in err and err.count("\n") == 1
+
+
+GRID_TOML = ('datasets = ["airfoil", "concrete"]\nseeds = [0, 1]\nmax_steps = 120\ncurve_points = 10\n'
+             '[[learners]]\nname = "OnlineRidge"\nparams = {a = 0.1}\n'
+             '[[learners]]\nname = "VAW2"\nparams = {m = 8}\n')
+
+
+def test_cli_sweep_local_starts_and_stops_a_local_cluster(tmp_path, capsys, serial_rows, monkeypatch):
+    """Issue 21: `omkl sweep ... --executor dask --local N`, no scheduler started by hand."""
+    distributed = pytest.importorskip("distributed")
+    started = []
+
+    class Recorded(distributed.LocalCluster):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append((self, kwargs))
+
+    monkeypatch.setattr(distributed, "LocalCluster", Recorded)
+    spec = tmp_path / "grid.toml"
+    spec.write_text(GRID_TOML)
+    out = tmp_path / "rows.csv"
+    assert main(["sweep", str(spec), "--executor", "dask", "--local", "2", "--out", str(out), "--quiet"]) == 0, \
+        capsys.readouterr().err
+    assert "8 cells, 0 from the cache, 0 failed" in capsys.readouterr().out
+    (cluster, kwargs), = started
+    assert kwargs["n_workers"] == 2 and kwargs["threads_per_worker"] == 1
+    assert cluster.status.name == "closed", "the local cluster was left running"
+    written = pd.read_csv(out, keep_default_na=False)
+    np.testing.assert_array_equal(written["mse"].to_numpy(float), serial_rows["mse"].to_numpy())
+    assert main(["sweep", str(spec), "--local", "1", "--quiet"]) == 0     # --local alone implies dask
+    assert len(started) == 2 and started[1][0].status.name == "closed"
+
+
+@pytest.mark.parametrize("flags, match", [
+    (["--local", "0"], "--local must be >= 1"),
+    (["--executor", "processes", "--local", "2"], "--local needs --executor dask, got --executor processes"),
+    (["--scheduler", "tcp://localhost:1", "--local", "2"], "--scheduler and --local exclude each other"),
+    (["--executor", "dask"], "--executor dask needs --scheduler ADDRESS .* or --local N"),
+])
+def test_cli_sweep_dask_flag_errors_are_one_line(tmp_path, capsys, flags, match, monkeypatch):
+    monkeypatch.setattr(sweep, "run", _no_cell)
+    spec = tmp_path / "grid.toml"
+    spec.write_text(GRID_TOML)
+    assert main(["sweep", str(spec), *flags, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("omkl: error: ") and err.count("\n") == 1
+    assert re.search(match, err), err
+
+
+def test_cli_sweep_without_dask_installed_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)         # import distributed -> ImportError
+    monkeypatch.setattr(sweep, "run", _no_cell)
+    spec = tmp_path / "grid.toml"
+    spec.write_text(GRID_TOML)
+    for flags in (["--local", "2"], ["--scheduler", "tcp://localhost:1"]):
+        assert main(["sweep", str(spec), *flags, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err == ("omkl: error: --executor dask needs dask.distributed, which is not installed: "
+                       "pip install 'omkl[dask]'\n")
+    with pytest.raises(ImportError, match="not installed"), sweep.local_client(2):
+        pass
+
+
+def _no_cell(*args, **kwargs):
+    raise AssertionError("a cell ran before the flags were checked")
 
 
 def test_summary_and_mean_ranks_from_rows(serial_rows):

@@ -664,6 +664,52 @@ def test_paper001_theorems12_regret_bound(kernel):
     assert m <= bounds.paper001_theorem12_regret_bound(loss, p, u, T) + Z5 * se
 
 
+def test_paper001_theorem2c_printed_u_fails():
+    """Theorem 2 (c)'s printed u = B_w (p/(p-1))^3 exp((sqrt(p) B + 2p sqrt(B))/sigma^2) is B_w p/(p-1) times Lemma 5 (b)
+    as printed (an identity, checked), so it inherits that error: the proof (Thm. 4 with Lemmas 2 and 5) needs
+    u >= B_w p/(p-1) E||Psi~(x)||^2. At a noise-free x with ||x||^2 = B = 4, sigma = 1, p = 2, B_w = 1 the exact
+    second moment of eq. (6) makes that requirement 7.0e11 > printed u = 6.8e6, and (squared loss, Example 1, T = 100)
+    the printed regret bound l'_+(sqrt((p-1)u)) sqrt(uT) = 1.4e8 lies below Thm. 4's bound sqrt(B_w B_g B_Psi T) = 1.4e13
+    with the exact B_Psi (the statement claims more than the proof gives). The corrected u = B_w p/(p-1) (p/(p-1))^2 exp(2(sqrt(p)+p)B/sigma^2) is
+    above the requirement, and its regret bound is Thm. 4's with the corrected B_Psi."""
+    p, B, sigma, B_w, T = 2.0, 4.0, 1.0, 1.0, 100
+    loss = nz.SquaredLoss()                                                   # Example 1: l'_+(a) = 2a
+    u_printed = bounds.paper001_theorem2_u(p, B_w, B, sigma, printed=True)
+    assert u_printed == pytest.approx(B_w * (p / (p - 1)) ** 3 * math.exp((math.sqrt(p) * B + 2 * p * math.sqrt(B)) / sigma**2), rel=1e-12)
+    assert u_printed == pytest.approx(B_w * p / (p - 1) * bounds.paper001_lemma5_feature_bound(p, B, sigma, printed=True), rel=1e-12)
+    exact = nz.GaussianKernel(sigma).feature_second_moment(p, B, B * B)       # E||Psi~(x)||^2, corrected map
+    needed = B_w * p / (p - 1) * exact
+    assert u_printed < needed
+    B_g = bounds.paper001_lemma2_grad_bound(loss, p, B_w, exact)
+    assert bounds.paper001_theorem12_regret_bound(loss, p, u_printed, T) < bounds.paper001_theorem4_regret_bound(B_w, B_g, exact, T)
+    u_corr = bounds.paper001_theorem2_u(p, B_w, B, sigma, printed=False)
+    assert u_corr >= needed
+    B_psi = nz.GaussianKernel(sigma).feature_norm_bound(p, B)
+    assert bounds.paper001_theorem12_regret_bound(loss, p, u_corr, T) == pytest.approx(
+        bounds.paper001_theorem4_regret_bound(B_w, bounds.paper001_lemma2_grad_bound(loss, p, B_w, B_psi), B_psi, T), rel=1e-9)
+
+
+def test_paper001_theorem4_condition1_printed_fails():
+    """Theorem 4's condition 1 as printed: g~_t is independent of g~_i and Psi~(x_i) for i < t. Algorithm 1 cannot meet it:
+    g~_t is computed from w_t = sum_{i<t} alpha_i Psi~(x_i), alpha_i = -g~_i eta/sqrt(T). Linear kernel, loss e^{-a},
+    y = 1, T = 2, 300 seeded runs: w_1 = 0 makes g~_1 in {0, -2} (p = 2); given g~_1 = 0 (so w_2 = 0) g~_2 is always in
+    {0, -2}, given g~_1 = -2 it takes other values (26.1, 28.9, ...) in several runs, so the conditional laws differ. What
+    App. D uses, and what holds, is conditional: E_t[g~_t] = y_t l'(y_t <w_t, Psi(x_t)>) given the past (Lemma 2, tested
+    in test_paper001_lemma2_gradient_estimate_unbiased) with Psi~(x_t), g~_t independent given the past."""
+    given = {True: [], False: []}
+    for seed in range(300):
+        m = ok.NoisyKernelOGD(nz.linear_kernel(), nz.ExponentialLoss(-1), T=2, eta=1.0, p=2.0, B_w=100.0,
+                              noise=nz.GaussianNoise(0.1), seed=seed)
+        m.learn_one(np.array([0.6, 0.3]), 1.0)
+        m.learn_one(np.array([0.5, 0.4]), 1.0)
+        g1, g2 = m.grads_
+        assert g1 in (0.0, -2.0)
+        given[g1 == 0.0].append(g2)
+    assert len(given[True]) > 50 and len(given[False]) > 50
+    assert all(g in (0.0, -2.0) for g in given[True])                      # w_2 = 0: g~_2 in {0, -2}
+    assert sum(g not in (0.0, -2.0) for g in given[False]) >= 5            # w_2 != 0: other values
+
+
 def test_paper001_algorithm1_projection_keeps_norm():
     """Algorithm 1's projection (exact form alpha <- alpha sqrt(B_w / n~_t)): ||w_t||^2 <= B_w
     after every round; the printed form alpha sqrt(B_w)/n~_t shrinks ||w||^2 to B_w/n~_t

@@ -148,6 +148,25 @@ def test_paper004_example3_rkhs_norm(m, seed, beta):
     assert D.rkhs_norm2(w) == pytest.approx(m * float(w @ w), rel=1e-15)
 
 
+def test_paper004_example3_printed_norm_fails_for_dependent_features():
+    """(2) prints the RKHS norm of f = sum_j w_j psi_j as m sum_j w_j^2. That is the norm of the coefficient vector; the
+    function's norm in the RKHS of k = (1/m) sum_j psi_j psi_j' is m min{sum_j v_j^2 : sum_j v_j psi_j = f}, equal to
+    m sum_j w_j^2 only when the psi_j are linearly independent (test_paper004_example3_rkhs_norm). With a repeated centre
+    (theta_1 = theta_2, m = 3, w = (1, -1, 0.5), so f = 0.5 psi_3) the printed value is 6.75, the norm is 0.75
+    (min-norm interpolation on 40 points); the true norm is always <= the printed value."""
+    D = RBFDictionary(np.array([[0.0], [0.0], [1.5]]), beta=1.0)
+    w = np.array([1.0, -1.0, 0.5])
+    Z = np.linspace(-3, 4.5, 40).reshape(-1, 1)
+    P = D.transform(Z)
+    K = P @ P.T / 3
+    f = P @ w
+    norm2 = float(f @ np.linalg.lstsq(K, f, rcond=1e-12)[0])
+    printed = D.rkhs_norm2(w)
+    assert printed == pytest.approx(3 * float(w @ w), rel=1e-15) == pytest.approx(6.75, rel=1e-15)
+    assert norm2 == pytest.approx(3 * 0.25, rel=1e-8)                     # = m |(0, 0, 0.5)|^2
+    assert norm2 < printed / 8
+
+
 def test_paper004_theorem4_counting_exact():
     """Proof of Theorem 4: binom(m,s) <= m^s/s! <= (me/s)^s (exact integers; e bounded below by
     271828/100000), and sum_{F: |F|>=1} q_F <= sum_{s=1}^m (s+1)^-2 < pi^2/6 - 1 < 1 (exact Fractions
@@ -553,6 +572,24 @@ def test_paper004_example23(seed, lam):
     assert lhs <= float(P.pS @ (Q * P.emp).sum(1)) + P.M * math.sqrt(I / (2 * P.n)) + 1e-12
 
 
+def test_paper004_example23_printed_fails():
+    """Example 23 prints "Lambda(lam) <= lam^2 M^2 / 8". Read with the slides' Lambda(lam, w) = -(1/lam) ln E exp(-lam phi(w, Z))
+    it is false: as lam -> 0, Lambda(lam, w) -> phi(w, D) > 0 while lam^2 M^2/8 -> 0 (here, exact sums over a finite Z,
+    M = 1.5, lam = 0.1: Lambda(0.1, w) >= 0.28 > 0.0028 for every model). The fact the derivation uses is Hoeffding's lemma,
+    ln E exp(-lam (phi - E phi)) <= lam^2 M^2/8, i.e. Lambda(lam, w) >= phi(w, D) - lam M^2/8: it holds (for every lam tried,
+    also where the printed form holds, lam = 20)."""
+    P = _Finite(3, M=1.5)
+    lam = 0.1
+    printed_rhs = lam**2 * P.M**2 / 8
+    assert np.all(P.Lam(lam) > printed_rhs)
+    assert float(P.Lam(lam).min()) > 100 * printed_rhs
+    for lam in (0.1, 1.0, 20.0):
+        cgf = np.log(np.exp(-lam * (P.phi - P.risk[:, None])) @ P.pz)
+        assert np.all(cgf <= lam**2 * P.M**2 / 8 + 1e-12)
+        assert np.all(P.Lam(lam) >= P.risk - lam * P.M**2 / 8 - 1e-12)
+    assert np.all(P.Lam(20.0) <= 20.0**2 * P.M**2 / 8)       # the printed form is not false everywhere: the test can tell
+
+
 @given(st.integers(0, 2**32 - 1), st.floats(-1.5, 1.0))
 def test_paper004_corollary24_gibbs_oracle(seed, loglam):
     """Corollary 24 (exact): for the Gibbs algorithm (8), E_S E_q_hat Lambda(1/(lam n), w)
@@ -737,6 +774,28 @@ def test_paper004_corollary27_margin_chain(data, T):
     assert np.all(model.w_ > 0)
 
 
+def test_paper004_corollary27_printed_margin_error_fails():
+    """Corollary 27 labels (1.5/n) sum_i 1(f^(T)(X_i) Y_i <= 1) "margin error" and says the margin error is upper bounded by
+    exp(1 - 0.4 sum_t min(1, w_t^2)) <= exp(1 - (T/10) min(2, ln((1+r0)/(1-r0)))^2). With the factor 1.5 that is false:
+    n = 1000 points, Y = 1, a +-1 dictionary of three columns wrong on disjoint blocks of 120, 212 and 375 points; AdaBoost
+    (exact line 5) takes w_t = 0.996, 0.994, 0.991 and leaves f Y <= 1 on 70.7 % of the points, so (1.5/n) sum 1(fY <= 1)
+    = 1.06 > 0.831 = exp(1 - 0.4 sum min(1, w_t^2)) (and > 0.84, the r0 form). The chain holds for (1/n) sum 1(fY <= 1)
+    = 0.707 <= e prod sqrt(1 - r_t^2) <= 0.831 (as test_paper004_corollary27_margin_chain checks on random data)."""
+    n = 1000
+    X = np.ones((n, 3))
+    X[:120, 0] = -1
+    X[120:332, 1] = -1
+    X[332:707, 2] = -1
+    y = np.ones(n)
+    model = AdaBoost(n_rounds=3, weak_learner="columns").fit(X, y)
+    f = model.decision_function(X)
+    frac = float(np.mean(f * y <= 1))
+    b = B.paper004_corollary27_margin_bounds(model.w_, r0=float(model.r_.min()))
+    assert frac == pytest.approx(0.707, abs=1e-12)
+    assert 1.5 * frac > b["middle"] * 1.2 and 1.5 * frac > b["r0"] * 1.2          # the printed reading fails
+    assert frac <= b["exp_loss"] * (1 + 1e-12) <= b["middle"] * (1 + 1e-12) <= b["r0"] * (1 + 1e-12)   # without 1.5
+
+
 def test_paper004_algorithm2_converges_to_span_minimum():
     """Algorithm 2 with the squared loss and a finite dictionary (columns) approaches
     min_{f in span Psi} sum_i L(f(X_i), Y_i) (the least-squares value), monotonically."""
@@ -830,14 +889,20 @@ def test_paper004_theorem31_corrected(seed, c):
 
 def test_paper004_theorem31_printed_fails():
     """Theorem 31 as printed (kappa^2) is not scale-invariant: with X -> cX, w_bar -> w_bar/c, lam -> c lam
-    the left side scales as 1/c^2 and the printed right side not at all. At c = 0.05 the error exceeds
-    16 lam^2 s / kappa_up^2 >= 16 lam^2 s / kappa_RE^2 (an upper bound on kappa only lowers the right side)."""
+    the left side scales as 1/c^2 and the printed right side not at all. The printed right side
+    16 lam^2 s / kappa^2 decreases in kappa, so its largest value is at the smallest admissible kappa: a lower
+    bound kappa_lo <= kappa_RE gives 16 lam^2 s / kappa_lo^2 >= 16 lam^2 s / kappa_RE^2. At c = 0.05 (seed 0) the
+    error 580 exceeds even this largest value 34.4, so it exceeds the printed bound at the true kappa_RE."""
     err2, lam, lo, up = _theorem31_case(0, 0.05)
-    printed = B.paper004_theorem31_bound(lam, 3, up, form="printed")
-    assert err2 > printed
-    err2_1, lam_1, _, up_1 = _theorem31_case(0, 1.0)
+    assert 0 < lo <= up
+    printed_max = B.paper004_theorem31_bound(lam, 3, lo, form="printed")       # >= the bound at kappa_RE
+    assert printed_max >= B.paper004_theorem31_bound(lam, 3, up, form="printed")
+    assert err2 > printed_max
+    assert err2 <= B.paper004_theorem31_bound(lam, 3, lo, form="corrected")    # the kappa^4 form holds
+    err2_1, lam_1, lo_1, _ = _theorem31_case(0, 1.0)
     assert err2 == pytest.approx(err2_1 / 0.05**2, rel=1e-6)                       # LHS scales 1/c^2
-    assert printed == pytest.approx(B.paper004_theorem31_bound(lam_1, 3, up_1, form="printed"), rel=1e-6)
+    assert printed_max == pytest.approx(B.paper004_theorem31_bound(lam_1, 3, lo_1, form="printed"), rel=1e-6)
+    assert err2_1 <= B.paper004_theorem31_bound(lam_1, 3, lo_1, form="printed")  # at c = 1 the printed form holds
 
 
 def test_paper004_theorem31_lambda_event_probability():

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from .._validation import Integer, Interval, Optional, check_label, check_magnitude, check_scalar
+from .._validation import Integer, Interval, Optional, check_label, check_magnitude, check_scalar, describe_labels
 from ..base import OnlineLearner
 from ..compiled import use_numba
 
@@ -178,7 +178,8 @@ class _MetaLearner(OnlineLearner):
         ya = np.asarray(y, dtype=np.float64)
         if ya.size and (ya.min() < A or ya.max() > B):
             self._range_warned = True
-            warnings.warn(f"{type(self).__name__}: labels y in [{ya.min():.4g}, {ya.max():.4g}] lie outside "
+            what = describe_labels(ya, self.t_)
+            warnings.warn(f"{type(self).__name__}: {what} {'lies' if ya.size == 1 else 'lie'} outside "
                           f"bounds=[{A:g}, {B:g}]; expert forecasts are clipped to [{A:g}, {B:g}] (eq. 28), so "
                           "the aggregate cannot follow the labels. Normalise the stream "
                           "(omkl_core.datasets.normalise_stream) or pass bounds that cover the labels",

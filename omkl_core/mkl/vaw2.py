@@ -62,6 +62,7 @@ from .._validation import (
     check_positive,
     check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
     check_vector,
+    describe_labels,
 )
 from ..base import OnlineLearner
 from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, dictionary_spec
@@ -354,9 +355,10 @@ class _VAWFamily(OnlineLearner):
         lo, hi = (0.0, 1.0) if self.bounds is None else (float(self.bounds[0]), float(self.bounds[1]))
         problems = []
         if ya.size and (ya.min() < lo or ya.max() > hi):
-            problems.append(f"labels y in [{ya.min():.4g}, {ya.max():.4g}], outside [{lo:g}, {hi:g}] (eq. 33)")
+            problems.append(f"{describe_labels(ya, self.t_)}, outside [{lo:g}, {hi:g}] (eq. 33)")
         if norm > 1.0 + 1e-9:
-            problems.append(f"inputs with ||x|| = {norm:.4g} > 1 (eq. 34)")
+            problems.append(f"input x_t with ||x_t|| = {norm:.4g} > 1 at step t = {self.t_ + 1} (eq. 34)"
+                            if Xa.shape[0] == 1 else f"inputs with max ||x_t|| = {norm:.4g} > 1 (eq. 34)")
         if problems:
             self._unscaled_warned = True
             self.meta_._range_warned = True    # one warning with the reason, not a second from the meta-learner

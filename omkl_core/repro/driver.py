@@ -1,0 +1,171 @@
+"""The reproduction driver: ``python -m omkl_core.repro [--quick] [--only NAME] [COMMAND [ARGS]]``.
+
+``./reproduce.sh`` sets the environment up and ``exec``\\ s this module; it can also be run
+directly from the repository root. Commands:
+
+* (none): execute the notebooks (``--quick``: quick mode, results in ``<results>/quick/``;
+  ``--only NAME``: one notebook by name, path or unique prefix), each staged
+  (:mod:`omkl_core.repro.notebooks`), then merge the scorecard;
+* ``test [ARGS]``: ruff, then pytest with exactly ``ARGS`` (none: ``tests``);
+* ``setup``: nothing more (the bootstrap has set the environment up);
+* ``mutants [ARGS]``: ``tools/mutants.py ARGS``;
+* ``verify [--quick] [ARGS]``: :func:`omkl_core.repro.verify.main`.
+
+Ctrl-C / SIGTERM stop the running child within seconds (:mod:`omkl_core.repro.process`)
+and the driver exits 130 / 143. Environment: ``OMKL_RESULTS`` (results folder, default
+``results/``), ``OMKL_NOTEBOOKS`` (notebooks folder, default ``notebooks/``).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .notebooks import UsageError, notebook_list, papermill_command, resolve_only, run_notebooks
+from .process import Interrupted, Signals, run_child
+
+__all__ = ["ROOT", "COMMANDS", "Invocation", "parse", "main"]
+
+#: The checkout the driver belongs to.
+ROOT = Path(__file__).resolve().parent.parent.parent
+COMMANDS = ("test", "setup", "mutants", "verify")
+PROG = "./reproduce.sh"
+SCORECARD = "import omkl_core.report as r; r.scorecard(verbose=True)"
+
+
+@dataclass
+class Invocation:
+    """A parsed command line: ``command`` (``run`` or one of :data:`COMMANDS`), the notebook
+    options and the arguments passed on to the command."""
+    command: str = "run"
+    quick: bool = False
+    only: str | None = None
+    args: list[str] = field(default_factory=list)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        usage=f"{PROG} [--no-venv] [--quick] [--only NAME] [test|setup|mutants|verify [ARGS ...]]",
+        description="Set the environment up and regenerate every table and figure of the papers.",
+        epilog="commands:\n"
+               "  (none)            execute every notebook in notebooks/, then merge the scorecard\n"
+               "  test [ARGS]       ruff, then pytest ARGS as given (test tests/test_cli.py runs only that file)\n"
+               "  setup             set-up only\n"
+               "  mutants [ARGS]    domain mutation testing of the theory tests (tools/mutants.py)\n"
+               "  verify [--quick]  check the recorded results (omkl_core.repro.verify)\n\n"
+               "Each notebook writes into a staging folder; its tables, figures, scorecard rows and\n"
+               "executed copy replace the previous ones only when it succeeds.\n"
+               "Ctrl-C / SIGTERM stops the whole run within seconds (exit status 130/143); an\n"
+               "interrupted notebook leaves the previous complete outputs in place.\n"
+               "Progress: one line per notebook with an ETA from the last run (results/timings.json).\n"
+               "Environment: PYTHON (interpreter for set-up), OMKL_RESULTS (results folder),\n"
+               "OMKL_NOTEBOOKS (notebooks folder), OMKL_SKIP_SETUP=1 (use the environment as it is).\n"
+               "--no-venv: use PYTHON's environment (e.g. conda) instead of .venv (bootstrap option).")
+    p.add_argument("--quick", action="store_true",
+                   help="quick mode (small horizons, for CI); results in results/quick/")
+    p.add_argument("--only", metavar="NAME", help="one notebook: a name, a path or a unique prefix")
+    p.add_argument("--no-venv", action="store_true", help=argparse.SUPPRESS)   # the bootstrap's
+    return p
+
+
+def parse(argv: list[str]) -> Invocation:
+    """Parse the driver's command line (``SystemExit(2)`` with a one-line error on a wrong one)."""
+    parser = _parser()
+    split = len(argv)
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--only":
+            i += 2                                   # its value may be any word, even "test"
+            continue
+        if argv[i] in COMMANDS:
+            split = i
+            break
+        i += 1
+    head, command = argv[:split], (argv[split] if split < len(argv) else "run")
+    rest = argv[split + 1:]
+    if command == "setup":                           # takes no argument; notebook options are an error
+        head, rest = head + rest, []
+    ns = parser.parse_args(head)
+    if ns.only is not None and not ns.only:
+        parser.error("--only needs a notebook name")
+    run_opts = (["--quick"] if ns.quick and command != "verify" else []) + (["--only"] if ns.only is not None else [])
+    if command != "run" and run_opts:
+        parser.error(f"{' '.join(run_opts)} applies to notebook runs, not to '{command}' (see {PROG} --help)")
+    args = (["--quick"] if ns.quick and command == "verify" else []) + rest
+    return Invocation(command=command, quick=ns.quick, only=ns.only, args=args)
+
+
+def _error(msg: str, code: int = 2) -> int:
+    print(f"{PROG}: error: {msg}", file=sys.stderr, flush=True)
+    return code
+
+
+def _results_dir(quick: bool) -> Path:
+    """``$OMKL_RESULTS`` or ``results/``; a quick run uses its ``quick/`` sub-folder, so it never
+    overwrites or mixes with the full results."""
+    base = Path(os.environ.get("OMKL_RESULTS") or ROOT / "results")
+    return base / "quick" if quick else base
+
+
+def _test(args: list[str], signals: Signals) -> int:
+    env = {**os.environ, "HYPOTHESIS_PROFILE": os.environ.get("HYPOTHESIS_PROFILE", "ci"), "MPLBACKEND": "Agg"}
+    ruff = Path(sys.executable).parent / "ruff"
+    ruff = str(ruff) if ruff.exists() else shutil.which("ruff")
+    if ruff is None:
+        return _error("ruff not found next to the interpreter or on PATH (it is in requirements.lock)", 1)
+    print("[lint] ruff check omkl_core tests benchmarks tools", flush=True)
+    if run_child([ruff, "check", "--quiet", "omkl_core", "tests", "benchmarks", "tools"], signals, env=env, cwd=ROOT):
+        return _error("ruff found problems (above)", 1)
+    # pytest gets exactly the user's arguments: paths run only those files, options alone
+    # (-k, -x) fall back to pyproject's testpaths; no argument: the whole suite
+    return run_child([sys.executable, "-m", "pytest", *(args or ["tests"])], signals, env=env, cwd=ROOT)
+
+
+def _verify(args: list[str]) -> int:
+    try:
+        verify = importlib.import_module(f"{__package__}.verify")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__package__}.verify":
+            raise
+        return _error("verify is not available in this checkout (omkl_core/repro/verify.py is missing)", 1)
+    return int(verify.main(args) or 0)
+
+
+def _run(inv: Invocation, signals: Signals) -> int:
+    folder = Path(os.environ.get("OMKL_NOTEBOOKS") or ROOT / "notebooks")
+    try:
+        nbs = [resolve_only(inv.only, folder)] if inv.only is not None else notebook_list(folder)
+    except UsageError as exc:
+        return _error(str(exc))
+    if not nbs:
+        return _error(f"no notebook in {folder}")
+    mode = "quick" if inv.quick else "full"
+    results = _results_dir(inv.quick)
+    os.environ["OMKL_RESULTS"], os.environ["OMKL_MODE"] = str(results), mode
+    return run_notebooks(nbs, results=results, mode=mode, command=papermill_command(sys.executable, inv.quick),
+                         signals=signals, scorecard=[sys.executable, "-c", SCORECARD])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the driver; returns the exit status (130/143 after SIGINT/SIGTERM)."""
+    inv = parse(sys.argv[1:] if argv is None else list(argv))
+    with Signals() as signals:
+        try:
+            if inv.command == "setup":
+                print(f"[setup] environment ready: {sys.prefix}", flush=True)
+                return 0
+            if inv.command == "test":
+                return _test(inv.args, signals)
+            if inv.command == "mutants":
+                return run_child([sys.executable, str(ROOT / "tools" / "mutants.py"), *inv.args], signals, cwd=ROOT)
+            if inv.command == "verify":
+                return _verify(inv.args)
+            return _run(inv, signals)
+        except Interrupted as stop:
+            print(f"error: interrupted ({stop.name}); no further step started", file=sys.stderr, flush=True)
+            return stop.exit_code

@@ -1,0 +1,372 @@
+"""The reproduction driver (omkl_core.repro) in-process: argument parsing, --only resolution,
+staging, the timings file, and signal handling with a fake notebook runner.
+
+The fake runner is ``python -c RUNNER NB OUT``: it executes the "notebook" NB (plain Python
+source, with ``results`` = ``$OMKL_RESULTS``) and writes OUT like papermill's executed copy.
+The end-to-end runs through ``./reproduce.sh`` and papermill are in tests/test_reproduce.py.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from omkl_core.repro import driver, notebooks, process
+from omkl_core.repro.notebooks import Stage, Timings, UsageError, resolve_only, run_notebooks
+from omkl_core.repro.process import Interrupted, Signals, run_child
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process groups and /proc: Linux")
+
+RUNNER = ("import os, sys, pathlib\n"
+          "nb, out = sys.argv[1], sys.argv[2]\n"
+          "results = pathlib.Path(os.environ['OMKL_RESULTS'])\n"
+          "pathlib.Path(out).write_text('executed ' + nb)\n"
+          "exec(pathlib.Path(nb).read_text())\n")
+
+
+def fake_command(nb: Path, out: Path) -> list[str]:
+    return [sys.executable, "-c", RUNNER, str(nb), str(out)]
+
+
+WRITE = ("(results / 'tables').mkdir(exist_ok=True)\n"
+         "(results / 'tables' / 'a.csv').write_text('x\\n{v}\\n')\n"
+         "(results / 'scorecard').mkdir(exist_ok=True)\n"
+         "(results / 'scorecard' / 'a.csv').write_text('rows {v}')\n"
+         "(results / 'sweep-cache' / 'cell-{v}').write_text('cached')\n"
+         "(results / 'scorecard.md').write_text('merged view of this stage')\n")
+
+
+@pytest.fixture
+def ws(tmp_path):
+    nbs, res = tmp_path / "notebooks", tmp_path / "results"
+    nbs.mkdir()
+    return nbs, res
+
+
+def _nb(folder: Path, name: str, source: str) -> Path:
+    path = folder / f"{name}.ipynb"
+    path.write_text(source)
+    return path
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _later(seconds: float, sig: int = signal.SIGINT) -> threading.Timer:
+    """Send ``sig`` to this process after ``seconds`` (the handler runs in the main thread)."""
+    t = threading.Timer(seconds, os.kill, (os.getpid(), sig))
+    t.start()
+    return t
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+# ----------------------------------------------------------------------------- parsing
+@pytest.mark.parametrize("argv, want", [
+    ([], ("run", False, None, [])),
+    (["--quick"], ("run", True, None, [])),
+    (["--only", "p000"], ("run", False, "p000", [])),
+    (["--only=p000", "--quick"], ("run", True, "p000", [])),
+    (["--only", "test"], ("run", False, "test", [])),            # a notebook named like a command
+    (["test"], ("test", False, None, [])),
+    (["test", "tests/test_cli.py", "-x", "--quick"], ("test", False, None, ["tests/test_cli.py", "-x", "--quick"])),
+    (["mutants", "--list"], ("mutants", False, None, ["--list"])),
+    (["setup"], ("setup", False, None, [])),
+    (["verify", "--quick"], ("verify", False, None, ["--quick"])),
+    (["--quick", "verify"], ("verify", True, None, ["--quick"])),
+    (["--no-venv", "--quick"], ("run", True, None, [])),
+])
+def test_parse(argv, want):
+    inv = driver.parse(argv)
+    assert (inv.command, inv.quick, inv.only, inv.args) == want
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--quick", "test"], "--quick applies to notebook runs, not to 'test'"),
+    (["--only", "x", "mutants"], "--only applies to notebook runs, not to 'mutants'"),
+    (["setup", "--quick"], "--quick applies to notebook runs, not to 'setup'"),
+    (["--only", "x", "verify"], "--only applies to notebook runs, not to 'verify'"),
+    (["setup", "extra"], "unrecognized arguments: extra"),
+    (["--only", ""], "--only needs a notebook name"),
+    (["--only"], "argument --only: expected one argument"),
+    (["bogus"], "unrecognized arguments: bogus"),
+])
+def test_parse_errors_are_one_line_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        driver.parse(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{driver.PROG}: error: {message}" in err
+
+
+def test_resolve_only_by_name_path_and_prefix(ws):
+    nbs, _ = ws
+    for name in ("p000_vaw2", "p000_datasets", "p001_noisy"):
+        _nb(nbs, name, "")
+    assert resolve_only("p000_vaw2", nbs).name == "p000_vaw2.ipynb"
+    assert resolve_only("notebooks/p000_vaw2.ipynb", nbs).name == "p000_vaw2.ipynb"
+    assert resolve_only(str(nbs / "p001_noisy.ipynb"), nbs).name == "p001_noisy.ipynb"
+    assert resolve_only("p001", nbs).name == "p001_noisy.ipynb"
+    with pytest.raises(UsageError, match="ambiguous prefix, matches: p000_datasets p000_vaw2"):
+        resolve_only("p000", nbs)
+    with pytest.raises(UsageError, match="no notebook matches; choose from: p000_datasets p000_vaw2 p001_noisy"):
+        resolve_only("zz", nbs)
+    with pytest.raises(UsageError, match="needs a notebook name"):
+        resolve_only("", nbs)
+
+
+def test_main_reports_a_wrong_only_and_a_missing_verify(ws, monkeypatch, capsys):
+    nbs, res = ws
+    _nb(nbs, "a", "")
+    monkeypatch.setenv("OMKL_NOTEBOOKS", str(nbs))
+    monkeypatch.setenv("OMKL_RESULTS", str(res))
+    assert driver.main(["--only", "zz"]) == 2
+    assert "--only zz: no notebook matches; choose from: a" in capsys.readouterr().err
+    monkeypatch.setattr(driver.importlib, "import_module", _missing_verify)
+    assert driver.main(["verify"]) == 1
+    assert "verify is not available" in capsys.readouterr().err
+    assert not res.exists(), "a wrong command line wrote results"
+
+
+def _missing_verify(name):
+    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+def test_verify_dispatches_its_arguments(monkeypatch):
+    seen = []
+
+    class FakeVerify:
+        @staticmethod
+        def main(argv):
+            seen.append(argv)
+            return 3
+
+    monkeypatch.setattr(driver.importlib, "import_module", lambda name: FakeVerify)
+    assert driver.main(["--quick", "verify", "--strict"]) == 3
+    assert seen == [["--quick", "--strict"]]
+
+
+# ----------------------------------------------------------------------------- staging
+def test_stage_moves_only_what_the_run_wrote(tmp_path):
+    res = tmp_path / "results"
+    (res / "scorecard").mkdir(parents=True)
+    (res / "scorecard" / "other.csv").write_text("other rows")
+    (res / "scorecard" / "a.csv").write_text("old a rows")
+    stage = Stage(res, "a")
+    path = stage.prepare()
+    assert (path / "sweep-cache").is_symlink() and (path / "notebooks").is_dir()
+    assert (path / "scorecard" / "other.csv").read_text() == "other rows"    # the merged view
+    (path / "scorecard" / "a.csv").write_text("new a rows")
+    (path / "tables").mkdir()
+    (path / "tables" / "t.csv").write_text("t")
+    (path / "sweep-cache" / "cell").write_text("c")                          # straight into the cache
+    (path / "scorecard.md").write_text("merged by the notebook")
+    assert stage.outputs() == ["scorecard/a.csv", "tables/t.csv"]
+    (res / "scorecard" / "other.csv").write_text("changed meanwhile")
+    stage.commit()
+    assert (res / "scorecard" / "a.csv").read_text() == "new a rows"
+    assert (res / "scorecard" / "other.csv").read_text() == "changed meanwhile"   # not overwritten by the copy
+    assert (res / "tables" / "t.csv").read_text() == "t"
+    assert (res / "sweep-cache" / "cell").read_text() == "c"
+    assert not (res / "scorecard.md").exists()
+    assert not (res / ".staging").exists()
+
+
+def test_timings_file(tmp_path):
+    path = tmp_path / "timings.json"
+    t = Timings(path)
+    assert t.last("a") is None
+    t.record("a", 12.345, 6.7, "quick")
+    data = json.loads(path.read_text())
+    assert data["notebooks"]["a"]["wall_s"] == 12.35 and data["notebooks"]["a"]["cpu_s"] == 6.7
+    assert data["notebooks"]["a"]["mode"] == "quick"
+    assert Timings(path).last("a") == 12.35
+    path.write_text("{not json")
+    assert Timings(path).last("a") is None
+
+
+# ----------------------------------------------------------------------------- runs
+def _run(nbs, res, signals, heartbeat=60.0, **kw):
+    return run_notebooks(sorted(nbs.glob("*.ipynb")), results=res, mode="quick", command=fake_command,
+                         signals=signals, scorecard=None, heartbeat=heartbeat, tick=0.05, **kw)
+
+
+def test_success_replaces_outputs_and_records_timings_and_eta(ws, capsys):
+    nbs, res = ws
+    nb = _nb(nbs, "a", WRITE.format(v=1))
+    with Signals() as signals:
+        assert _run(nbs, res, signals) == 0
+        first = capsys.readouterr().out
+        assert "[1/1] a: started" in first and "ok  (CPU" in first and "ETA" not in first
+        assert (res / "tables" / "a.csv").read_text() == "x\n1\n"
+        assert (res / "notebooks" / "a.ipynb").read_text().startswith("executed")
+        assert Timings(res / "timings.json").last("a") is not None
+        nb.write_text(WRITE.format(v=2) + "import time; time.sleep(0.4)\n")
+        assert _run(nbs, res, signals, heartbeat=0.1) == 0
+    second = capsys.readouterr().out
+    assert "last run" in second and "ETA" in second
+    assert "a: running" in second                                          # the heartbeat line
+    assert (res / "tables" / "a.csv").read_text() == "x\n2\n"
+    assert (res / "scorecard" / "a.csv").read_text() == "rows 2"
+    assert sorted(p.name for p in (res / "sweep-cache").iterdir()) == ["cell-1", "cell-2"]
+    assert not (res / "scorecard.md").exists() and not (res / ".staging").exists()
+
+
+def test_a_failed_run_keeps_the_previous_outputs(ws, capsys):
+    nbs, res = ws
+    nb = _nb(nbs, "a", WRITE.format(v=1))
+    with Signals() as signals:
+        assert _run(nbs, res, signals) == 0
+        before = _snapshot(res)
+        nb.write_text(WRITE.format(v=2) + "raise RuntimeError('boom')\n")
+        assert _run(nbs, res, signals) == 1
+    out = capsys.readouterr()
+    assert "FAILED" in out.out and "boom" in out.out and "previous complete outputs" in out.out
+    assert "error: failed: a" in out.err
+    after = _snapshot(res)
+    failed = after.pop("notebooks/a.FAILED.ipynb")
+    assert failed.startswith(b"executed")
+    after.pop("notebooks/a.log")
+    before.pop("notebooks/a.log")
+    after.pop("sweep-cache/cell-2")                                       # the shared cache keeps cells
+    assert after == before
+
+
+def test_sigint_during_a_rerun_keeps_the_earlier_outputs_byte_identical(ws, capsys):
+    """Issue 21: an interrupted re-run deleted the finished results of the earlier run."""
+    nbs, res = ws
+    _nb(nbs, "a", WRITE.format(v=1))
+    _nb(nbs, "b", "(results / 'tables').mkdir()\n(results / 'tables' / 'b.csv').write_text('b')\n")
+    with Signals() as signals:
+        assert _run(nbs, res, signals) == 0
+    before = _snapshot(res)
+    pidfile = nbs / "child.pid"
+    _nb(nbs, "a", WRITE.format(v=2) + f"pathlib.Path({str(pidfile)!r}).write_text(str(os.getpid()))\n"
+        "import time; time.sleep(600)\n")
+    (nbs / "b.ipynb").write_text(f"pathlib.Path({str(nbs / 'b_started')!r}).write_text('yes')\n")
+    capsys.readouterr()
+    t0 = time.monotonic()
+    timer = _later(1.5)
+    try:
+        with Signals() as signals, pytest.raises(Interrupted) as exc:
+            _run(nbs, res, signals)
+    finally:
+        timer.cancel()
+    elapsed = time.monotonic() - t0
+    assert exc.value.exit_code == 130 and exc.value.name == "SIGINT"
+    assert elapsed < 1.5 + process.GRACE_S + 3, elapsed
+    child = int(pidfile.read_text())
+    assert not _alive(child), "the notebook's process still runs"
+    assert not (nbs / "b_started").exists(), "a further notebook started after the interrupt"
+    after = _snapshot(res)
+    marker = after.pop("notebooks/a.INTERRUPTED").decode()
+    assert "INTERRUPTED by SIGINT" in marker and "previous complete outputs" in marker
+    after.pop("notebooks/a.log")
+    before.pop("notebooks/a.log")
+    after.pop("sweep-cache/cell-2")
+    assert after == before, "the earlier outputs changed"
+    assert "previous complete outputs" in capsys.readouterr().err
+    assert not (res / ".staging").exists()
+
+
+def test_sigterm_stops_a_child_group_within_seconds(tmp_path):
+    """``sleep`` in a shell in its own session, with a grandchild: SIGTERM to the driver stops both."""
+    pids = tmp_path / "pids"
+    script = f"sleep 600 & echo $! > '{pids}'; sleep 600"
+    t0 = time.monotonic()
+    timer = _later(0.5, signal.SIGTERM)
+    try:
+        with Signals() as signals, pytest.raises(Interrupted) as exc:
+            run_child(["bash", "-c", script], signals, tick=0.05)
+    finally:
+        timer.cancel()
+    assert exc.value.exit_code == 143
+    assert time.monotonic() - t0 < 0.5 + process.GRACE_S + 2
+    grandchild = int(pids.read_text())
+    end = time.monotonic() + 3
+    while _alive(grandchild) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not _alive(grandchild)
+
+
+def test_signals_are_deferred_while_a_stage_moves():
+    with Signals() as signals:
+        with pytest.raises(Interrupted), signals.deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            moved = True                          # the block finished before the exception
+    assert moved
+
+
+def test_a_driver_started_with_sigint_ignored_still_stops(tmp_path):
+    """``./reproduce.sh &`` from a script: SIGINT ignored on entry; the driver installs its handler."""
+    ready = tmp_path / "ready"
+    code = ("import sys, pathlib; from omkl_core.repro.process import Signals, run_child, Interrupted\n"
+            "with Signals() as s:\n"
+            f"    pathlib.Path({str(ready)!r}).write_text('1')\n"
+            "    try: run_child(['sleep', '600'], s)\n"
+            "    except Interrupted as e: sys.exit(e.exit_code)\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=Path(driver.ROOT),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # noqa: PLW1509
+    try:
+        end = time.monotonic() + 60
+        while not ready.exists() and time.monotonic() < end:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        os.kill(proc.pid, signal.SIGINT)
+        assert proc.wait(timeout=10) == 130
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_children_cpu_seconds_counts_a_finished_child():
+    with Signals() as signals:
+        before = process.children_cpu_seconds()
+        assert run_child([sys.executable, "-c", "sum(i * i for i in range(3_000_000))"], signals) == 0
+    assert process.children_cpu_seconds() - before > 0.05
+
+
+def test_papermill_command_passes_quick_and_the_notebook_folder(tmp_path):
+    cmd = notebooks.papermill_command("/py", True)(tmp_path / "n.ipynb", tmp_path / "o.ipynb")
+    assert cmd[:3] == ["/py", "-m", "papermill"] and cmd[cmd.index("-p") + 2] == "True"
+    assert cmd[cmd.index("--cwd") + 1] == str(tmp_path) and cmd[cmd.index("-k") + 1] == "omkl"
+
+
+def test_test_command_runs_ruff_then_pytest_with_exactly_the_users_arguments(monkeypatch):
+    """Issue 21: the driver put ``tests`` in front of the user's arguments (the whole suite ran)."""
+    calls = []
+    monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append((list(cmd), kw)) or 0)
+    assert driver.main(["test", "tests/test_cli.py", "-x"]) == 0
+    (ruff, _), (pytest_cmd, kw) = calls
+    assert ruff[1:3] == ["check", "--quiet"] and pytest_cmd[1:] == ["-m", "pytest", "tests/test_cli.py", "-x"]
+    assert kw["env"]["HYPOTHESIS_PROFILE"] and kw["cwd"] == driver.ROOT
+    calls.clear()
+    assert driver.main(["test"]) == 0
+    assert calls[1][0][1:] == ["-m", "pytest", "tests"]
+    calls.clear()
+    monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append(list(cmd)) or 1)
+    assert driver.main(["test", "-k", "x"]) == 1                  # ruff failed: pytest never starts
+    assert len(calls) == 1
+
+
+def test_mutants_passes_its_arguments_on(monkeypatch):
+    calls = []
+    monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append(list(cmd)) or 0)
+    assert driver.main(["mutants", "--list", "--only", "x"]) == 0
+    assert calls[0][1:] == [str(driver.ROOT / "tools" / "mutants.py"), "--list", "--only", "x"]
