@@ -65,6 +65,7 @@ import pandas as pd
 from . import registry
 from .aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd
 from .mixture import aggregate
+from .sweep import Store, _make_learner, _one_blas_thread, code_version, data_hash
 
 __all__ = ["NAMES", "DICTS", "VAW_FAMILY", "PAPER003", "RIVER_POOL", "METAS", "CLAIM_TOLERANCE", "Entry",
            "entries", "family", "order", "pool_labels", "ForecastStore", "run_singles", "mixture_runs",
@@ -160,15 +161,12 @@ def pool_labels(singles) -> list[str]:
 
 
 # ----------------------------------------------------------------------- the forecasts
-class ForecastStore:
-    """Content-addressed store of one run's forecasts: ``root/ab/<key>.npz`` with ``predictions``
-    (T,), ``abstained`` (T,) bool and ``info`` (JSON: times), written atomically."""
+class ForecastStore(Store):
+    """The sweep's content-addressed store (:class:`omkl_core.sweep.Store`) holding one run's
+    forecasts: ``root/ab/<key>.npz`` with ``predictions`` (T,), ``abstained`` (T,) bool and
+    ``info`` (JSON: times), written atomically."""
 
-    def __init__(self, root):
-        self.root = Path(root)
-
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.npz"
+    suffix = ".npz"
 
     def get(self, key: str) -> dict | None:
         try:
@@ -196,8 +194,6 @@ def _river_version() -> str:
 
 
 def _key(entry: Entry, seed: int, dhash: str) -> str:
-    from .sweep import code_version  # noqa: PLC0415
-
     version = code_version() if entry.kind == "omkl" else _river_version()
     payload = {"kind": entry.kind, "name": entry.name, "params": entry.params, "seed": seed, "data": dhash,
                "version": version}
@@ -211,8 +207,6 @@ def _stream(dataset: str, max_steps):
 
 def _forecast_task(entry: Entry, dataset: str, max_steps, seed: int) -> dict:
     """One single-learner run in a worker: its forecasts and its process CPU time."""
-    from .sweep import _make_learner, _one_blas_thread  # noqa: PLC0415
-
     X, y = _stream(dataset, max_steps)
     with _one_blas_thread():
         t0, c0 = time.perf_counter(), time.process_time()
@@ -252,8 +246,6 @@ def run_singles(datasets, seeds, *, max_steps=None, river: bool = True, workers:
     seconds, cpu_seconds, cached``; a deterministic row's one run has seed -1) and
     ``forecasts[(dataset, label, seed)] = (predictions, abstained)`` for every seed (a
     deterministic row's one run under each seed)."""
-    from .sweep import data_hash  # noqa: PLC0415
-
     store = ForecastStore(cache_dir) if cache_dir is not None else None
     tasks, results = [], {}
     for d in datasets:
