@@ -325,7 +325,11 @@ def _replay_class():
 def ewa_regressor(Z, y, *, learning_rate: float = 0.5) -> np.ndarray:
     """The forecasts of River's ``ensemble.EWARegressor(models, learning_rate=learning_rate)``
     (square loss) when its N models forecast the columns of Z (T, N): River's own code, predict
-    (``predict_one``) then learn (``learn_one``) at every step, the models replaying Z."""
+    (``predict_one``) then learn (``learn_one``) at every step, the models replaying Z.
+
+    River 0.26 starts every weight at 1, not 1/N, and normalises them after each update: its
+    first forecast is the *sum* of the N first forecasts (kept as River computes it; on the
+    leaderboard's streams the omkl experts forecast 0 at t = 1, so that step costs little)."""
     from river import ensemble  # noqa: PLC0415
 
     Z = np.asarray(Z, dtype=np.float64)
