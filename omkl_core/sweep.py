@@ -241,13 +241,16 @@ def _cell_key(cell: dict, dhash: str, version: str) -> str:
 class Store:
     """Content-addressed JSON store: ``root/ab/<key>.json``, written atomically (the sweep's
     cache; public so that cells the sweep cannot run -- e.g. River's models in the leaderboard --
-    can be cached the same way). ``get(key) -> dict | None``, ``put(key, row)``."""
+    can be cached the same way; :class:`omkl_core.leaderboard.ForecastStore` keeps arrays in it
+    as ``.npz``). ``get(key) -> dict | None``, ``put(key, row)``."""
+
+    suffix = ".json"
 
     def __init__(self, root):
         self.root = Path(root)
 
     def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+        return self.root / key[:2] / f"{key}{self.suffix}"
 
     def get(self, key: str) -> dict | None:
         try:

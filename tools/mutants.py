@@ -456,10 +456,23 @@ MUTANTS: list[Mutant] = [
       "sums = np.cumsum(np.concatenate([[label_sum], y[:-1]]))",
       "sums = np.cumsum(np.concatenate([[label_sum], y]))[1:]",
       "run's fallback running mean includes y_t (off by one: look-ahead)"),
+    # -------------------------- the leaderboard's mixture rows and claim (issue 24), tests/test_leaderboard.py
+    M("lb-best-single-includes-mixtures", "leaderboard", "omkl_core/leaderboard.py",
+      "single = sub[~is_mix.loc[sub.index]]", "single = sub",
+      "the claim's reference 'best single learner' may be a mixture or River's EWARegressor row"),
+    M("lb-claim-strict", "leaderboard", "omkl_core/leaderboard.py",
+      '"holds": bool(ratio <= tolerance)', '"holds": bool(ratio < tolerance)',
+      "the claim fails at ratio = 1.02 exactly (tolerance read as strict)"),
+    M("lb-mixture-ignores-abstentions", "leaderboard", "omkl_core/leaderboard.py",
+      "p = aggregate(Z, y, meta=meta, abstained=A)", "p = aggregate(Z, y, meta=meta)",
+      "the mixture rows take River's pre-learning output (not a forecast) instead of the fallback"),
+    M("lb-regret-against-worst-expert", "leaderboard", "omkl_core/leaderboard.py",
+      "jbest = int(np.argmin(expert_loss))", "jbest = int(np.argmax(expert_loss))",
+      "the regret measured against the worst expert of the pool instead of the best"),
 ]
 
 #: the test file that judges the mutants of a key that is not a paper number
-TEST_FILES = {"mixture": "tests/test_mixture.py"}
+TEST_FILES = {"mixture": "tests/test_mixture.py", "leaderboard": "tests/test_leaderboard.py"}
 
 COPY_DIRS = ("omkl_core", "tests")   # the datasets are package data (omkl_core/data)
 COPY_FILES = ("pyproject.toml",)

@@ -58,7 +58,7 @@ from .._validation import Check, Optional, check_label, check_matrix, check_poin
 from ..base import OnlineLearner
 
 __all__ = ["RiverRegressor", "to_river", "RiverLearner", "from_river", "RIVER_BASELINES", "river_baseline",
-           "evaluate_river"]
+           "river_forecasts", "evaluate_river"]
 
 
 def _learner_repr(model) -> str:
@@ -398,19 +398,22 @@ def river_baseline(name: str, seed: int = 0):
     return forest.AMFRegressor(n_estimators=10, seed=seed)
 
 
-def evaluate_river(name: str, X, y, seed: int = 0) -> dict:
-    """Predict then learn River's regressor ``name`` over the stream (X, y); one result row.
+def river_forecasts(name: str, X, y, seed: int = 0) -> dict:
+    """Predict then learn River's regressor ``name`` over the stream (X, y): its forecasts, for a
+    reference row and for a mixture of stored forecasts (:func:`omkl_core.mixture.aggregate`).
 
-    At step t the model predicts ``predict_one({"x0": x_t0, ...})`` (None -> 0.0, counted in
-    ``abstained``), then learns ``learn_one(x_t, y_t)``. Returns ``label, seed, T, mse`` (mean of
-    the squared errors over every step), ``seconds`` and ``cpu_seconds`` (wall-clock and CPU time
-    of this thread for the loop), ``abstained``. River's warnings are silenced inside the loop.
+    At step t the model predicts ``predict_one({"x0": x_t0, ...})``, then learns
+    ``learn_one(x_t, y_t)``. Returns ``predictions`` (T,) (River's forecast; ``None`` -> 0.0),
+    ``abstained`` (T,) bool -- the steps at which :func:`from_river` abstains: the first step
+    (no label learned yet) and every ``None`` -- ``n_none`` (the ``None`` count), ``seconds``
+    and ``cpu_seconds`` (wall-clock and CPU time of this thread for the loop). River's warnings
+    are silenced inside the loop.
     """
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])
     model = river_baseline(name, seed)
     preds = np.empty(len(y))
-    abstained = 0
+    abstained = np.zeros(len(y), dtype=bool)
     names = [f"x{i}" for i in range(X.shape[1])]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -419,7 +422,7 @@ def evaluate_river(name: str, X, y, seed: int = 0) -> dict:
             x = dict(zip(names, X[t].tolist()))
             p = model.predict_one(x)
             if p is None:
-                abstained += 1
+                abstained[t] = True
                 p = 0.0
             preds[t] = p
             model.learn_one(x, float(y[t]))
@@ -427,5 +430,21 @@ def evaluate_river(name: str, X, y, seed: int = 0) -> dict:
     if not np.all(np.isfinite(preds)):
         raise FloatingPointError(f"{name} produced a non-finite prediction at step "
                                  f"{int(np.flatnonzero(~np.isfinite(preds))[0])}")
-    return {"label": name, "seed": seed, "T": int(len(y)), "mse": float(np.mean((preds - y) ** 2)),
-            "seconds": float(seconds), "cpu_seconds": float(cpu_seconds), "abstained": int(abstained)}
+    n_none = int(abstained.sum())
+    abstained[:1] = True                       # from_river: no forecast before the first label
+    return {"predictions": preds, "abstained": abstained, "n_none": n_none, "seconds": float(seconds),
+            "cpu_seconds": float(cpu_seconds)}
+
+
+def evaluate_river(name: str, X, y, seed: int = 0) -> dict:
+    """Predict then learn River's regressor ``name`` over the stream (X, y); one result row.
+
+    At step t the model predicts ``predict_one({"x0": x_t0, ...})`` (None -> 0.0, counted in
+    ``abstained``), then learns ``learn_one(x_t, y_t)`` (:func:`river_forecasts`). Returns
+    ``label, seed, T, mse`` (mean of the squared errors over every step), ``seconds`` and
+    ``cpu_seconds`` (wall-clock and CPU time of this thread for the loop), ``abstained``.
+    """
+    y = check_vector(y, "y")
+    r = river_forecasts(name, X, y, seed)
+    return {"label": name, "seed": seed, "T": int(len(y)), "mse": float(np.mean((r["predictions"] - y) ** 2)),
+            "seconds": r["seconds"], "cpu_seconds": r["cpu_seconds"], "abstained": r["n_none"]}
