@@ -41,6 +41,9 @@ def test_every_python_block_of_the_readme_runs(tmp_path, monkeypatch):
     module = types.ModuleType("readme_examples")      # a real module, so classes defined there pickle
     monkeypatch.setitem(sys.modules, module.__name__, module)
     namespace = module.__dict__
+    # the Mixture example loops over `stream`, "your stream": bind it to a short AR(4) stream
+    import omkl_core as ok
+    namespace["stream"] = zip(*ok.datasets.ar4(T=60, seed=1))
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
     found = blocks()
