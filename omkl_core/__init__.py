@@ -24,6 +24,7 @@ from . import (
                aggregation,
                backend,
                base,
+               baselines,
                bounds,
                checks,
                compiled,
