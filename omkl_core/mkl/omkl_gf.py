@@ -159,9 +159,11 @@ class OMKLGF(_RFLearner):
             pic = np.ones((self.n_repetitions_, 1))
             q = P[:, 0, :]
         else:
-            wbar = _softmax_masked(self.log_w_, np.ones_like(self.log_w_, dtype=bool))
-            u = np.einsum("rk,rkj->rj", wbar, A)                                  # u_j / sum_k w_k
-            pic = (1.0 - eta_e) * u / u.sum(axis=1, keepdims=True) + eta_e / self.J   # pi^c
+            lw = np.where(A, self.log_w_[:, :, None], -np.inf)                    # (R, N, J)
+            top = lw.max(axis=1)                                                  # every node has an edge
+            log_u = top + np.log(np.exp(lw - top[:, None, :]).sum(axis=1))        # ln u_j = ln sum_k w_k A_kj
+            ubar = _softmax_masked(log_u, np.ones_like(log_u, dtype=bool))         # u_j / sum_i u_i
+            pic = (1.0 - eta_e) * ubar + eta_e / self.J                           # pi^c
             node = (draw_nodes(pic, self._rng.random(self.n_repetitions_)) if force_node is None
                     else np.broadcast_to(np.asarray(force_node, dtype=np.int64), (self.n_repetitions_,)).copy())
             q = np.einsum("rjk,rj->rk", P, pic)                                   # q_k = sum_j P_kj pi^c_j
