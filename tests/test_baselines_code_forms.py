@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import omkl_core as ok
@@ -299,7 +300,7 @@ def test_row_ratios_published_and_ours():
     assert df.loc["OMKL-GF [authors' code: J = 2]", "published_ratio"] == pytest.approx(20.47 / 16.56)
     assert not bool(df.loc["OMKL-GF [authors' code: J = 2]", "within_tolerance"])       # 2.0 vs 1.24
     scaled = row_ratios({k: np.asarray(v) * 3.7 for k, v in vals.items()})
-    np.testing.assert_allclose(scaled.ratio, row_ratios(vals).ratio, rtol=1e-12)        # draw-free
+    np.testing.assert_allclose(scaled.ratio, row_ratios(vals).ratio, rtol=1e-12)        # scale-free
     with pytest.raises(ValueError, match="VAW2"):
         row_ratios({("Airfoil", "Raker"): 1.0})
 
@@ -309,3 +310,32 @@ def test_vaw_ewa_calibrated_variant_row():
     assert isinstance(meta, ok.CalibratedEWA)
     assert "VAW-EWA [opera calibrated]" not in ok.mkl.TABLE2_ROWS
     assert published_label("VAW-EWA [opera calibrated]") == "VAW-EWA"
+
+
+def test_ar4_noise_sweep_columns_equal_direct_runs():
+    rows = {"Raker": ("Raker", {"m": 3, "eta": 0.1, "schedule": "inv_sqrt_t"})}
+    sw = ok.baselines.ar4_noise_sweep([0, 3], meta_rows=("VAW2",), baseline_rows=rows, m=4, max_steps=60, seed=1)
+    assert list(sw.noise_seed) == [0, 3]
+    X, y = ok.registry.load_dataset("ar4", 60, seed=3)
+    Z = ok.mkl.expert_predictions(X, y, m=4, lam=1.0, repetitions=1, seed=1)
+    vaw2 = float(((ok.mkl.make_meta("VAW2").run(Z, y) - y) ** 2).mean() * 1e3)
+    raker = float(((Raker(m=3, eta=0.1, schedule="inv_sqrt_t", seed=1).run_repetitions(X, y, 1)[0] - y) ** 2).mean() * 1e3)
+    assert sw.VAW2[1] == pytest.approx(vaw2, rel=1e-12) and sw.Raker[1] == pytest.approx(raker, rel=1e-12)
+    assert sw["ratio: Raker / VAW2"][1] == pytest.approx(raker / vaw2, rel=1e-12)
+    _, yr = ok.registry.load_dataset("ar4", seed=3, normalise=False)
+    assert sw.label_range[1] == pytest.approx(yr.max() - yr.min())
+    with pytest.raises(ValueError, match="reference"):
+        ok.baselines.ar4_noise_sweep([0], meta_rows=(), baseline_rows=rows, max_steps=20)
+
+
+def test_ratio_ranges_flags_published_values_outside_the_realisations():
+    """Published AR(4): VAW2 16.56, Raker 23.24 (ratio 1.40). Realisations with VAW2 in [15, 18]
+    contain the VAW2 cell; Raker in [17, 20] and ratios in [1.11, 1.13] do not contain 23.24 / 1.40."""
+    sw = pd.DataFrame({"noise_seed": [0, 1], "label_range": [1.0, 1.0], "VAW2": [15.0, 18.0], "Raker": [17.0, 20.0]})
+    sw["ratio: Raker / VAW2"] = sw.Raker / sw.VAW2
+    rr = ok.baselines.ratio_ranges(sw).set_index("algorithm")
+    assert bool(rr.loc["VAW2", "cell_inside"]) and not bool(rr.loc["Raker", "cell_inside"])
+    assert not bool(rr.loc["Raker", "ratio_inside"])
+    assert rr.loc["Raker", "published_ratio"] == pytest.approx(23.24 / 16.56)
+    sw2 = sw.assign(**{"ratio: Raker / VAW2": [1.2, 1.5]})
+    assert bool(ok.baselines.ratio_ranges(sw2).set_index("algorithm").loc["Raker", "ratio_inside"])
