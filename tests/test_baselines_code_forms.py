@@ -1,6 +1,6 @@
 """The baselines in the form the papers ran (issue 22, item 3): the authors'-code options of
 OMKL-GF (reference C.1/C.3), Raker (D.1) and SFG-MKL-R (E.4), the presets that use them, the
-VAW-EWA calibrated variant row and the draw-free row ratios of paper 000 Table 2.
+VAW-EWA calibrated variant row and the scale-free row ratios of paper 000 Table 2.
 
 The OMKL-GF check is a transliteration of the authors' code (graph-aided repository,
 ``mkl_algorithms.py`` class OMKLGF and the 2022 notebooks' loop) driven by the learner's own
