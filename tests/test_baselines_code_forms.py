@@ -246,7 +246,16 @@ def test_sfgmklr_freeze_refinement_is_the_code_switch():
     kw = {"m": 3, "lam": 0.01, "eta": 0.3, "xi": 0.3, "M": 2, "beta_rank": 3, "greedy_after": 12, "seed": 4,
           "dictionary": DICT}
     Pt, text = _trace(SFGMKLR(**kw), X, y)
-    Pc, code = _trace(SFGMKLR(**kw, freeze_refinement=True), X, y)
+    model = SFGMKLR(**kw, freeze_refinement=True)
+    Pc, code, argmax_before = [], [], []
+    for t in range(len(y)):
+        if t:
+            argmax_before.append(int(np.argmax(model.sampling_.log_u[0])))
+        Pc.append(model.predict_one(X[t]))
+        model.learn_one(X[t], y[t])
+        code.append(model.last_step_)
+    Pc = np.array(Pc)
+    assert any(int(st.node[0]) != a for st, a in zip(code[12:], argmax_before[11:]))   # not the argmax
     np.testing.assert_array_equal(Pt[:12], Pc[:12])
     for st in code[12:]:
         np.testing.assert_array_equal(st.A[0], code[11].A[0])

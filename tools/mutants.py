@@ -456,10 +456,27 @@ MUTANTS: list[Mutant] = [
       "sums = np.cumsum(np.concatenate([[label_sum], y[:-1]]))",
       "sums = np.cumsum(np.concatenate([[label_sum], y]))[1:]",
       "run's fallback running mean includes y_t (off by one: look-ahead)"),
+    # ------------------- the baselines' authors'-code forms (issue 22), judged by tests/test_baselines_code_forms.py
+    M("code-omklgf-node-exploration-exponent", "codeforms", "omkl_core/mkl/omkl_gf.py",
+      "ej = eta_e ** np.arange(1, J + 1)[None, :, None]",
+      "ej = eta_e ** np.arange(0, J)[None, :, None]",
+      "OMKL-GF selective node j explores with eta_e^(j-1) instead of eta_e^j (reference C.1)"),
+    M("code-omklgf-q-one-node", "codeforms", "omkl_core/mkl/omkl_gf.py",
+      "q = np.einsum(\"rjk,rj->rk\", P, pic)",
+      "q = P[:, 0, :]",
+      "OMKL-GF with J nodes: q_k = P_k1 (the J = 1 formula) instead of sum_j P_kj pi^c_j"),
+    M("code-loss-after-step-ignored", "codeforms", "omkl_core/mkl/_rfbase.py",
+      "        if loss_after_step:",
+      "        if False:",
+      "loss_after_step has no effect: lam |theta|^2 at theta_t where the code uses theta_{t+1}"),
+    M("code-sfgr-switch-fixes-node", "codeforms", "omkl_core/mkl/sfg.py",
+      "s.greedy = self._greedy() and not self.freeze_refinement",
+      "s.greedy = self._greedy()",
+      "SFG-MKL-R code switch fixes the node (argmax) instead of drawing it (reference E.4)"),
 ]
 
 #: the test file that judges the mutants of a key that is not a paper number
-TEST_FILES = {"mixture": "tests/test_mixture.py"}
+TEST_FILES = {"mixture": "tests/test_mixture.py", "codeforms": "tests/test_baselines_code_forms.py"}
 
 COPY_DIRS = ("omkl_core", "tests")   # the datasets are package data (omkl_core/data)
 COPY_FILES = ("pyproject.toml",)
