@@ -363,9 +363,12 @@ class paper003:  # noqa: N801 - a namespace read as ``registry.paper003.defaults
           passes 0, never argmax u; reference E.4);
         * "SFG-MKL-R [node 0 after 300: not the code]": the same fixed node for SFG-MKL-R --
           *not* what the code does (kept as an ablation: it isolates the fixed subset N_0^out);
-        * "SFG-MKL-R [code: refinement frozen, node drawn]": what the code does (E.4): after
-          step 300 only the refinement (D'_t, A'_t) is frozen and a second, unconditional draw
-          keeps the node random (``freeze_refinement=True``);
+        * "SFG-MKL-R [code: frozen refinement, drawn node, clip]": what the code does (E.4):
+          after step 300 only the refinement (D'_t, A'_t) is frozen and a second, unconditional
+          draw keeps the node random (``freeze_refinement=True``), with the code's clipping of
+          the importance weights (``clip=(0.1, 0.2)``: 1/q <= 10, 1/p <= 5). The clip belongs to
+          this row: with nodes still drawn after the switch, a rarely drawn node's 1/q has no
+          bound and the text's unclipped steps diverge (Naval: MSE ~ 1e27 without it);
         * "OMKL-GF [code]": the graph-aided code's J = 1 form (C.1/C.3): off-by-one edge draws,
           1/q clipped at 20, eta_t = 0.1/sqrt(t), graph frozen after 300 steps;
         * "OMKL-GF [ICML-2020: unweighted theta step]": the ICML-2020 paper's own code's update
@@ -377,7 +380,8 @@ class paper003:  # noqa: N801 - a namespace read as ``registry.paper003.defaults
         return {
             "SFG-MKL [code: node 0]": ("SFGMKL", {**p["SFGMKL"], "greedy_node": 0}),
             "SFG-MKL-R [node 0 after 300: not the code]": ("SFGMKLR", {**p["SFGMKLR"], "greedy_node": 0}),
-            "SFG-MKL-R [code: refinement frozen, node drawn]": ("SFGMKLR", {**p["SFGMKLR"], "freeze_refinement": True}),
+            "SFG-MKL-R [code: frozen refinement, drawn node, clip]": ("SFGMKLR", {**p["SFGMKLR"], "freeze_refinement": True,
+                                                                                  "clip": (0.1, 0.2)}),
             "OMKL-GF [code]": ("OMKLGF", {**p["OMKLGF"], "eta": 0.1, "schedule": "inv_sqrt_t", "q_clip": 0.05,
                                           "freeze_after": 300, "off_by_one": True}),
             "OMKL-GF [ICML-2020: unweighted theta step]": ("OMKLGF", {**p["OMKLGF"], "weighted_gradient": False}),

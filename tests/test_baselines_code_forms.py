@@ -278,7 +278,7 @@ def test_registry_baseline_rows_and_variant_rows():
     with pytest.raises(ValueError, match="form"):
         P0.baseline_rows("paper")
     v = P3.variant_rows(400)
-    assert v["SFG-MKL-R [code: refinement frozen, node drawn]"][1]["freeze_refinement"] is True
+    assert v["SFG-MKL-R [code: frozen refinement, drawn node, clip]"][1]["freeze_refinement"] is True
     assert v["OMKL-GF [ICML-2020: unweighted theta step]"][1]["weighted_gradient"] is False
     assert {published_label(k) for k in v} == {"SFG-MKL", "SFG-MKL-R", "OMKL-GF"}
     for _label, (cls, params) in {**v, **P3.rows(400), **P0.baseline_rows()}.items():
