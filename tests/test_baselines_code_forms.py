@@ -348,3 +348,17 @@ def test_ratio_ranges_flags_published_values_outside_the_realisations():
     assert rr.loc["Raker", "published_ratio"] == pytest.approx(23.24 / 16.56)
     sw2 = sw.assign(**{"ratio: Raker / VAW2": [1.2, 1.5]})
     assert bool(ok.baselines.ratio_ranges(sw2).set_index("algorithm").loc["Raker", "ratio_inside"])
+
+
+def test_divergence_raises_instead_of_a_nan_forecast():
+    """off_by_one without the code's clip: the text's q underestimates kernel N-1's inclusion and
+    overstates the others', 1/q steps grow theta without bound; at the first non-finite forecast
+    the learner raises FloatingPointError naming the step (never a silent NaN)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(-1, 1, (300, 2)), rng.uniform(0, 1, 300)
+    gauss = (["gaussian"] * 7, [0.3, 0.6, 0.5, 1.2, 2.0, 3.0, 0.9])
+    with np.errstate(all="ignore"), pytest.raises(FloatingPointError, match="non-finite prediction at step t = "):
+        OMKLGF(m=3, eta=5.0, M=1, off_by_one=True, seed=1, dictionary=gauss).run(X, y)
+    with np.errstate(all="ignore"):
+        P = OMKLGF(m=3, eta=0.3, M=1, off_by_one=True, q_clip=0.05, seed=1, dictionary=gauss).run(X, y)
+    assert np.all(np.isfinite(P))

@@ -169,6 +169,11 @@ class _RFLearner(OnlineLearner):
         f = np.einsum("rkf,rkf->rk", th, z)                           # f_RF,i(x_t) = theta_i' z_i (eq. 4)
         wts = _softmax_masked(self.log_w_[self._rows[:, None], idx], valid)
         yhat = np.einsum("rk,rk->r", wts, np.where(valid, f, 0.0))    # eq. (13)
+        if not np.all(np.isfinite(yhat)):                             # never a silent NaN / inf forecast
+            raise FloatingPointError(
+                f"{type(self).__name__} produced a non-finite prediction at step t = {self.t_ + 1} (theta "
+                f"overflowed: unclipped importance weights 1/q can grow without bound, e.g. with off_by_one "
+                f"or a node drawn with tiny probability; the authors' code clips them: q_clip / clip)")
         return _Step(idx=idx, valid=valid, z=z, theta=th, f=f, weights=wts, yhat=yhat, **extra)
 
     def _kernel_update(self, st, y, q_sel, eta, *, weighted_gradient=True, loss_after_step=False):
