@@ -381,7 +381,7 @@ class paper003:  # noqa: N801 - a namespace read as ``registry.paper003.defaults
             "SFG-MKL [code: node 0]": ("SFGMKL", {**p["SFGMKL"], "greedy_node": 0}),
             "SFG-MKL-R [node 0 after 300: not the code]": ("SFGMKLR", {**p["SFGMKLR"], "greedy_node": 0}),
             "SFG-MKL-R [code: frozen refinement, drawn node, clip]": ("SFGMKLR", {**p["SFGMKLR"], "freeze_refinement": True,
-                                                                                  "clip": (0.1, 0.2)}),
+                                                                                  "clip": [0.1, 0.2]}),
             "OMKL-GF [code]": ("OMKLGF", {**p["OMKLGF"], "eta": 0.1, "schedule": "inv_sqrt_t", "q_clip": 0.05,
                                           "freeze_after": 300, "off_by_one": True}),
             "OMKL-GF [ICML-2020: unweighted theta step]": ("OMKLGF", {**p["OMKLGF"], "weighted_gradient": False}),

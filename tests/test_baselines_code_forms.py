@@ -362,3 +362,18 @@ def test_divergence_raises_instead_of_a_nan_forecast():
     with np.errstate(all="ignore"):
         P = OMKLGF(m=3, eta=0.3, M=1, off_by_one=True, q_clip=0.05, seed=1, dictionary=gauss).run(X, y)
     assert np.all(np.isfinite(P))
+
+
+def test_presets_are_plain_json_values_a_sweep_can_carry():
+    """Every row preset survives a JSON round trip (the sweep's spec) and builds the same learner."""
+    import json  # noqa: PLC0415
+
+    rows = {**ok.registry.paper003.variant_rows(400), **ok.registry.paper000.baseline_rows()}
+    for label, (cls, params) in rows.items():
+        back = json.loads(json.dumps(params))
+        assert back == params, label
+        getattr(ok, cls)(**back)
+    X, y = _stream(30)
+    a = SFGMKLR(m=3, M=2, beta_rank=3, greedy_after=10, clip=(0.1, 0.2), seed=2, dictionary=DICT).run(X, y)
+    b = SFGMKLR(m=3, M=2, beta_rank=3, greedy_after=10, clip=[0.1, 0.2], seed=2, dictionary=DICT).run(X, y)
+    np.testing.assert_array_equal(a, b)

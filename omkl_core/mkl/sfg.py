@@ -41,7 +41,7 @@ def _check_greedy_node(value, name):
 
 
 def _check_clip(value, name):
-    if not isinstance(value, tuple) or len(value) != 2:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:     # a list: the JSON form of a sweep spec
         raise TypeError(f"{name} must be None or a pair (q_min, p_min), got {value!r}")
     check_interval(value[0], f"{name}[0]", 0, 1, closed="right")
     check_interval(value[1], f"{name}[1]", 0, 1, closed="right")
@@ -77,7 +77,7 @@ class SFGMKL(_RFLearner):
     greedy_after : steps after which I_t = argmax u (section 5: 300); None = never.
     greedy_node : "argmax" (section 5) or a fixed node index (the authors' code passes node 0
         after the switch, reference E.4).
-    clip : None (text) or (q_min, p_min): the code's clipping of the importance weights,
+    clip : None (text) or a pair (q_min, p_min) (tuple or list): the code's clipping of the importance weights,
         1/q -> 1/max(q, q_min) in eqs. (14)/(17) and 1/p -> 1/max(p, p_min) in eq. (16)
         (reference E.4: (0.1, 0.2)).
     schedule : "constant" (text) or "inv_sqrt_t" (code variant: eta/sqrt(t), xi/sqrt(t)).
