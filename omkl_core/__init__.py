@@ -24,6 +24,7 @@ from . import (
                aggregation,
                backend,
                base,
+               baselines,
                bounds,
                checks,
                compiled,
@@ -66,7 +67,7 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 
 __all__ = [
     # modules
-    "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
+    "aggregation", "backend", "base", "baselines", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
     "noisy", "paper_values", "protocol", "registry", "report", "vaw",
     # protocol and the learner core
     "Trace", "run_online", "OnlineLearner", "BatchLearner",

@@ -30,6 +30,12 @@ Paper presets
     values (the kernel dictionary as ``[kinds, sigmas]`` lists), so that a preset can go into a
     sweep spec as it is. ``paper000.REPETITIONS`` and ``paper003.REPETITIONS`` are the papers'
     numbers of runs averaged.
+
+    The baselines also come in the form the papers *ran* (the authors' code, reference
+    algorithms.md C.1-C.3, D.1, E.4), as named variant rows beside the text's:
+    ``paper000.baseline_rows()`` (paper 000's Raker / OMKL-GF rows, text and authors' code) and
+    ``paper003.variant_rows(T)`` (paper 003's code variants), each ``{row label: (class name,
+    parameters)}``; a label's part before " [" is the published row it is compared with.
 """
 from __future__ import annotations
 
@@ -275,6 +281,33 @@ class paper000:  # noqa: N801 - a namespace read as ``registry.paper000.defaults
                    "Raker": base, "OMKLGF": {**base, "M": 10}}
         return _pick(presets, learner, "000")
 
+    @staticmethod
+    def baseline_rows(form: str | None = None) -> dict:
+        """Paper 000's Raker and OMKL-GF rows of Table 2 -> ``{label: (class name, parameters)}``.
+
+        ``form="text"``: "Raker" and "OMKL-GF" of :meth:`defaults` (the text's algorithms, J = 1
+        selective node as in paper 003's section 5, with the code's eta_t = 0.1/sqrt(t)).
+        ``form="code"``: "Raker [authors' code]" and "OMKL-GF [authors' code: J = 2]", the
+        graph-aided authors' code that paper 000 says it ran ("[Ghari2023graph] and the related
+        code"): Raker with lam |theta_{t+1}|^2 in the weight update (reference D.1,
+        :data:`omkl_core.mkl.raker.AUTHORS_CODE`); OMKL-GF with J = 2 selective nodes,
+        off-by-one edge draws, 1/q clipped at 20, the graph frozen after step index 301 and
+        lam |theta_{t+1}|^2 (reference C.1/C.3, the 2022 notebooks,
+        :data:`omkl_core.mkl.omkl_gf.AUTHORS_CODE`), M = 10 (the notebooks' plotted setting).
+        None: both forms, text first.
+        """
+        from .mkl import omkl_gf, raker  # noqa: PLC0415
+
+        d = paper000.defaults()
+        forms = {"text": {"Raker": ("Raker", d["Raker"]), "OMKL-GF": ("OMKLGF", d["OMKLGF"])},
+                 "code": {"Raker [authors' code]": ("Raker", {**d["Raker"], **raker.AUTHORS_CODE}),
+                          "OMKL-GF [authors' code: J = 2]": ("OMKLGF", {**d["OMKLGF"], **omkl_gf.AUTHORS_CODE})}}
+        if form is None:
+            return {**forms["text"], **forms["code"]}
+        if form not in forms:
+            raise ValueError(f"form must be one of {list(forms)} or None, got {form!r}")
+        return forms[form]
+
 
 class paper003:  # noqa: N801 - a namespace read as ``registry.paper003.defaults(...)``
     """Paper 003 (Ghari & Shen, Graph-Aided Online Multi-Kernel Learning), section 5 "Experiments".
@@ -314,3 +347,42 @@ class paper003:  # noqa: N801 - a namespace read as ``registry.paper003.defaults
         presets = {"OMKR": {"eta": eta}, "Raker": rf, "OMKLGF": {**rf, "M": 10},
                    "SFGMKL": sfg, "SFGMKLR": {**sfg, "beta_rank": 10}}
         return _pick(presets, learner, "003")
+
+    @staticmethod
+    def rows(T: int) -> dict:
+        """The five scored rows of Tables 1-4 -> ``{label: (class name, parameters)}``."""
+        p = paper003.defaults(T)
+        return {"OMKR": ("OMKR", p["OMKR"]), "Raker": ("Raker", p["Raker"]), "OMKL-GF": ("OMKLGF", p["OMKLGF"]),
+                "SFG-MKL": ("SFGMKL", p["SFGMKL"]), "SFG-MKL-R": ("SFGMKLR", p["SFGMKLR"])}
+
+    @staticmethod
+    def variant_rows(T: int) -> dict:
+        """The named variant rows beside Tables 1-4 -> ``{label: (class name, parameters)}``:
+
+        * "SFG-MKL [code: node 0]": after step 300 the node is the constant 0 (the notebook
+          passes 0, never argmax u; reference E.4);
+        * "SFG-MKL-R [node 0 after 300: not the code]": the same fixed node for SFG-MKL-R --
+          *not* what the code does (kept as an ablation: it isolates the fixed subset N_0^out);
+        * "SFG-MKL-R [code: frozen refinement, drawn node, clip]": what the code does (E.4):
+          after step 300 only the refinement (D'_t, A'_t) is frozen and a second, unconditional
+          draw keeps the node random (``freeze_refinement=True``), with the code's clipping of
+          the importance weights (``clip=(0.1, 0.2)``: 1/q <= 10, 1/p <= 5). The clip belongs to
+          this row: with nodes still drawn after the switch, a rarely drawn node's 1/q has no
+          bound and the text's unclipped steps diverge (Naval: MSE ~ 1e27 without it);
+        * "OMKL-GF [code]": the graph-aided code's J = 1 form (C.1/C.3): off-by-one edge draws,
+          1/q clipped at 20, eta_t = 0.1/sqrt(t), graph frozen after 300 steps;
+        * "OMKL-GF [ICML-2020: unweighted theta step]": the ICML-2020 paper's own code's update
+          (C.2: theta_k <- theta_k - eta grad L_k, no 1/q_k), section 5's settings otherwise.
+
+        Everything a label does not name is section 5's text (:meth:`defaults`).
+        """
+        p = paper003.defaults(T)
+        return {
+            "SFG-MKL [code: node 0]": ("SFGMKL", {**p["SFGMKL"], "greedy_node": 0}),
+            "SFG-MKL-R [node 0 after 300: not the code]": ("SFGMKLR", {**p["SFGMKLR"], "greedy_node": 0}),
+            "SFG-MKL-R [code: frozen refinement, drawn node, clip]": ("SFGMKLR", {**p["SFGMKLR"], "freeze_refinement": True,
+                                                                                  "clip": [0.1, 0.2]}),
+            "OMKL-GF [code]": ("OMKLGF", {**p["OMKLGF"], "eta": 0.1, "schedule": "inv_sqrt_t", "q_clip": 0.05,
+                                          "freeze_after": 300, "off_by_one": True}),
+            "OMKL-GF [ICML-2020: unweighted theta step]": ("OMKLGF", {**p["OMKLGF"], "weighted_gradient": False}),
+        }

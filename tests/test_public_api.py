@@ -11,7 +11,7 @@ import omkl_core as ok
 #: ``omkl_core.__all__``, alphabetically
 PINNED = {
     '__version__', 'AdaBoost', 'additive', 'AggregatingAlgorithm', 'aggregation', 'backend',
-    'base', 'BatchLearner', 'BayesianAlgorithm', 'BayesianRidge', 'BestSubset', 'BOA', 'bounds',
+    'base', 'baselines', 'BatchLearner', 'BayesianAlgorithm', 'BayesianRidge', 'BestSubset', 'BOA', 'bounds',
     'CalibratedEWA', 'checks', 'compiled', 'ConstrainedLasso', 'datasets', 'estimate_analytic',
     'EWA', 'expert_predictions', 'features', 'feedback_graph', 'gibbs_posterior',
     'GradientBoosting', 'interop', 'KernelBayesianRidge', 'KernelDictionary', 'KernelRidge',

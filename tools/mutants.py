@@ -256,12 +256,12 @@ MUTANTS: list[Mutant] = [
       "SFG-MKL-R exploration xi/N instead of xi/|D'_t| (eq. 24)"),
     # new (issue 23): every algorithm and bound function of paper 003
     M("p003-omklgf-inclusion-union-bound", "003", "omkl_core/mkl/omkl_gf.py",
-      "q = 1.0 - (1.0 - pi) ** self.M                                       # P(k in S_t)",
-      "q = np.minimum(self.M * pi, 1.0)",
+      "P = 1.0 - (1.0 - pi) ** self.M                                           # P(k connected to j)",
+      "P = np.minimum(self.M * pi, 1.0)",
       "OMKL-GF inclusion probability by the union bound M pi_k instead of 1 - (1 - pi_k)^M"),
     M("p003-omklgf-exploration-over-M", "003", "omkl_core/mkl/omkl_gf.py",
-      "pi = (1.0 - eta_e) * wbar + eta_e / self.N_",
-      "pi = (1.0 - eta_e) * wbar + eta_e / self.M",
+      "pi = ((1.0 - eta_e) * wbar + eta_e / self.N_)[:, None, :]",
+      "pi = ((1.0 - eta_e) * wbar + eta_e / self.M)[:, None, :]",
       "OMKL-GF exploration eta_e/M (draws per step) instead of eta_e/N"),
     M("p003-sfg-node-weight-sign", "003", "omkl_core/mkl/sfg.py",
       "self.sampling_.log_u -= st.eta * ell_hat                               # eq. (18b), in logs",
@@ -469,10 +469,28 @@ MUTANTS: list[Mutant] = [
     M("lb-regret-against-worst-expert", "leaderboard", "omkl_core/leaderboard.py",
       "jbest = int(np.argmin(expert_loss))", "jbest = int(np.argmax(expert_loss))",
       "the regret measured against the worst expert of the pool instead of the best"),
+    # ------------------- the baselines' authors'-code forms (issue 22), judged by tests/test_baselines_code_forms.py
+    M("code-omklgf-node-exploration-exponent", "codeforms", "omkl_core/mkl/omkl_gf.py",
+      "ej = eta_e ** np.arange(1, J + 1)[None, :, None]",
+      "ej = eta_e ** np.arange(0, J)[None, :, None]",
+      "OMKL-GF selective node j explores with eta_e^(j-1) instead of eta_e^j (reference C.1)"),
+    M("code-omklgf-q-one-node", "codeforms", "omkl_core/mkl/omkl_gf.py",
+      "q = np.einsum(\"rjk,rj->rk\", P, pic)",
+      "q = P[:, 0, :]",
+      "OMKL-GF with J nodes: q_k = P_k1 (the J = 1 formula) instead of sum_j P_kj pi^c_j"),
+    M("code-loss-after-step-ignored", "codeforms", "omkl_core/mkl/_rfbase.py",
+      "        if loss_after_step:",
+      "        if False:",
+      "loss_after_step has no effect: lam |theta|^2 at theta_t where the code uses theta_{t+1}"),
+    M("code-sfgr-switch-fixes-node", "codeforms", "omkl_core/mkl/sfg.py",
+      "s.greedy = self._greedy() and not self.freeze_refinement",
+      "s.greedy = self._greedy()",
+      "SFG-MKL-R code switch fixes the node (argmax) instead of drawing it (reference E.4)"),
 ]
 
 #: the test file that judges the mutants of a key that is not a paper number
-TEST_FILES = {"mixture": "tests/test_mixture.py", "leaderboard": "tests/test_leaderboard.py"}
+TEST_FILES = {"mixture": "tests/test_mixture.py", "leaderboard": "tests/test_leaderboard.py",
+              "codeforms": "tests/test_baselines_code_forms.py"}
 
 COPY_DIRS = ("omkl_core", "tests")   # the datasets are package data (omkl_core/data)
 COPY_FILES = ("pyproject.toml",)

@@ -169,19 +169,32 @@ class _RFLearner(OnlineLearner):
         f = np.einsum("rkf,rkf->rk", th, z)                           # f_RF,i(x_t) = theta_i' z_i (eq. 4)
         wts = _softmax_masked(self.log_w_[self._rows[:, None], idx], valid)
         yhat = np.einsum("rk,rk->r", wts, np.where(valid, f, 0.0))    # eq. (13)
+        if not np.all(np.isfinite(yhat)):                             # never a silent NaN / inf forecast
+            raise FloatingPointError(
+                f"{type(self).__name__} produced a non-finite prediction at step t = {self.t_ + 1} (theta "
+                f"overflowed: unclipped importance weights 1/q can grow without bound, e.g. with off_by_one "
+                f"or a node drawn with tiny probability; the authors' code clips them: q_clip / clip)")
         return _Step(idx=idx, valid=valid, z=z, theta=th, f=f, weights=wts, yhat=yhat, **extra)
 
-    def _kernel_update(self, st, y, q_sel, eta):
+    def _kernel_update(self, st, y, q_sel, eta, *, weighted_gradient=True, loss_after_step=False):
         """Importance-weighted OGD and exponential weights on the subset:
         ell_i = L_i / q_i 1[i in S_t] (eq. 14), theta <- theta - eta grad L_i / q_i (eq. 17),
-        w_i <- w_i exp(-eta ell_i) (eq. 18a). ``q_sel`` (R, K) are the q_i of the subset."""
+        w_i <- w_i exp(-eta ell_i) (eq. 18a). ``q_sel`` (R, K) are the q_i of the subset.
+
+        Authors'-code options (reference C.1-C.3, D.1): ``weighted_gradient=False`` steps theta by
+        eta grad L_i (no 1/q_i; the ICML-2020 OMKL-GF code); ``loss_after_step=True`` evaluates
+        lam |theta_i|^2 of L_i at the updated theta_{i,t+1} (the code's order)."""
         resid = st.f - y                                              # (R, K)
         loss = resid ** 2 + self.lam * np.einsum("rkf,rkf->rk", st.theta, st.theta)   # eq. (5)
         grad_L = 2.0 * resid[..., None] * st.z + 2.0 * self.lam * st.theta            # grad of eq. (5)
-        ell = np.where(st.valid, loss / q_sel, 0.0)                   # eq. (14)
-        grad = np.where(st.valid[..., None], grad_L / q_sel[..., None], 0.0)          # grad ell, eq. (17)
+        step = grad_L / q_sel[..., None] if weighted_gradient else grad_L
+        grad = np.where(st.valid[..., None], step, 0.0)                # grad ell, eq. (17)
         r = self._rows[:, None]
-        self.theta_[r, st.idx] = st.theta - eta * grad                # eq. (17)
+        new_theta = st.theta - eta * grad
+        self.theta_[r, st.idx] = new_theta                             # eq. (17)
+        if loss_after_step:                                           # the code's order: |theta_{t+1}|^2
+            loss = resid ** 2 + self.lam * np.einsum("rkf,rkf->rk", new_theta, new_theta)
+        ell = np.where(st.valid, loss / q_sel, 0.0)                   # eq. (14)
         self.log_w_[r, st.idx] -= eta * ell                           # eq. (18a), in logs
         st.loss, st.grad_L, st.grad = loss, grad_L, grad
         full = np.zeros((self.n_repetitions_, self.N_))

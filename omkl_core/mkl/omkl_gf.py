@@ -1,21 +1,42 @@
 """OMKL-GF (Ghari & Shen, ICML 2020: online multi-kernel learning with graph-structured
 feedback), the bipartite-graph baseline of paper 003 (section 5: J = 1 selective node,
 M = 10 kernels) and of paper 000's Table 2. Specification: reference C.1 (the ICML paper's
-body was not available; the model is the authors' code's, without its off-by-one draws).
+body was not available; the model is the authors' code's, without its quirks unless asked).
 
-With J = 1 the selective node is always the drawn one, so at time t:
+At time t, with J selective nodes (reference C.1):
 
-    wbar_k = w_{k,t} / sum_j w_{j,t},  pi_k = (1 - eta_e) wbar_k + eta_e / N
-    draw M kernel indices i.i.d. from pi (with replacement); S_t = the distinct ones
-    q_k = P(k in S_t) = 1 - (1 - pi_k)^M
+    wbar_k = w_{k,t} / sum_i w_{i,t}
+    for j = 1..J: pi^(j)_k = (1 - eta_e^j) wbar_k + eta_e^j / N          (exponent j)
+        draw M kernel indices i.i.d. from pi^(j) and connect them to node j (A[k, j] = 1);
+        P_{k,j} = 1 - (1 - pi^(j)_k)^M  (the probability that k is connected to j)
+    u_j = sum_k w_k A[k, j];  pi^c_j = (1 - eta_e) u_j / sum_i u_i + eta_e / J
+    draw I_t ~ pi^c;  S_t = {k : A[k, I_t] = 1}
+    q_k = sum_j P_{k,j} pi^c_j  (P(k in S_t))
     yhat_t = sum_{k in S_t} w_k f_k(x_t) / sum_{k in S_t} w_k
     for k in S_t: ell_k = L_k / q_k,  theta_k <- theta_k - eta grad L_k / q_k,  w_k <- w_k exp(-eta ell_k)
 
-with L_k of paper 003 eq. (5) (square loss + lam |theta_k|^2) at theta_{k,t}. eta_e = eta
-(all of the authors' experiments). Named code options: ``q_clip`` (reference C.3: if
-q_k <= 0.05 use 20 instead of 1/q_k), ``weighted_gradient=False`` (reference C.2: the
-ICML-2020 code's unweighted theta step), ``freeze_after`` (C.3: the graph and q are frozen
-after 300 steps; here the drawn subset is then kept fixed).
+with L_k of paper 003 eq. (5) (square loss + lam |theta_k|^2) at theta_{k,t}. With J = 1 the
+selective node is always node 0 (no node draw), pi^c = 1 and q_k = 1 - (1 - pi_k)^M.
+eta_e = eta (all of the authors' experiments).
+
+The authors' code (reference C.1 and C.3: the graph-aided repository's class OMKLGF and its
+2022 notebooks, which paper 000 ran) departs from this; each departure is a named option:
+
+1. ``J`` = 2 selective nodes (the 2022 notebooks; paper 003's text and the 2021 notebooks: 1).
+2. ``off_by_one=True``: the inverse-CDF edge draw returns the drawn index + 1, capped at N - 1
+   (kernel 0 is never connected); P keeps the formula above.
+3. ``q_clip=0.05``: if q_k <= 0.05 the code uses 20 in place of 1/q_k (theta and weight step).
+4. ``freeze_after=302``: the graph (A, P) is regenerated at steps 0..301 and kept from then on
+   (the code sets its flag ``ter`` after step index i > 300); pi^c, I_t and q keep being
+   recomputed from the current weights.
+5. ``loss_after_step=True``: lam |theta_k|^2 in L_k is evaluated at the updated theta_{k,t+1}
+   (the code's order: theta step first, then the loss of the weight update).
+6. eta_t = 0.1 / sqrt(t) (``eta=0.1, schedule="inv_sqrt_t"``).
+
+:data:`AUTHORS_CODE` holds these values; ``OMKLGF.authors_code(**params)`` builds the learner
+with them. ``weighted_gradient=False`` is the ICML-2020 repository's form (reference C.2: the
+theta step without 1/q_k; that code also scales the weight step by 2^-floor(log2 J), which is 1
+for J = 1, and freezes the graph at the first step with squared error < 1e-4: neither is modelled).
 """
 from __future__ import annotations
 
@@ -24,91 +45,137 @@ import numpy as np
 from .._validation import Boolean, Integer, Optional, Real
 from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
 
-__all__ = ["OMKLGF"]
+__all__ = ["OMKLGF", "AUTHORS_CODE"]
+
+#: The graph-aided authors' code of OMKL-GF as paper 000 ran it (reference C.1, C.3; 2022
+#: notebooks): J = 2, off-by-one edge draws, 1/q clipped at 1/0.05 = 20, graph frozen after
+#: step index 301, regulariser at the updated theta, eta_t = 0.1/sqrt(t). M = 10 is the
+#: notebooks' plotted setting (a separate parameter, kept as the caller gives it).
+AUTHORS_CODE = {"J": 2, "off_by_one": True, "q_clip": 0.05, "freeze_after": 302, "loss_after_step": True,
+                "eta": 0.1, "schedule": "inv_sqrt_t"}
 
 
 class OMKLGF(_RFLearner):
-    """OMKL-GF with J = 1 selective node (reference C.1), importance-weighted updates.
+    """OMKL-GF with J selective nodes (reference C.1), importance-weighted updates.
 
     Parameters
     ----------
     m, lam, eta, schedule, seed, dictionary : as in :class:`omkl_core.mkl.Raker`.
-    M : number of i.i.d. kernel draws per step (section 5 of paper 003: 10).
-    eta_e : exploration rate (None -> eta, as in the authors' experiments).
-    q_clip : None (text) or a threshold c (code, reference C.3: c = 0.05): 1/q_k is replaced
-        by 1/c = 20 when q_k <= c.
-    weighted_gradient : True (theta step divided by q_k) or False (reference C.2).
-    freeze_after : None, or the step after which the drawn subset (and q) stay fixed (C.3: 300).
-    off_by_one : False (text) or True (the code's edge draw, reference C.1: drawn index + 1,
-        capped at N - 1; kernel 0 is never drawn). q keeps the text's formula.
+    M : int, default=10
+        Number of i.i.d. kernel draws per selective node and step (paper 003 section 5: 10).
+    J : int, default=1
+        Number of selective nodes (paper 003 section 5: 1; the 2022 authors' notebooks: 2).
+    eta_e : float or None, default=None
+        Exploration rate (None -> eta_t, as in the authors' experiments).
+    q_clip : float or None, default=None
+        None (text) or a threshold c (code, reference C.3: c = 0.05): 1/q_k is replaced by
+        1/c = 20 when q_k <= c.
+    weighted_gradient : bool, default=True
+        True (theta step divided by q_k) or False (reference C.2, the ICML-2020 code).
+    freeze_after : int or None, default=None
+        None, or the step index from which the graph (A, P) stays the one drawn at step
+        freeze_after - 1 (0-based; the code, C.3: 302). pi^c, the node and q are recomputed
+        from the current weights every step.
+    off_by_one : bool, default=False
+        False (text) or True (the code's edge draw, reference C.1: drawn index + 1, capped at
+        N - 1; kernel 0 is never drawn). P keeps the text's formula.
+    loss_after_step : bool, default=False
+        False (text: L_k at theta_{k,t}) or True (the code's order, C.1: lam |theta_{k,t+1}|^2).
+
+    Attributes
+    ----------
+    theta_ (R, N, 2D), log_w_ (R, N), weights_; last_step_ (idx, valid, q, node, pic, A, P of
+    the last step: A (R, N, J) edges, P (R, N, J) edge probabilities, pic (R, J) node pmf).
     """
 
-    def __init__(self, *, m=50, lam=1e-3, eta=0.05, M=10, eta_e=None, q_clip=None,
-                 weighted_gradient=True, freeze_after=None, off_by_one=False, schedule="constant",
-                 seed=0, dictionary=None):
+    def __init__(self, *, m=50, lam=1e-3, eta=0.05, M=10, J=1, eta_e=None, q_clip=None,
+                 weighted_gradient=True, freeze_after=None, off_by_one=False, loss_after_step=False,
+                 schedule="constant", seed=0, dictionary=None):
         self.off_by_one = off_by_one
         self.M = M
+        self.J = J
         self.eta_e = eta_e
         self.q_clip = q_clip
         self.weighted_gradient = weighted_gradient
         self.freeze_after = freeze_after
+        self.loss_after_step = loss_after_step
         super().__init__(m=m, lam=lam, eta=eta, schedule=schedule, seed=seed, dictionary=dictionary)
 
     _parameter_constraints = {
         "M": Integer(1),
+        "J": Integer(1),
         "eta_e": Optional(Real(0, 1)),
         "q_clip": Optional(Real(0, 1, closed="neither")),
         "weighted_gradient": Boolean(),
         "off_by_one": Boolean(),
+        "loss_after_step": Boolean(),
         "freeze_after": Optional(Integer(0)),
     }
 
     @classmethod
     def _unit_test_params(cls):
         yield {"m": 4, "eta": 0.2, "M": 4, "seed": 3}
+        yield {"m": 4, "M": 3, "seed": 3, **AUTHORS_CODE, "freeze_after": 5}
+
+    @classmethod
+    def authors_code(cls, **params):
+        """OMKL-GF with the authors' code's settings (:data:`AUTHORS_CODE`, reference C.1/C.3),
+        ``params`` overriding them (e.g. ``M``, ``m``, ``dictionary``, ``seed``)."""
+        return cls(**{**AUTHORS_CODE, **params})
 
     def _init_extra(self, d, R):
         self._frozen = None
+
+    def _graph(self, eta_e):
+        """Edges A (R, N, J) and edge probabilities P (R, J, N) from the current weights."""
+        R, N, J = self.n_repetitions_, self.N_, self.J
+        wbar = _softmax_masked(self.log_w_, np.ones_like(self.log_w_, dtype=bool))
+        if J == 1:
+            pi = ((1.0 - eta_e) * wbar + eta_e / self.N_)[:, None, :]
+        else:
+            ej = eta_e ** np.arange(1, J + 1)[None, :, None]                      # eta_e^j, j = 1..J
+            pi = (1.0 - ej) * wbar[:, None, :] + ej / N                           # pi^(j)
+        u = self._rng.random((R, J, self.M))                                      # M i.i.d. draws per node
+        draws = draw_nodes(pi.reshape(R * J, N), u.reshape(R * J, self.M)).reshape(R, J, self.M)
+        if self.off_by_one:                                                       # reference C.1 code quirk
+            draws = np.minimum(draws + 1, N - 1)
+        A = np.zeros((R, N, J), dtype=bool)
+        A[self._rows[:, None, None], draws, np.arange(J)[None, :, None]] = True
+        P = 1.0 - (1.0 - pi) ** self.M                                           # P(k connected to j)
+        return A, P
 
     def _predict_step(self, x, force_node=None):
         eta, _ = self._rates()
         eta_e = eta if self.eta_e is None else self.eta_e
         frozen = self.freeze_after is not None and self.t_ >= self.freeze_after and self._frozen is not None
         if frozen:
-            idx, valid, q = self._frozen
+            A, P = self._frozen
         else:
-            wbar = _softmax_masked(self.log_w_, np.ones_like(self.log_w_, dtype=bool))
-            pi = (1.0 - eta_e) * wbar + eta_e / self.N_
-            draws = draw_nodes(pi, self._rng.random((self.n_repetitions_, self.M)))          # (R, M) i.i.d. from pi
-            if self.off_by_one:                                                  # reference C.1 code quirk
-                draws = np.minimum(draws + 1, self.N_ - 1)
-            mask = np.zeros((self.n_repetitions_, self.N_), dtype=bool)
-            mask[self._rows[:, None], draws] = True                              # S_t: distinct draws
-            K = int(mask.sum(axis=1).max())
-            idx = np.argsort(~mask, axis=1, kind="stable")[:, :K]
-            valid = mask[self._rows[:, None], idx]
-            q = 1.0 - (1.0 - pi) ** self.M                                       # P(k in S_t)
+            A, P = self._graph(eta_e)
             if self.freeze_after is not None and self.t_ + 1 >= self.freeze_after:
-                self._frozen = (idx, valid, q)
-        return self._combine(x, idx, valid, q=q, eta=eta)
+                self._frozen = (A, P)
+        if self.J == 1:                                                           # the only node, no draw
+            node = np.zeros(self.n_repetitions_, dtype=np.int64)
+            pic = np.ones((self.n_repetitions_, 1))
+            q = P[:, 0, :]
+        else:
+            lw = np.where(A, self.log_w_[:, :, None], -np.inf)                    # (R, N, J)
+            top = lw.max(axis=1)                                                  # every node has an edge
+            log_u = top + np.log(np.exp(lw - top[:, None, :]).sum(axis=1))        # ln u_j = ln sum_k w_k A_kj
+            ubar = _softmax_masked(log_u, np.ones_like(log_u, dtype=bool))         # u_j / sum_i u_i
+            pic = (1.0 - eta_e) * ubar + eta_e / self.J                           # pi^c
+            node = (draw_nodes(pic, self._rng.random(self.n_repetitions_)) if force_node is None
+                    else np.broadcast_to(np.asarray(force_node, dtype=np.int64), (self.n_repetitions_,)).copy())
+            q = np.einsum("rjk,rj->rk", P, pic)                                   # q_k = sum_j P_kj pi^c_j
+        mask = A[self._rows, :, node]                                             # S_t = {k : A[k, I_t]}
+        K = int(mask.sum(axis=1).max())
+        idx = np.argsort(~mask, axis=1, kind="stable")[:, :K]
+        valid = mask[self._rows[:, None], idx]
+        return self._combine(x, idx, valid, q=q, eta=eta, node=node, pic=pic, A=A, P=P)
 
     def _learn_step(self, st, y):
         q_sel = st.q[self._rows[:, None], st.idx]
         if self.q_clip is not None:
             q_sel = np.where(q_sel > self.q_clip, q_sel, self.q_clip)
-        if self.weighted_gradient:
-            self._kernel_update(st, y, q_sel, st.eta)
-            return
-        # reference C.2: theta step without 1/q, weight update with L/q
-        r = self._rows[:, None]
-        resid = st.f - y
-        loss = resid ** 2 + self.lam * np.einsum("rkf,rkf->rk", st.theta, st.theta)
-        grad_L = 2.0 * resid[..., None] * st.z + 2.0 * self.lam * st.theta
-        grad = np.where(st.valid[..., None], grad_L, 0.0)
-        self.theta_[r, st.idx] = st.theta - st.eta * grad
-        ell = np.where(st.valid, loss / q_sel, 0.0)
-        self.log_w_[r, st.idx] -= st.eta * ell
-        st.loss, st.grad_L, st.grad = loss, grad_L, grad
-        full = np.zeros((self.n_repetitions_, self.N_))
-        full[r, st.idx] = ell
-        st.ell = full
+        self._kernel_update(st, y, q_sel, st.eta, weighted_gradient=self.weighted_gradient,
+                            loss_after_step=self.loss_after_step)

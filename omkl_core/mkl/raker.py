@@ -11,14 +11,25 @@ weighted combination (eq. 6):
     w_{i,t+1} = w_{i,t} exp(-eta L_{i,t})
 
 All N kernels every step: O(dDN) per step.
+
+The authors' code (reference D.1: the graph-aided repository's class Raker, which paper 003 and
+paper 000 ran) departs in two named options: ``loss_after_step=True`` (lam |theta_i|^2 of L_{i,t}
+at the updated theta_{i,t+1}, the code's order) and eta_t = 0.1/sqrt(t) (``eta=0.1,
+schedule="inv_sqrt_t"``). :data:`AUTHORS_CODE` holds them; ``Raker.authors_code(**params)``
+builds the learner with them.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .._validation import Boolean
 from ._rfbase import _RFLearner
 
-__all__ = ["Raker"]
+__all__ = ["Raker", "AUTHORS_CODE"]
+
+#: The graph-aided authors' code of Raker (reference D.1): regulariser at the updated theta,
+#: eta_t = 0.1/sqrt(t).
+AUTHORS_CODE = {"loss_after_step": True, "eta": 0.1, "schedule": "inv_sqrt_t"}
 
 
 class Raker(_RFLearner):
@@ -31,10 +42,27 @@ class Raker(_RFLearner):
     schedule : "constant" (paper 003 text) or "inv_sqrt_t" (eta_t = eta/sqrt(t); the
         authors' graph-aided code uses eta = 0.1 with it, reference D.1).
     seed, dictionary : as in :class:`omkl_core.mkl.SFGMKL` (default: paper 003's 41 Gaussians).
-
-    The loss in the weight update is evaluated at theta_{i,t} (before the step), as in
-    Raker's text; the authors' code uses |theta_{i,t+1}|^2 (a 1e-3-sized difference).
+    loss_after_step : False (text: the loss of the weight update at theta_{i,t}, before the
+        step) or True (the authors' code, reference D.1: lam |theta_{i,t+1}|^2).
     """
+
+    def __init__(self, *, m=50, lam=1e-3, eta=0.05, loss_after_step=False, schedule="constant", seed=0,
+                 dictionary=None):
+        self.loss_after_step = loss_after_step
+        super().__init__(m=m, lam=lam, eta=eta, schedule=schedule, seed=seed, dictionary=dictionary)
+
+    _parameter_constraints = {"loss_after_step": Boolean()}
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"m": 4, "eta": 0.2, "seed": 3}
+        yield {"m": 4, "seed": 3, **AUTHORS_CODE}
+
+    @classmethod
+    def authors_code(cls, **params):
+        """Raker with the authors' code's settings (:data:`AUTHORS_CODE`, reference D.1),
+        ``params`` overriding them."""
+        return cls(**{**AUTHORS_CODE, **params})
 
     def _init_extra(self, d, R):
         self._all = np.broadcast_to(np.arange(self.N_), (R, self.N_))
@@ -45,4 +73,5 @@ class Raker(_RFLearner):
         return self._combine(x, self._all, self._valid, eta=eta)
 
     def _learn_step(self, st, y):
-        self._kernel_update(st, y, np.ones((self.n_repetitions_, self.N_)), st.eta)
+        self._kernel_update(st, y, np.ones((self.n_repetitions_, self.N_)), st.eta,
+                            loss_after_step=self.loss_after_step)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import Check, Integer, Optional, Real, check_int, check_interval
+from .._validation import Boolean, Check, Integer, Optional, Real, check_int, check_interval
 from ..kernels import dissimilarity_matrix
 from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
 from .graph import adjacency, feedback_graph
@@ -41,7 +41,7 @@ def _check_greedy_node(value, name):
 
 
 def _check_clip(value, name):
-    if not isinstance(value, tuple) or len(value) != 2:
+    if not isinstance(value, (tuple, list)) or len(value) != 2:     # a list: the JSON form of a sweep spec
         raise TypeError(f"{name} must be None or a pair (q_min, p_min), got {value!r}")
     check_interval(value[0], f"{name}[0]", 0, 1, closed="right")
     check_interval(value[1], f"{name}[1]", 0, 1, closed="right")
@@ -77,7 +77,7 @@ class SFGMKL(_RFLearner):
     greedy_after : steps after which I_t = argmax u (section 5: 300); None = never.
     greedy_node : "argmax" (section 5) or a fixed node index (the authors' code passes node 0
         after the switch, reference E.4).
-    clip : None (text) or (q_min, p_min): the code's clipping of the importance weights,
+    clip : None (text) or a pair (q_min, p_min) (tuple or list): the code's clipping of the importance weights,
         1/q -> 1/max(q, q_min) in eqs. (14)/(17) and 1/p -> 1/max(p, p_min) in eq. (16)
         (reference E.4: (0.1, 0.2)).
     schedule : "constant" (text) or "inv_sqrt_t" (code variant: eta/sqrt(t), xi/sqrt(t)).
@@ -185,24 +185,41 @@ class SFGMKLR(SFGMKL):
     greedy switch of section 5 applies as in :class:`SFGMKL`.
 
     Extra parameters: beta (None -> section 5's rule; a float -> constant beta),
-    beta_rank (10). ``dominating_set_`` (of G) is not used by this algorithm.
+    beta_rank (10), freeze_refinement (False). ``dominating_set_`` (of G) is not used by this
+    algorithm.
+
+    ``freeze_refinement=True`` is the authors' code's switch (reference E.4, class OMKLSFG's
+    ``predict_refinement`` and the notebooks' ``if ter == 0: graphrefinement(...)``): from step
+    ``greedy_after`` on, D'_t and the refined graph stay those of step greedy_after - 1, p_t of
+    eq. (24) is recomputed from the current u with that D', and the node keeps being *drawn*
+    from p_t (the code's second, unconditional draw overrides the fixed node it was passed), so
+    ``greedy_node`` is not used. The code's other departures (off-by-one node draw, clipping,
+    prediction over the unrefined out-neighbours) are not part of this option.
     """
 
     def __init__(self, *, m=50, lam=1e-3, eta=0.05, xi=0.05, M=5, beta=None, beta_rank=10,
-                 greedy_after=300, greedy_node="argmax", clip=None, schedule="constant", seed=0,
-                 dictionary=None):
+                 greedy_after=300, greedy_node="argmax", freeze_refinement=False, clip=None,
+                 schedule="constant", seed=0, dictionary=None):
         self.beta = beta
         self.beta_rank = beta_rank
+        self.freeze_refinement = freeze_refinement
         super().__init__(m=m, lam=lam, eta=eta, xi=xi, M=M, greedy_after=greedy_after,
                          greedy_node=greedy_node, clip=clip, schedule=schedule, seed=seed,
                          dictionary=dictionary)
 
-    _parameter_constraints = {"beta": Optional(Real(0, 1, closed="right")), "beta_rank": Integer(1)}
+    _parameter_constraints = {"beta": Optional(Real(0, 1, closed="right")), "beta_rank": Integer(1),
+                              "freeze_refinement": Boolean()}
+
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"m": 4, "eta": 0.2, "xi": 0.2, "M": 3, "greedy_after": 10, "seed": 3}
+        yield {"m": 4, "eta": 0.2, "xi": 0.2, "M": 3, "greedy_after": 10, "freeze_refinement": True, "seed": 3}
 
     def _init_extra(self, d, R):
         super()._init_extra(d, R)
         if self.beta_rank > self.N_:
             raise ValueError(f"beta_rank must be <= N = {self.N_}, got {self.beta_rank}")
+        self._frozen_refinement = None
 
     def refined_graph(self, ubar, xi):
         """(D'_t mask (R, N), refined adjacency A'_t (R, N, N), beta_t (R,)) -- eqs. (22)-(23)."""
@@ -226,9 +243,14 @@ class SFGMKLR(SFGMKL):
         s = self.sampling_
         eta, xi = self._rates()
         ubar = _softmax_masked(s.log_u, np.ones_like(s.log_u, dtype=bool))
-        Dp, A, beta = self.refined_graph(ubar, xi)
+        if self.freeze_refinement and self._greedy() and self._frozen_refinement is not None:
+            Dp, A, beta = self._frozen_refinement                            # code (E.4): D', A' kept
+        else:
+            Dp, A, beta = self.refined_graph(ubar, xi)
+            if self.freeze_refinement:
+                self._frozen_refinement = (Dp, A, beta)
         p = (1.0 - xi) * ubar + xi * Dp / Dp.sum(axis=1, keepdims=True)     # eq. (24)
-        s.greedy = self._greedy()
+        s.greedy = self._greedy() and not self.freeze_refinement              # code (E.4): node stays drawn
         node = self._draw(p, force_node)
         q = np.einsum("rj,rji->ri", p, A)                                     # q over N_{i,t}^in
         mask = A[self._rows, node]                                            # N_{I_t,t}^out (R, N)

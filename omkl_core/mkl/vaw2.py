@@ -68,7 +68,7 @@ from ..base import OnlineLearner
 from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, dictionary_spec
 from ..vaw import VAWExperts
 
-__all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS",
+__all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS", "VARIANT_META",
            "VAW2", "VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA"]
 
 #: Default number of time steps whose features are computed by one matrix product.
@@ -208,13 +208,21 @@ META_LEARNERS = {
 }
 #: The VAW-family rows of paper 000 Table 2, in the paper's order.
 TABLE2_ROWS = list(META_LEARNERS)
+#: Named variant rows (not in Table 2's text): "VAW-EWA [opera calibrated]" is VAW-EWA with
+#: opera's default, online-calibrated EWA (``ewaCalib``, reference A.2) instead of eq. (29)'s
+#: fixed eta = 1/(2(B - A)^2). The label before " [" is the published row it is compared with.
+VARIANT_META = {
+    "VAW-EWA [opera calibrated]": (_ewa_meta, {"calibrated": True}),
+}
 
 
 def make_meta(name: str, **kwargs):
-    """A fresh meta-learner for Table 2 row ``name`` (e.g. "VAW2 (trunc)", "VAW-EWA")."""
-    if name not in META_LEARNERS:
-        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(META_LEARNERS)}")
-    factory, fixed = META_LEARNERS[name]
+    """A fresh meta-learner for Table 2 row ``name`` (e.g. "VAW2 (trunc)", "VAW-EWA") or for a
+    named variant row of :data:`VARIANT_META` (e.g. "VAW-EWA [opera calibrated]")."""
+    known = {**META_LEARNERS, **VARIANT_META}
+    if name not in known:
+        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(known)}")
+    factory, fixed = known[name]
     return factory(**{**fixed, **kwargs})
 
 

@@ -1,0 +1,208 @@
+"""The baseline rows of the papers' tables run in a named form, and draw-free row ratios.
+
+* :func:`run_rows` -- learners given as ``{row label: (class name, parameters)}`` (the presets
+  :meth:`omkl_core.registry.paper000.baseline_rows` and
+  :meth:`omkl_core.registry.paper003.variant_rows`), each run for R batched repetitions on
+  each stream -> ``{(dataset, label): per-repetition MSE x 10^3}``, the input of
+  :func:`omkl_core.report.compare`.
+* :func:`row_ratios` -- a check free of the realisation's *scale*: paper 000's MSE (labels
+  normalised by eqs. 33-34) of every method on one stream carries the same factor
+  1/(max y - min y)^2 of that realisation, so the ratio of two rows' MSE on one stream
+  (e.g. Raker / VAW2 on AR(4): 23.24 / 16.56 = 1.40 in Table 2) cancels it, unlike the cells
+  themselves. Published ratios against ours, for all rows.
+* :func:`ar4_noise_sweep` and :func:`ratio_ranges` -- what the scale does not capture: the
+  cells *and* the row ratios over several AR(4) noise realisations (eq. 32), and whether the
+  published cell / ratio lies inside the range they span.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import paper_values
+from . import registry as _registry
+from ._validation import check_int
+
+__all__ = ["run_rows", "row_ratios", "published_label", "ar4_noise_sweep", "ratio_ranges"]
+
+
+def published_label(label: str) -> str:
+    """The published row a labelled row is compared with: the part before " [" (a named
+    variant, e.g. "OMKL-GF [authors' code: J = 2]" -> "OMKL-GF")."""
+    return label.split(" [")[0]
+
+
+def run_rows(rows: dict, streams: dict, repetitions: int, seed=0, progress: bool = False) -> dict:
+    """Run each row on each stream, R repetitions batched (``run_repetitions``).
+
+    Parameters
+    ----------
+    rows : dict
+        ``{label: (class name, constructor parameters)}``; the class is looked up in
+        :func:`omkl_core.registry.learners` and must have ``run_repetitions``.
+    streams : dict
+        ``{dataset label: (X, y)}``.
+    repetitions : int
+        R, the number of independent repetitions (fresh random features and draws each).
+    seed : int, default=0
+        The learners' seed (repetition r uses the r-th dictionary drawn from it).
+    progress : bool, default=False
+        One line per finished (dataset, row) with its CPU seconds.
+
+    Returns
+    -------
+    dict
+        ``{(dataset, label): ndarray (R,)}``: MSE = (1/T) sum_t (yhat_t - y_t)^2 of each
+        repetition, times 10^3 (the tables' unit).
+    """
+    import time  # noqa: PLC0415
+
+    R = check_int(repetitions, "repetitions")
+    known = _registry.learners()
+    for label, (cls, _) in rows.items():
+        if cls not in known or not hasattr(known[cls], "run_repetitions"):
+            raise ValueError(f"rows[{label!r}]: {cls!r} is not a learner with run_repetitions")
+    out = {}
+    for name, (X, y) in streams.items():
+        y = np.asarray(y, dtype=np.float64)
+        for label, (cls, params) in rows.items():
+            t0 = time.process_time()
+            P = known[cls](**params, seed=seed).run_repetitions(X, y, R)
+            out[(name, label)] = ((P - y[None, :]) ** 2).mean(axis=1) * 1e3
+            if progress:
+                print(f"{name:9s} {label:34s} MSE x1e3 = {out[(name, label)].mean():8.3f} "
+                      f"({time.process_time() - t0:.1f} s CPU)", flush=True)
+    return out
+
+
+def row_ratios(values: dict, *, paper: str = "000", table=2, reference: str = "VAW2",
+               rel: float = 0.25) -> pd.DataFrame:
+    """Published row ratios against ours, per dataset: MSE(row) / MSE(reference row).
+
+    Parameters
+    ----------
+    values : dict
+        ``{(dataset, label): per-repetition values}`` (or means), as for
+        :func:`omkl_core.report.compare`; must hold ``(dataset, reference)`` for every dataset
+        it names. A label's published row is :func:`published_label` of it.
+    paper, table : the published table (default paper 000, Table 2).
+    reference : str, default="VAW2"
+        The row every other row is divided by.
+    rel : float, default=0.25
+        Tolerance on the ratio of ratios (the scorecard's 25 % relative rule).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, label), reference excluded: ``published_ratio`` = published
+        MSE(label) / published MSE(reference), ``ratio`` = ours, ``ratio_over_published`` =
+        ratio / published_ratio, ``within_tolerance`` = |ratio_over_published - 1| <= rel;
+        also the two published and the two reproduced means.
+
+    Examples
+    --------
+    >>> df = row_ratios({("AR(4)", "VAW2"): 10.0, ("AR(4)", "Raker"): 14.0})
+    >>> round(float(df.published_ratio[0]), 4), float(df.ratio[0])
+    (1.4034, 1.4)
+    """
+    means = {k: float(np.mean(np.asarray(v, dtype=np.float64))) for k, v in values.items()}
+    recs = []
+    for (dataset, label), mean in means.items():
+        if label == reference:
+            continue
+        if (dataset, reference) not in means:
+            raise ValueError(f"values has no ({dataset!r}, {reference!r}) entry to divide by")
+        ref = means[(dataset, reference)]
+        pub = paper_values.published_value(paper, table, dataset, published_label(label))
+        pub_ref = paper_values.published_value(paper, table, dataset, published_label(reference))
+        pr, r = pub / pub_ref, mean / ref
+        recs.append({"dataset": dataset, "algorithm": label, "reference": reference,
+                     "published": pub, "published_reference": pub_ref, "published_ratio": pr,
+                     "mse_x1e3": mean, "reference_mse_x1e3": ref, "ratio": r,
+                     "ratio_over_published": r / pr, "within_tolerance": bool(abs(r / pr - 1.0) <= rel)})
+    return pd.DataFrame(recs)
+
+
+def ar4_noise_sweep(noise_seeds, *, meta_rows=("VAW2",), baseline_rows: dict | None = None, reference: str = "VAW2",
+                    m: int = 50, lam: float = 1.0, seed=0, max_steps: int | None = None,
+                    progress: bool = False) -> pd.DataFrame:
+    """Paper 000 Table 2's AR(4) rows over several noise realisations of eq. (32).
+
+    Parameters
+    ----------
+    noise_seeds : iterable of int
+        The AR(4) noise seeds (:func:`omkl_core.datasets.ar4`).
+    meta_rows : sequence of str, default=("VAW2",)
+        VAW-family rows (:func:`omkl_core.mkl.make_meta`) on one shared expert layer
+        (m random features, lambda ``lam``, features from ``seed``).
+    baseline_rows : dict or None
+        ``{label: (class name, parameters)}`` rows run by :func:`run_rows` (e.g.
+        :meth:`omkl_core.registry.paper000.baseline_rows`).
+    reference : str, default="VAW2"
+        The row the ratio columns divide by (must be among the rows).
+    m, lam, seed : the expert layer's settings (paper 000: 50, 1) and the features' seed.
+    max_steps : int or None
+        Truncate each stream (after normalising), as the notebooks' quick mode does.
+    progress : bool, default=False
+        One line per noise seed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per noise seed (one repetition of the features each): ``noise_seed``,
+        ``label_range`` (max - min of the unnormalised labels), the MSE x 10^3 of every row
+        (column = row label) and ``ratio: <row> / <reference>`` for every other row.
+    """
+    from .mkl import expert_predictions, make_meta  # noqa: PLC0415
+
+    baseline_rows = baseline_rows or {}
+    labels = [*meta_rows, *baseline_rows]
+    if reference not in labels:
+        raise ValueError(f"reference {reference!r} is not among the rows {labels}")
+    recs = []
+    for s in noise_seeds:
+        X, y = _registry.load_dataset("ar4", max_steps, seed=s)
+        _, yr = _registry.load_dataset("ar4", seed=s, normalise=False)
+        rec = {"noise_seed": int(s), "label_range": float(yr.max() - yr.min())}
+        if meta_rows:
+            Z = expert_predictions(X, y, m=m, lam=lam, repetitions=1, seed=seed)
+            for row in meta_rows:
+                P = make_meta(row).run(Z, y)
+                rec[row] = float(((P - y) ** 2).mean() * 1e3)
+        for (_, label), v in run_rows(baseline_rows, {"AR(4)": (X, y)}, 1, seed=seed).items():
+            rec[label] = float(v[0])
+        for label in labels:
+            if label != reference:
+                rec[f"ratio: {label} / {reference}"] = rec[label] / rec[reference]
+        recs.append(rec)
+        if progress:
+            print(f"noise seed {s}: " + ", ".join(f"{k} {rec[k]:.2f}" for k in labels), flush=True)
+    return pd.DataFrame(recs)
+
+
+def ratio_ranges(sweep: pd.DataFrame, *, paper: str = "000", table=2, dataset: str = "AR(4)",
+                 reference: str = "VAW2") -> pd.DataFrame:
+    """Does the published cell, and the published row ratio, lie inside what the noise
+    realisations of :func:`ar4_noise_sweep` give?
+
+    Returns one row per row label of ``sweep`` (reference included, without a ratio): the
+    published cell, the min / max of the cell over the realisations and ``cell_inside``; the
+    published ratio to ``reference``, min / max of ours and ``ratio_inside``; ``n_seeds``.
+    """
+    labels = [c for c in sweep.columns if c not in ("noise_seed", "label_range") and not c.startswith("ratio: ")]
+    pub_ref = paper_values.published_value(paper, table, dataset, published_label(reference))
+    recs = []
+    for label in labels:
+        pub = paper_values.published_value(paper, table, dataset, published_label(label))
+        cells = sweep[label].to_numpy(dtype=np.float64)
+        rec = {"algorithm": label, "published": pub, "cell_min": float(cells.min()), "cell_max": float(cells.max()),
+               "cell_inside": bool(cells.min() <= pub <= cells.max()), "n_seeds": int(len(sweep))}
+        col = f"ratio: {label} / {reference}"
+        if col in sweep:
+            r = sweep[col].to_numpy(dtype=np.float64)
+            rec.update(published_ratio=pub / pub_ref, ratio_min=float(r.min()), ratio_max=float(r.max()),
+                       ratio_inside=bool(r.min() <= pub / pub_ref <= r.max()))
+        else:
+            rec.update(published_ratio=np.nan, ratio_min=np.nan, ratio_max=np.nan, ratio_inside=np.nan)
+        recs.append(rec)
+    return pd.DataFrame(recs)
