@@ -165,7 +165,7 @@ MUTANTS: list[Mutant] = [
       "Zv[b, t] = r * inv ", "Zv[b, t] = r ",
       "compiled per-step expert driver forgets Phi_t Phi_t^T before predicting (eq. 9)", engine="auto"),
     M("p000-kernel-vaw-block-sqrt", "000", "omkl_core/vaw.py",
-      "Zv[b, j] = pred / (G[j, j] * G[j, j])", "Zv[b, j] = pred / G[j, j]",
+      "Zv[j] = pred / (G[j, j] * G[j, j])", "Zv[j] = pred / G[j, j]",
       "compiled block driver divides by sqrt(1 + s) instead of 1 + s (eq. 9)", engine="auto"),
     M("p000-kernel-vaw-sm-rank1", "000", "omkl_core/vaw.py",
       "c = np.sqrt(inv)", "c = inv",
