@@ -296,8 +296,9 @@ class _VAWFamily(OnlineLearner):
         super().__init__()
 
     #: ``run`` over pieces whose lengths are multiples of this gives one run's numbers bit for
-    #: bit (the experts' block driver, ``VAWExperts._run_alignment``; other pieces: to rounding)
-    _run_alignment = 16
+    #: bit (the experts' block driver, ``VAWExperts._run_alignment``: a multiple of every
+    #: default block size; other pieces: to rounding)
+    _run_alignment = 32
 
     def _validate_joint(self):
         _check_state_memory(self.m, self.feature_map, self.dictionary)
