@@ -82,7 +82,7 @@ def test_without_numba_auto_runs_numpy_and_numba_engine_raises(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_numba)
     monkeypatch.setattr(compiled, "_numba_ok", None)          # probe again, under the failing import
     monkeypatch.setattr(vaw_mod, "_sm_kernel", must_not_run)
-    monkeypatch.setattr(vaw_mod, "_block_small_kernel", must_not_run)
+    monkeypatch.setattr(vaw_mod, "_block_kernel", must_not_run)
     assert not compiled.numba_available()
     with compiled.engine("auto"):
         assert not compiled.use_numba()
