@@ -108,8 +108,11 @@ def vaw2_seconds(X, y, m: int, repetitions: int = 1, repeats: int = 3, seed=0) -
 def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, dataset: str = "airfoil",
                 max_steps: int | None = None) -> dict:
     """CPU, floor and ratio of VAW2 for each m and each R, all measured in this process."""
-    from omkl_core import compiled, registry  # noqa: PLC0415
-    from omkl_core import mkl  # noqa: PLC0415
+    from omkl_core import (  # noqa: PLC0415
+        compiled,
+        mkl,  # noqa: PLC0415
+        registry,
+    )
 
     X, y = registry.load_dataset(dataset, max_steps)
     T = X.shape[0]

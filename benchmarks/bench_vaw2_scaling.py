@@ -26,14 +26,13 @@ to ``--out-dir`` (default ``benchmarks/results``); ``--quick`` runs a smoke-test
 """
 from __future__ import annotations
 
-import bench_vaw2_floor as _floor  # noqa: I001  (first: pins BLAS to one thread before NumPy loads)
+import argparse
+import os
+import time
+import tracemalloc
 
-import argparse  # noqa: E402
-import os  # noqa: E402
-import time  # noqa: E402
-import tracemalloc  # noqa: E402
-
-import numpy as np  # noqa: E402
+import bench_vaw2_floor as _floor  # before NumPy: it pins BLAS/OpenMP to one thread
+import numpy as np
 
 __all__ = ["dictionary_of", "sweep", "fit_exponent", "state_bytes", "largest_fitting", "main"]
 

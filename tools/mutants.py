@@ -91,7 +91,7 @@ MUTANTS: list[Mutant] = [
       "return 1.0 / (2.0 * (B - A) ** 2)", "return 1.0 / (8.0 * (B - A) ** 2)",
       "EWA exp-concavity learning rate 1/(8 (B-A)^2) instead of 1/(2 (B-A)^2)"),
     M("p000-rff-scale", "000", "omkl_core/features.py",
-      "out *= np.sqrt(2.0)                                          # sqrt(2) cos", "out *= 1.0                                                   # sqrt(2) cos",
+      "out *= np.sqrt(2.0)", "out *= 1.0",
       "random Fourier feature without the sqrt(2) (eq. 2)"),
     M("p000-lemma1-variance-constant", "000", "omkl_core/bounds/paper000.py",
       'return 2.0 * check_nonneg(f_norm_sq, "f_norm_sq") / check_int(m, "m")',
