@@ -4,8 +4,9 @@ CPU time per step of paper 000's VAW2 end to end (features, N expert VAWs, meta 
 thread (``time.process_time``, BLAS pinned to one thread as in ``bench_vaw2_floor.py``), swept
 one parameter at a time around the paper's setting (N = 76 kernels, R = 1), on Airfoil:
 
-* m (random features per kernel) 50-800, T = 512 steps: theory m^2 (the 4 N m^2 flops of the
-  expert updates; the N m cosines add a term linear in m that matters at small m);
+* m (random features per kernel) 50-1600, T = 512 steps: theory m^2 (the 4 N m^2 flops of the
+  expert updates; the N m cosines add a term linear in m that matters at small m, so the
+  log-log slope climbs from ~1 towards 2: the two-term fit a m + b m^2 is printed too);
 * N (kernels) 8-300, m = 100, T = 512: theory N (a dictionary of N kernels spread over the
   paper's bandwidth range, 51:25 Gaussian:Laplacian as in section 4);
 * T (stream length) 256-6012, m = 100: prefixes of Airfoil and Airfoil repeated 2 and 4 times
@@ -21,12 +22,14 @@ kernels' scratch -- a few (k, m) arrays -- is not seen) beside the analytic size
 state, R N m (m + 1) float64 ([S^{-1} | w] per expert), plus one feature block R N 256 m
 float64; the analytic formula gives where the learner stops fitting in 24 GiB.
 
-Writes ``vaw2_scaling.md`` (tables + exponents) and ``vaw2_scaling.png`` (log-log, 4 panels)
-to ``--out-dir`` (default ``benchmarks/results``); ``--quick`` runs a smoke-test subset.
+Writes ``vaw2_scaling.md`` (tables + exponents), ``vaw2_scaling.json`` (the measurements) and
+``vaw2_scaling.png`` (log-log, 4 panels; ``--plot-only`` redraws it from the json) to
+``--out-dir`` (default ``benchmarks/results``); ``--quick`` runs a smoke-test subset.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 import tracemalloc
@@ -34,7 +37,7 @@ import tracemalloc
 import bench_vaw2_floor as _floor  # before NumPy: it pins BLAS/OpenMP to one thread
 import numpy as np
 
-__all__ = ["dictionary_of", "sweep", "fit_exponent", "state_bytes", "largest_fitting", "main"]
+__all__ = ["dictionary_of", "sweep", "fit_exponent", "fit_two_term", "state_bytes", "largest_fitting", "main"]
 
 GIB = 2.0 ** 30
 TIME_BLOCK = 256
@@ -103,7 +106,7 @@ def _point(m: int, N: int, R: int, T: int, repeats: int) -> dict:
 
 
 SWEEPS = {          # parameter -> (values, fixed setting)
-    "m": ([50, 100, 200, 400, 800], dict(N=76, R=1, T=512)),
+    "m": ([50, 100, 200, 400, 800, 1600], dict(N=76, R=1, T=512)),
     "N": ([8, 19, 38, 76, 152, 300], dict(m=100, R=1, T=512)),
     "T": ([256, 512, 1024, 1503, 3006, 6012], dict(m=100, N=76, R=1)),
     "R": ([1, 2, 5, 10, 20], dict(m=100, N=76, T=512)),
@@ -115,6 +118,13 @@ THEORY = {"m": 2, "N": 1, "T": 0, "R": 1}
 def fit_exponent(x, y) -> float:
     """Least-squares slope of log y on log x."""
     return float(np.polyfit(np.log(np.asarray(x, float)), np.log(np.asarray(y, float)), 1)[0])
+
+
+def fit_two_term(x, y) -> tuple[float, float]:
+    """(a, b) of y = a x + b x^2 by least squares on the relative error (each point weighs alike)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    A = np.stack([x / y, x * x / y], axis=1)
+    return tuple(float(c) for c in np.linalg.lstsq(A, np.ones_like(y), rcond=None)[0])
 
 
 def sweep(name: str, values, fixed: dict, repeats: int, log=print) -> list[dict]:
@@ -132,6 +142,7 @@ def _plot(results: dict, path: str) -> None:
     import matplotlib  # noqa: PLC0415
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # noqa: PLC0415
+    from matplotlib.ticker import NullFormatter  # noqa: PLC0415
 
     fig, axes = plt.subplots(2, 2, figsize=(7.0, 5.2))
     for ax, name in zip(axes.ravel(), ("m", "N", "T", "R")):
@@ -140,6 +151,14 @@ def _plot(results: dict, path: str) -> None:
         y = np.array([r["us_per_step"] for r in rows])
         ax.loglog(x, y, "o-", label=f"measured, slope {results[name]['exponent']:.2f}")
         ax.loglog(x, y[-1] * (x / x[-1]) ** THEORY[name], "k--", lw=1, label=f"theory {name}^{THEORY[name]}")
+        if name == "m":
+            a, b = results[name]["two_term"]
+            xs = np.geomspace(x[0], x[-1], 50)
+            ax.loglog(xs, a * xs + b * xs * xs, ":", color="C3", label="fit a m + b m^2")
+        if name == "T":
+            ax.set_ylim(y.min() / 4, y.max() * 4)
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(name)
         ax.set_ylabel("CPU µs / step")
         ax.legend(fontsize=7)
@@ -160,7 +179,9 @@ def _markdown(results: dict, header: str) -> str:
         us = ", ".join(f"{r['us_per_step']:.0f}" for r in res["rows"])
         exp = f"{res['exponent']:.2f}"
         if name == "m":
-            exp += f" (largest three: {res['exponent_top']:.2f})"
+            a, b = res["two_term"]
+            exp += (f" (largest three: {res['exponent_top']:.2f}; fit {a:.3g} m + {b:.3g} m^2 µs, "
+                    f"the m^2 term larger from m = {a / b:.0f})")
         out.append(f"| {name} ({fixed}) | {vals} | {us} | {exp} | {THEORY[name]} |")
     out += ["", "Memory (peak of Python-visible allocations during a 256-step run, tracemalloc; analytic "
             "R N m (m + 1) + R N 256 m float64):", "",
@@ -182,8 +203,13 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=2, help="best of this many runs per point")
     ap.add_argument("--quick", action="store_true", help="smoke test: small values, T <= 512")
     ap.add_argument("--only", nargs="+", choices=list(SWEEPS), default=list(SWEEPS), help="sweeps to run")
+    ap.add_argument("--plot-only", action="store_true", help="redraw the figure from vaw2_scaling.json")
     ap.add_argument("--out-dir", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     args = ap.parse_args(argv)
+    if args.plot_only:
+        with open(os.path.join(args.out_dir, "vaw2_scaling.json"), encoding="utf-8") as fh:
+            _plot(json.load(fh), os.path.join(args.out_dir, "vaw2_scaling.png"))
+        return 0
     limit = _floor._limit_threads()
     results = {}
     t_all = time.perf_counter()
@@ -198,7 +224,7 @@ def main(argv=None) -> int:
             x = [r[name] for r in rows]
             yv = [r["us_per_step"] for r in rows]
             results[name] = {"fixed": fixed, "rows": rows, "exponent": fit_exponent(x, yv),
-                             "exponent_top": fit_exponent(x[-3:], yv[-3:])}
+                             "exponent_top": fit_exponent(x[-3:], yv[-3:]), "two_term": fit_two_term(x, yv)}
     finally:
         if limit is not None:
             limit.restore_original_limits()
@@ -213,6 +239,8 @@ def main(argv=None) -> int:
     os.makedirs(args.out_dir, exist_ok=True)
     with open(os.path.join(args.out_dir, "vaw2_scaling.md"), "w", encoding="utf-8") as fh:
         fh.write(text + "\n")
+    with open(os.path.join(args.out_dir, "vaw2_scaling.json"), "w", encoding="utf-8") as fh:
+        json.dump(results, fh, indent=1)
     if set(results) == set(SWEEPS):
         _plot(results, os.path.join(args.out_dir, "vaw2_scaling.png"))
     return 0
