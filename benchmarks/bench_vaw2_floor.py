@@ -31,7 +31,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-__all__ = ["gemm_rate", "cos_seconds", "vaw2_seconds", "floor_table", "main"]
+__all__ = ["gemm_rate", "cos_seconds", "vaw2_once", "vaw2_seconds", "floor_table", "main"]
 
 N_PAPER = 76
 
@@ -84,23 +84,25 @@ def cos_seconds(X, m: int, seed=0, repetitions: int = 1, repeats: int = 3, time_
     return best
 
 
-def vaw2_seconds(X, y, m: int, repetitions: int = 1, repeats: int = 3, seed=0) -> float:
-    """CPU seconds of VAW2 end to end: ``VAW2(m=m).run(X, y)`` (R = 1) or the R repetitions
-    batched (expert layer of all R at once, then R meta VAWs), best of ``repeats``."""
+def vaw2_once(X, y, m: int, repetitions: int = 1, seed=0, dictionary=None) -> None:
+    """VAW2 end to end once: ``VAW2(m=m).run(X, y)`` (R = 1) or the R repetitions batched
+    (the expert layer of all R at once, then R meta VAWs)."""
     from omkl_core import mkl  # noqa: PLC0415
 
-    def once():
-        if repetitions == 1:
-            mkl.VAW2(m=m, seed=seed).run(X, y)
-            return
-        Z = mkl.expert_predictions(X, y, m=m, repetitions=repetitions, seed=seed)
-        for r in range(repetitions):
-            mkl.make_meta("VAW2").run(Z[r], y)
+    if repetitions == 1:
+        mkl.VAW2(m=m, seed=seed, dictionary=dictionary).run(X, y)
+        return
+    Z = mkl.expert_predictions(X, y, m=m, repetitions=repetitions, seed=seed, dictionary=dictionary)
+    for r in range(repetitions):
+        mkl.make_meta("VAW2").run(Z[r], y)
 
+
+def vaw2_seconds(X, y, m: int, repetitions: int = 1, repeats: int = 3, seed=0) -> float:
+    """CPU seconds of :func:`vaw2_once`, best of ``repeats``."""
     best = np.inf
     for _ in range(repeats):
         t0 = time.process_time()
-        once()
+        vaw2_once(X, y, m, repetitions, seed)
         best = min(best, time.process_time() - t0)
     return best
 

@@ -78,15 +78,7 @@ def _stream(T: int):
 
 
 def _once(X, y, m: int, N: int, R: int):
-    from omkl_core import mkl  # noqa: PLC0415
-
-    dictionary = None if N == 76 else dictionary_of(N)
-    if R == 1:
-        mkl.VAW2(m=m, dictionary=dictionary).run(X, y)
-        return
-    Z = mkl.expert_predictions(X, y, m=m, repetitions=R, dictionary=dictionary)
-    for r in range(R):
-        mkl.make_meta("VAW2").run(Z[r], y)
+    _floor.vaw2_once(X, y, m, R, dictionary=None if N == 76 else dictionary_of(N))
 
 
 def _point(m: int, N: int, R: int, T: int, repeats: int) -> dict:
@@ -186,7 +178,7 @@ def _markdown(results: dict, header: str) -> str:
     out += ["", "Memory (peak of Python-visible allocations during a 256-step run, tracemalloc; analytic "
             "R N m (m + 1) + R N 256 m float64):", "",
             "| parameter | values | peak MiB (tracemalloc) | analytic MiB |", "|---|---|---|---|"]
-    for name in ("m", "N"):
+    for name in [n for n in ("m", "N") if n in results]:
         rows = results[name]["rows"]
         out.append(f"| {name} | " + ", ".join(str(r[name]) for r in rows) + " | "
                    + ", ".join(f"{r['peak_mib']:.1f}" for r in rows) + " | "
