@@ -523,42 +523,6 @@ def _sm_kernel(F, y, P, w, Zv, Zr):  # pragma: no cover  (compiled; tests call i
 
 
 @_compiled.jit
-def _sm_stream_kernel(F, y, P, w, Zv, Zr):  # pragma: no cover  (compiled; tests call it through the engine)
-    """Compiled per-step Sherman-Morrison, step by step exactly as :func:`sm_predict` /
-    :func:`sm_update` write it (paper 000 eqs. 9-10): u = P Phi_t, s = Phi_t^T u, r = <w, Phi_t>,
-    VAW forecast r / (1 + s) into ``Zv`` and ridge forecast r into ``Zr``, then
-    k = u / (1 + s), w += k (y_t - r), P -= k u^T. F (B, T, m), y (B, T): one label sequence per
-    batch member (the meta VAW's repetitions); P (B, m, m), w (B, m) updated in place. Each
-    step depends on the state only (nothing carried between steps), so running a stream in
-    pieces gives the numbers of one run bit for bit (unlike :func:`_sm_kernel`, which fuses a
-    step's update with the next step's product); for the small N x N state of the meta VAW."""
-    B, T, m = F.shape
-    u = np.empty(m)
-    for b in range(B):
-        Pb = P[b]
-        wb = w[b]
-        for t in range(T):
-            phi = F[b, t]
-            r = 0.0
-            s = 0.0
-            for i in range(m):
-                x = 0.0
-                for j in range(m):
-                    x += Pb[i, j] * phi[j]
-                u[i] = x
-                s += x * phi[i]
-                r += wb[i] * phi[i]
-            Zr[b, t] = r
-            Zv[b, t] = r / (1.0 + s)                          # eq. (9)
-            e = y[b, t] - r
-            for i in range(m):
-                ki = u[i] / (1.0 + s)                         # S_t^{-1} Phi_t
-                wb[i] += ki * e
-                for j in range(m):
-                    Pb[i, j] -= ki * u[j]                     # eq. (10)
-
-
-@_compiled.jit
 def _block_small_one(A, UR, y, Gi, Zv, Zr, G, g):  # pragma: no cover  (compiled; tests call it through the engine)
     """The (k, k) part of one Woodbury block of :meth:`VAWExperts._run_block` for one expert.
 

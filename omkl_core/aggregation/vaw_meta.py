@@ -76,12 +76,15 @@ class VAWMeta(_MetaLearner):
         return self.w_
 
     def _run_compiled(self, Zt, Y, out):
-        """The ``"numba"`` engine: the compiled Sherman-Morrison loop of the VAW core
-        (:func:`omkl_core.vaw._sm_stream_kernel`, eqs. (9)-(10) step by step as ``sm_predict`` /
-        ``sm_update``) over the whole stream, all R repetitions in one call. Zt (T, R, N)
-        truncated forecasts, Y (T, R); predictions into ``out`` (T, R)."""
+        """The ``"numba"`` engine: the compiled per-step Sherman-Morrison kernel of the VAW expert
+        layer (:func:`omkl_core.vaw._sm_kernel`, eqs. (9)-(10) with the symmetric rank-1 form of
+        the update) over the whole stream, one repetition at a time (R kernel calls, each over
+        all T steps). Zt (T, R, N) truncated forecasts, Y (T, R); predictions into ``out``."""
         T, R, N = Zt.shape
-        Zv, Zr = np.empty((R, T)), np.empty((R, T))
-        _vaw._sm_stream_kernel(np.ascontiguousarray(Zt.transpose(1, 0, 2)), np.ascontiguousarray(Y.T),
-                               self.P_, self.w_, Zv, Zr)
-        out[:] = (Zr if self.ridge else Zv).T
+        Zv, Zr = np.empty((1, T)), np.empty((1, T))
+        for r in range(R):
+            F = np.ascontiguousarray(Zt[:, r, :])[None]                # (1, T, N)
+            _vaw._sm_kernel(F, np.ascontiguousarray(Y[:, r]), self.P_[r:r + 1], self.w_[r:r + 1], Zv, Zr)
+            out[:, r] = Zr[0] if self.ridge else Zv[0]
+
+
