@@ -37,8 +37,6 @@ RULES = {
     "MLProd": (lambda: agg.MLProd(), ("log_weights_", "L_", "maxloss_", "eta_")),
     "BOA_v120": (lambda: agg.BOA(), ("Rreg_", "eta_", "V_", "Bmax_")),
     "BOA_v122": (lambda: agg.BOA(version="v122"), ("Rreg_", "S_")),
-    "VAW": (lambda: agg.VAWMeta(), ("P_", "w_")),
-    "VAW_trunc_ridge_uniform": (lambda: agg.VAWMeta(bounds=(0, 1), ridge=True, shrink_to="uniform"), ("P_", "w_")),
 }
 
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import vaw as _vaw
 from .._validation import Boolean, Options, Positive
 from ..vaw import sm_forecast, sm_predict, sm_update
 from ._base import _MetaLearner
@@ -74,17 +73,5 @@ class VAWMeta(_MetaLearner):
 
     def _weights(self):
         return self.w_
-
-    def _run_compiled(self, Zt, Y, out):
-        """The ``"numba"`` engine: the compiled per-step Sherman-Morrison kernel of the VAW expert
-        layer (:func:`omkl_core.vaw._sm_kernel`, eqs. (9)-(10) with the symmetric rank-1 form of
-        the update) over the whole stream, one repetition at a time (R kernel calls, each over
-        all T steps). Zt (T, R, N) truncated forecasts, Y (T, R); predictions into ``out``."""
-        T, R, N = Zt.shape
-        Zv, Zr = np.empty((1, T)), np.empty((1, T))
-        for r in range(R):
-            F = np.ascontiguousarray(Zt[:, r, :])[None]                # (1, T, N)
-            _vaw._sm_kernel(F, np.ascontiguousarray(Y[:, r]), self.P_[r:r + 1], self.w_[r:r + 1], Zv, Zr)
-            out[:, r] = Zr[0] if self.ridge else Zv[0]
 
 
