@@ -29,7 +29,7 @@ import functools
 import os
 import types
 
-__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit"]
+__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit", "address", "dgemm"]
 
 ENGINES = ("auto", "numpy", "numba")
 _engine: str | None = None      # set_engine / engine(); None: from the environment
@@ -128,3 +128,51 @@ def jit(fn):
     wrapper.py_func = fn
     wrapper._omkl_compile = _omkl_compile
     return wrapper
+
+
+class _Lazy:
+    """A global that a :func:`jit` function uses, built (with Numba imported) when that
+    function is compiled: the jit wrapper calls ``_omkl_compile`` for every global it names."""
+
+    def __init__(self, build):
+        self._build = build
+        self._value = None
+
+    def _omkl_compile(self):
+        if self._value is None:
+            self._value = self._build()
+        return self._value
+
+
+def _build_address():
+    from numba import types  # noqa: PLC0415
+    from numba.extending import intrinsic  # noqa: PLC0415
+
+    @intrinsic
+    def address(typingctx, arr):
+        """The data pointer of an array (its first element, offset views included)."""
+        sig = types.CPointer(arr.dtype)(arr)
+
+        def codegen(context, builder, signature, args):
+            return context.make_array(signature.args[0])(context, builder, args[0]).data
+        return sig, codegen
+    return address
+
+
+def _build_dgemm():
+    import llvmlite.binding as llb  # noqa: PLC0415
+    from numba import types  # noqa: PLC0415
+    from numba.extending import get_cython_function_address  # noqa: PLC0415
+
+    # SciPy's BLAS (the one Numba's own np.dot calls), bound by symbol name so that the compiled
+    # functions that call it can be cached on disk: dgemm(transa, transb, m, n, k, alpha, a, lda,
+    # b, ldb, beta, c, ldc), Fortran (column-major) conventions, every argument by pointer
+    llb.add_symbol("omkl_cython_blas_dgemm", get_cython_function_address("scipy.linalg.cython_blas", "dgemm"))
+    d, i, c = types.CPointer(types.float64), types.CPointer(types.int32), types.CPointer(types.int8)
+    return types.ExternalFunction("omkl_cython_blas_dgemm", types.void(c, c, i, i, i, d, d, i, d, i, d, d, i))
+
+
+#: For :func:`jit` functions: ``address(a)`` is the data pointer of array ``a``.
+address = _Lazy(_build_address)
+#: For :func:`jit` functions: BLAS ``dgemm`` with Fortran calling conventions (SciPy's cython_blas).
+dgemm = _Lazy(_build_dgemm)

@@ -78,16 +78,31 @@ def _draw(rng: np.random.Generator, kind: str, sigma: float, d: int, m: int, map
     return omega, b
 
 
-def apply_feature_map(xp, proj, b, feature_map: str, m: int):
+def apply_feature_map(xp, proj, b, feature_map: str, m: int, out=None):
     """The feature map applied to projections: ``proj`` = x^T omega (..., m) -> (..., m) or (..., 2m).
 
     ``"cos"``: sqrt(2) cos(proj + b) (paper 000 section 2); ``"sincos"``: m^{-1/2} [sin(proj),
     cos(proj)] (paper 003 eq. 4). The one place where either formula is written.
+
+    ``out``: write the features into this preallocated array (shape (..., m) or (..., 2m)) instead
+    of new ones, one transcendental per feature and no temporaries (the same numbers bit for
+    bit). For ``"cos"`` it may be ``proj`` itself (in place); for ``"sincos"`` ``proj`` may be
+    its second half ``out[..., m:]``.
     """
     if feature_map == "cos":
-        return np.sqrt(2.0) * xp.cos(proj + b)
+        if out is None:
+            out = xp.empty(np.broadcast_shapes(proj.shape, b.shape), dtype=xp.float64)
+        xp.add(proj, b, out=out)
+        xp.cos(out, out=out)
+        out *= np.sqrt(2.0)                                          # sqrt(2) cos(<omega, x> + b)
+        return out
     scale = 1.0 / np.sqrt(m)
-    return xp.concatenate([xp.sin(proj), xp.cos(proj)], axis=-1) * scale
+    if out is None:
+        out = xp.empty(proj.shape[:-1] + (2 * m,), dtype=xp.float64)
+    xp.sin(proj, out=out[..., :m])
+    xp.cos(proj, out=out[..., m:])                                   # after sin: proj may be this half
+    out *= scale
+    return out
 
 
 def _as_input(X, d: int, xp):

@@ -43,10 +43,13 @@ Two numerically equivalent drivers of the batched layer (:class:`VAWExperts`):
 Engines (:mod:`omkl_core.compiled`, ``OMKL_ENGINE``): with ``"numba"`` (what ``"auto"`` picks
 when Numba is installed) ``method="sm"`` runs :func:`_sm_kernel`, one compiled loop over experts
 and steps whose symmetric rank-1 update P -= v v^T (v = u / sqrt(1 + s)) is fused with the next
-step's u = P Phi_{t+1}, and ``method="block"`` keeps the NumPy matrix products but computes the
-(B, k, k) Cholesky factor, its inverse and the one-step predictions in :func:`_block_small_kernel`.
-Without Numba (or with engine ``"numpy"``) the NumPy loops above run. Both engines agree to
-rounding (tests: 1e-10).
+step's u = P Phi_{t+1}, and ``method="block"`` runs :func:`_block_kernel`: the same block algebra
+expert by expert over each time block (so one expert's [S^{-1} | w] stays in cache), its four
+products as in-place BLAS dgemm calls (SciPy's ``cython_blas``, :data:`omkl_core.compiled.dgemm`)
+and the (k, k) Cholesky part compiled. Without Numba (or with engine ``"numpy"``) the NumPy loops
+above run. Both engines agree to rounding (tests: 1e-10); the block driver's two engines gave the same numbers bit for bit
+on Airfoil (m = 20-100, where NumPy's and SciPy's OpenBLAS run the same kernels), which is
+not promised in general.
 
 VAW and online ridge from one pass (:meth:`VAWExperts.run_both`): the state recursion does not
 depend on which forecast is made, and the VAW forecast is the ridge forecast over 1 + s_t, so
@@ -54,6 +57,7 @@ both come from the same pass, each bit for bit equal to its own pass.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -74,6 +78,17 @@ from .base import OnlineLearner
 __all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer", "sm_predict", "sm_update", "sm_forecast"]
 
 METHODS = ("block", "sm")
+#: The default steps per Woodbury block of the block driver (:func:`default_block_size`).
+BLOCK_SIZES = (16, 32)
+
+
+def default_block_size(m: int) -> int:
+    """Steps per block of ``VAWExperts(method="block", block_size=None)`` for m features: 16 for
+    m < 320, 32 from m = 320 on. A block costs two products of k x m by m x (m + 1) (the
+    arithmetic floor, 4 k m^2 flops) plus O(k^2 m) besides; BLAS runs those two products
+    faster for larger k (each call packs the m x (m + 1) state once), so the best k grows with
+    m (measured, N = 76, one thread: 16 fastest at m = 50-200, 32 at m = 400, by 20 %)."""
+    return 16 if m < 320 else 32
 
 
 # ---------------------------------------------------------------------------------------
@@ -129,8 +144,9 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     backend : "numpy" | "cupy" | "auto".
     method : "block" (default, Woodbury over ``block_size`` steps) or "sm" (per-step
         Sherman-Morrison). Same predictions up to rounding.
-    block_size : steps per block for ``method="block"``; None (default) = 16 (measured fastest
-        with NumPy on a 2-core machine, N = 76, m = 50).
+    block_size : steps per block for ``method="block"``; None (default): :func:`default_block_size`
+        of the feature length, 16 for m < 320 and 32 from m = 320 on (measured fastest on a 2-core
+        machine, N = 76: 16 at m = 50-200, 32 at m = 400).
 
     The engine (:mod:`omkl_core.compiled`: NumPy loops or compiled Numba kernels) is read at
     each ``run``; ``predict_one``/``learn_one`` always run NumPy. ``run_both`` returns the VAW
@@ -169,7 +185,9 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         """Steps per block of the block driver: ``run`` over consecutive pieces of a stream
         whose lengths are multiples of it gives the numbers of one ``run`` bit for bit (other
         pieces: the same to rounding, as ``method="sm"`` and ``"block"`` are)."""
-        return (self.block_size or 16) if self.method == "block" else 1
+        if self.method != "block":
+            return 1
+        return self.block_size or math.lcm(*BLOCK_SIZES)
 
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
@@ -356,16 +374,21 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         I + C and G^{-1} (:func:`_cholesky_inverse`, vectorised over experts),
         [V | -g] = G^{-1} [F P0 | F w0 - y] and Pw -= V^T [V | -g] (one more product), i.e.
         S^{-1} <- P0 - V^T V and w <- w0 + V^T g. Besides these products (the arithmetic
-        floor) only (B, k, k) work remains. ``numba``: the (B, k, k) Cholesky factor, its inverse
-        and the one-step predictions come from one compiled kernel (:func:`_block_small_kernel`)
-        instead of the k-step NumPy loop of :func:`_cholesky_inverse`; the products stay NumPy.
+        floor) only (B, k, k) work remains. ``numba``: the same algebra from one compiled kernel
+        (:func:`_block_kernel`), expert by expert over the whole time block, so each expert's
+        [S^{-1} | w] stays in cache (the batched NumPy products stream all B of them from memory
+        twice per block: at m = 400 that, not the arithmetic, sets the NumPy driver's speed).
         Returns (VAW predictions, ridge predictions), each (B, Tb)."""
         xp = self._xp
         B, Tb, m = F.shape
-        K = self.block_size or 16
+        K = self.block_size or default_block_size(m)
         Zr = xp.empty((B, Tb), dtype=xp.float64)
         Zv = xp.empty((B, Tb), dtype=xp.float64)
         Pw = self._Pw
+        if numba:
+            _block_kernel(np.ascontiguousarray(F), np.ascontiguousarray(y), Pw, K, Zv, Zr)
+            self.t_ += Tb
+            return Zv, Zr
         upd = xp.empty_like(Pw)                                   # reused: no 1.5 MB allocation per block
         for start in range(0, Tb, K):
             Fk = F[:, start:start + K, :]                         # (B, k, m)
@@ -373,24 +396,19 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
             UR = xp.matmul(Fk, Pw)                                # [F P0 | F w0]   (B, k, m+1)
             C = xp.matmul(UR[:, :, :m], Fk.transpose(0, 2, 1))    # F P0 F^T (+ I below)
             yk = y[start:start + k]
-            if numba:
-                Gi = np.empty_like(C)
-                _block_small_kernel(C, UR, yk, Gi, Zv[:, start:start + k], Zr[:, start:start + k])
-                VG = xp.matmul(Gi, UR)                            # [V | -g]; UR[:, :, m] = F w0 - y now
-            else:
-                r = UR[:, :, m].copy()                            # F w0
-                G, Gi = _cholesky_inverse(xp, C)                  # I + C = G G^T, Gi = G^{-1}
-                UR[:, :, m] -= yk[None, :]                        # [F P0 | F w0 - y]
-                VG = xp.matmul(Gi, UR)                            # [V | -g]        (B, k, m+1)
-                g = -VG[:, :, m]
-                # one-step ridge predictions F w0 + (sum_{i<j} G_ji g_i)_j: they depend on y_{<j}
-                # only (exactly 0 at t = 1); G's diagonal enters through G G^T = I + C alone
-                idx = xp.arange(k)
-                dg = G[:, idx, idx]                               # sqrt(1 + s_{t+j})
-                G[:, idx, idx] = 0.0
-                ridge_pred = r + xp.einsum("bji,bi->bj", G, g)
-                Zr[:, start:start + k] = ridge_pred
-                Zv[:, start:start + k] = ridge_pred / (dg * dg)   # VAW: r / (1 + s), eq. (9)
+            r = UR[:, :, m].copy()                                # F w0
+            G, Gi = _cholesky_inverse(xp, C)                      # I + C = G G^T, Gi = G^{-1}
+            UR[:, :, m] -= yk[None, :]                            # [F P0 | F w0 - y]
+            VG = xp.matmul(Gi, UR)                                # [V | -g]        (B, k, m+1)
+            g = -VG[:, :, m]
+            # one-step ridge predictions F w0 + (sum_{i<j} G_ji g_i)_j: they depend on y_{<j}
+            # only (exactly 0 at t = 1); G's diagonal enters through G G^T = I + C alone
+            idx = xp.arange(k)
+            dg = G[:, idx, idx]                                   # sqrt(1 + s_{t+j})
+            G[:, idx, idx] = 0.0
+            ridge_pred = r + xp.einsum("bji,bi->bj", G, g)
+            Zr[:, start:start + k] = ridge_pred
+            Zv[:, start:start + k] = ridge_pred / (dg * dg)       # VAW: r / (1 + s), eq. (9)
             xp.matmul(VG[:, :, :m].transpose(0, 2, 1), VG, out=upd)
             Pw -= upd                                             # S^{-1} -= V^T V;  w += V^T g
         self.t_ += Tb
@@ -505,54 +523,110 @@ def _sm_kernel(F, y, P, w, Zv, Zr):  # pragma: no cover  (compiled; tests call i
 
 
 @_compiled.jit
-def _block_small_kernel(C, UR, y, Gi, Zv, Zr):  # pragma: no cover  (compiled; tests call it through the engine)
-    """The (B, k, k) part of one Woodbury block of :meth:`VAWExperts._run_block`, compiled.
+def _block_small_one(A, UR, y, Gi, Zv, Zr, G, g):  # pragma: no cover  (compiled; tests call it through the engine)
+    """The (k, k) part of one Woodbury block of :meth:`VAWExperts._run_block` for one expert.
 
-    For each expert: the Cholesky factor G of I + C (C = F P0 F^T), G^{-1} into ``Gi``,
-    UR[:, m] <- F w0 - y, g = -G^{-1}(F w0 - y), the one-step ridge forecasts
-    r_j = (F w0)_j + sum_{i<j} G_ji g_i into ``Zr`` and the VAW forecasts r_j / G_jj^2 =
-    r_j / (1 + s_{t+j}) (paper 000 eq. 9) into ``Zv``.
+    A = C = F P0 F^T (k, k), UR = [F P0 | F w0] (k, m + 1); G (k, k) and g (k,) are scratch.
+    Computes the Cholesky factor G of I + C, G^{-1} into ``Gi``, UR[:, m] <- F w0 - y,
+    g = -G^{-1}(F w0 - y), the one-step ridge forecasts r_j = (F w0)_j + sum_{i<j} G_ji g_i into
+    ``Zr`` and the VAW forecasts r_j / G_jj^2 = r_j / (1 + s_{t+j}) (paper 000 eq. 9) into ``Zv``.
     """
-    B, k, _ = C.shape
-    m = UR.shape[2] - 1
-    G = np.zeros((k, k))
-    g = np.zeros(k)
-    for b in range(B):
-        A = C[b]
-        for j in range(k):                                # Cholesky of I + C
-            d = 1.0 + A[j, j]
+    k = A.shape[0]
+    m = UR.shape[1] - 1
+    for j in range(k):                                    # Cholesky of I + C
+        d = 1.0 + A[j, j]
+        for l in range(j):
+            d -= G[j, l] * G[j, l]
+        gjj = np.sqrt(d)
+        G[j, j] = gjj
+        for i in range(j + 1, k):
+            x = A[i, j]
             for l in range(j):
-                d -= G[j, l] * G[j, l]
-            gjj = np.sqrt(d)
-            G[j, j] = gjj
-            for i in range(j + 1, k):
-                x = A[i, j]
-                for l in range(j):
-                    x -= G[i, l] * G[j, l]
-                G[i, j] = x / gjj
-        Gb = Gi[b]
-        for i in range(k):                                # G^{-1}, lower triangular
-            for j in range(k):
-                Gb[i, j] = 0.0
-        for i in range(k):
-            di = 1.0 / G[i, i]
-            Gb[i, i] = di
-            for j in range(i):
-                x = 0.0
-                for l in range(j, i):
-                    x += G[i, l] * Gb[l, j]
-                Gb[i, j] = -x * di
-        for j in range(k):                                # ridge residuals by forward substitution
-            r = UR[b, j, m]
-            e = r - y[j]
-            UR[b, j, m] = e
+                x -= G[i, l] * G[j, l]
+            G[i, j] = x / gjj
+    for i in range(k):                                    # G^{-1}, lower triangular
+        for j in range(k):
+            Gi[i, j] = 0.0
+    for i in range(k):
+        di = 1.0 / G[i, i]
+        Gi[i, i] = di
+        for j in range(i):
             x = 0.0
-            for i in range(j):
-                x += G[j, i] * g[i]
-            pred = r + x                                  # F w0 + sum_{i<j} G_ji g_i
-            g[j] = -(e + x) / G[j, j]                     # G g = -(F w0 - y)
-            Zr[b, j] = pred
-            Zv[b, j] = pred / (G[j, j] * G[j, j])
+            for l in range(j, i):
+                x += G[i, l] * Gi[l, j]
+            Gi[i, j] = -x * di
+    for j in range(k):                                    # ridge residuals by forward substitution
+        r = UR[j, m]
+        e = r - y[j]
+        UR[j, m] = e
+        x = 0.0
+        for i in range(j):
+            x += G[j, i] * g[i]
+        pred = r + x                                      # F w0 + sum_{i<j} G_ji g_i
+        g[j] = -(e + x) / G[j, j]                         # G g = -(F w0 - y)
+        Zr[j] = pred
+        Zv[j] = pred / (G[j, j] * G[j, j])                # VAW: r / (1 + s), eq. (9)
+
+
+_dgemm = _compiled.dgemm        # BLAS dgemm and array data pointers for the compiled kernels
+_address = _compiled.address
+
+
+@_compiled.jit
+def _gemm(ta, tb, alpha, A, B, beta, C):  # pragma: no cover  (compiled; tests call it through the engine)
+    """C <- alpha op(A) op(B) + beta C by one BLAS dgemm call, op(X) = X^T where the flag is 1.
+
+    A, B, C are row-major 2-D arrays whose rows may be strided (views such as X[:, :m]) but
+    whose elements within a row are contiguous. Row-major C = op(A) op(B) is column-major
+    C^T = op(B)^T op(A)^T, and a row-major X is the column-major X^T: so B goes first, with
+    BLAS's transpose flag set exactly where ``tb`` is."""
+    M, N = C.shape
+    K = A.shape[0] if ta else A.shape[1]
+    flags = np.empty(2, np.int8)
+    flags[0] = 84 if tb else 78                           # ord("T"), ord("N")
+    flags[1] = 84 if ta else 78
+    dims = np.empty(6, np.int32)
+    dims[0], dims[1], dims[2] = N, M, K
+    dims[3], dims[4], dims[5] = B.strides[0] // 8, A.strides[0] // 8, C.strides[0] // 8
+    coef = np.empty(2)
+    coef[0], coef[1] = alpha, beta
+    _dgemm(_address(flags[0:]), _address(flags[1:]), _address(dims[0:]), _address(dims[1:]), _address(dims[2:]),
+           _address(coef[0:]), _address(B), _address(dims[3:]), _address(A), _address(dims[4:]),
+           _address(coef[1:]), _address(C), _address(dims[5:]))
+
+
+@_compiled.jit
+def _block_kernel(F, y, Pw, K, Zv, Zr):  # pragma: no cover  (compiled; tests call it through the engine)
+    """The whole block driver of :meth:`VAWExperts._run_block` over one time block, compiled.
+
+    F (B, Tb, m) features, y (Tb,), Pw (B, m, m + 1) = [S^{-1} | w] updated in place, K steps
+    per Woodbury block, Zv / Zr (B, Tb) receive the VAW / ridge predictions. Expert by expert
+    (outer loop) and block by block (inner loop), so one expert's [S^{-1} | w] (1.3 MB for
+    m = 400) stays in cache for the whole time block instead of being streamed from memory
+    once per block and product. The per-block algebra is that of the NumPy driver, with four
+    BLAS calls (:func:`_gemm`): [F P0 | F w0] = F Pw, C = F P0 F^T, [V | -g] = G^{-1} [F P0 |
+    F w0 - y] and Pw -= V^T [V | -g] (accumulated in place, no (m, m + 1) temporary); the
+    (k, k) part is :func:`_block_small_one`.
+    """
+    B, Tb, m = F.shape
+    G = np.zeros((K, K))
+    g = np.zeros(K)
+    UR = np.empty((K, m + 1))
+    VG = np.empty((K, m + 1))
+    C = np.empty((K, K))
+    Gi = np.empty((K, K))
+    for b in range(B):
+        Pb = Pw[b]
+        for start in range(0, Tb, K):
+            k = min(K, Tb - start)
+            Fk = F[b, start:start + k]
+            URk, VGk, Ck, Gik = UR[:k], VG[:k], C[:k, :k], Gi[:k, :k]
+            _gemm(0, 0, 1.0, Fk, Pb, 0.0, URk)              # [F P0 | F w0]   (k, m+1)
+            _gemm(0, 1, 1.0, URk[:, :m], Fk, 0.0, Ck)       # F P0 F^T        (k, k)
+            _block_small_one(Ck, URk, y[start:start + k], Gik, Zv[b, start:start + k], Zr[b, start:start + k],
+                             G, g)
+            _gemm(0, 0, 1.0, Gik, URk, 0.0, VGk)            # [V | -g]        (k, m+1)
+            _gemm(1, 0, -1.0, VGk[:, :m], VGk, 1.0, Pb)     # S^{-1} -= V^T V;  w += V^T g
 
 
 def _is_block_list(obj) -> bool:

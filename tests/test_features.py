@@ -241,3 +241,23 @@ def test_the_removed_map_keyword_is_refused():
         F.RandomFourierFeatures("gaussian", 0.7, d=3, m=8, seed=1, map="sincos")
     with pytest.raises(TypeError, match="map"):
         ok.VAW2(m=3, map="sincos")
+
+
+def test_feature_blocks_in_place_equal_the_transform_bit_for_bit():
+    """Issue 25: ``feature_blocks`` writes x^T omega straight into the experts' (R, N, T_b, m')
+    layout and applies the map in place (``apply_feature_map(out=...)``, one transcendental per
+    feature); the blocks, reused or fresh, are ``KernelDictionary.transform`` bit for bit, for
+    both maps and a last block shorter than the others."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-0.4, 0.4, size=(45, 3))
+    for fmap in ("cos", "sincos"):
+        dicts = [ok.features.paper000_dictionary(3, m=6, seed=s, feature_map=fmap) for s in (1, 2)]
+        ref = np.stack([D.transform(X).transpose(1, 0, 2) for D in dicts])        # (R, N, T, m')
+        for reuse in (False, True):
+            got = [b.copy() for b in ok.mkl.vaw2.feature_blocks(X, dicts, time_block=16, reuse=reuse)]
+            assert [b.shape[2] for b in got] == [16, 16, 13]
+            np.testing.assert_array_equal(np.concatenate(got, axis=2), ref)
+        proj = (X @ dicts[0]._W).reshape(45, 76, 6)
+        out = np.empty((45, 76, dicts[0].n_features))
+        assert ok.features.apply_feature_map(np, proj, dicts[0].b_, fmap, 6, out=out) is out
+        np.testing.assert_array_equal(out, ok.features.apply_feature_map(np, proj, dicts[0].b_, fmap, 6))

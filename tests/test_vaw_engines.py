@@ -82,7 +82,7 @@ def test_without_numba_auto_runs_numpy_and_numba_engine_raises(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_numba)
     monkeypatch.setattr(compiled, "_numba_ok", None)          # probe again, under the failing import
     monkeypatch.setattr(vaw_mod, "_sm_kernel", must_not_run)
-    monkeypatch.setattr(vaw_mod, "_block_small_kernel", must_not_run)
+    monkeypatch.setattr(vaw_mod, "_block_kernel", must_not_run)
     assert not compiled.numba_available()
     with compiled.engine("auto"):
         assert not compiled.use_numba()
@@ -141,3 +141,24 @@ def test_expert_predictions_both_equals_the_two_calls_bit_for_bit():
         mkl.expert_predictions(X, y, m=3, repetitions=1, both=True, ridge=True)
     with pytest.raises(TypeError, match="both"):
         mkl.expert_predictions(X, y, m=3, repetitions=1, both="yes")
+
+
+# ------------------------------------------------------- issue 25: the block size grows with m
+@pytest.mark.parametrize("engine", ["numpy", pytest.param("numba", marks=needs_numba)])
+def test_default_block_of_32_steps_from_m_320_keeps_the_numbers(engine):
+    """From m = 320 features on the block driver takes 32 steps per Woodbury block (16 below):
+    the default is exactly block_size=32 there, the predictions stay those of the per-step
+    Sherman-Morrison recursion (eq. 10) to rounding, and ``run`` over pieces whose lengths are
+    multiples of ``_run_alignment`` gives one run's numbers bit for bit."""
+    assert vaw_mod.default_block_size(319) == 16 and vaw_mod.default_block_size(320) == 32
+    assert VAWExperts()._run_alignment % 32 == 0 and mkl.VAW2()._run_alignment % 32 == 0
+    Phi, y = _stream(5, (2,), 75, 320, scale=0.2)
+    with compiled.engine(engine):
+        whole = VAWExperts().run(Phi, y)
+        np.testing.assert_array_equal(whole, VAWExperts(block_size=32).run(Phi, y))
+        assert not np.array_equal(whole, VAWExperts(block_size=16).run(Phi, y))   # the default is not 16
+        np.testing.assert_allclose(whole, VAWExperts(method="sm").run(Phi, y), rtol=1e-10, atol=1e-12)
+        cut = VAWExperts()._run_alignment
+        layer = VAWExperts()
+        pieces = [layer.run(Phi[:, :cut], y[:cut]), layer.run(Phi[:, cut:], y[cut:])]
+    np.testing.assert_array_equal(np.concatenate(pieces, axis=-1), whole)

@@ -100,23 +100,35 @@ def _draw_dictionaries(d, m, repetitions, seed, dictionary, feature_map, backend
             for _ in range(repetitions)]
 
 
-def feature_blocks(X, dictionaries: Sequence[KernelDictionary], time_block: int = TIME_BLOCK):
+def feature_blocks(X, dictionaries: Sequence[KernelDictionary], time_block: int = TIME_BLOCK,
+                   reuse: bool = False):
     """Yield the features of R dictionaries for consecutive time blocks of X.
 
-    Each block is one matrix product X_b @ [Omega_1 | ... | Omega_R] (d x R*N*m) followed by
-    the feature map, returned as an (R, N, T_b, m') array (time-contiguous per expert).
+    Each block is one batched product X_b @ Omega_j (T_b x d times d x m for the R*N kernels j,
+    written straight into the (R, N, T_b, m') layout the experts read, time-contiguous per
+    expert) followed by the feature map in place (:func:`omkl_core.features.apply_feature_map`:
+    one transcendental per feature, no temporaries). ``reuse=True`` yields the same
+    preallocated buffer each time (a block is valid until the next one is requested: for a
+    consumer that uses each block before asking for the next, as ``VAWExperts.run`` does).
     """
     D0 = dictionaries[0]
     xp = D0._xp
-    R, N, m = len(dictionaries), D0.N, D0.m
-    W = xp.concatenate([D._W for D in dictionaries], axis=1)               # (d, R*N*m)
-    b = xp.stack([D.b_ for D in dictionaries])                              # (R, N, m)
+    R, N, m, mf = len(dictionaries), D0.N, D0.m, D0.n_features
+    omega = xp.concatenate([D.omega_ for D in dictionaries])               # (R*N, d, m)
+    b = xp.concatenate([D.b_ for D in dictionaries])[:, None, :]            # (R*N, 1, m)
     Xd = X if xp is np else _backend.asarray(X, xp)
     T = X.shape[0]
+    buf = None
     for start in range(0, T, time_block):
-        proj = (Xd[start:start + time_block] @ W).reshape(-1, R, N, m)     # (T_b, R, N, m)
-        feats = apply_feature_map(xp, proj, b, D0.feature_map, m)
-        yield xp.ascontiguousarray(feats.transpose(1, 2, 0, 3))            # (R, N, T_b, m')
+        Xb = Xd[start:start + time_block]
+        size = R * N * Xb.shape[0] * mf
+        if buf is None or not reuse:
+            buf = xp.empty(R * N * min(time_block, T - start) * mf, dtype=xp.float64)
+        out = buf[:size].reshape(R * N, Xb.shape[0], mf)                    # contiguous
+        proj = out if D0.feature_map == "cos" else out[..., m:]
+        xp.matmul(Xb, omega, out=proj)                                      # x^T omega   (R*N, T_b, m)
+        apply_feature_map(xp, proj, b, D0.feature_map, m, out=out)
+        yield out.reshape(R, N, Xb.shape[0], mf)
 
 
 def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5, seed=0,
@@ -159,10 +171,10 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, dictionary, feature_map, backend)
     experts = VAWExperts(lam=lam, ridge=ridge, backend=backend, method=method)
     if both:
-        Zs = experts.run_both(feature_blocks(X, dicts, time_block), y)     # 2 x (R, N, T)
+        Zs = experts.run_both(feature_blocks(X, dicts, time_block, reuse=True), y)     # 2 x (R, N, T)
         Z = tuple(np.ascontiguousarray(a.transpose(0, 2, 1)) for a in Zs)  # 2 x (R, T, N)
     else:
-        Z = experts.run(feature_blocks(X, dicts, time_block), y)            # (R, N, T)
+        Z = experts.run(feature_blocks(X, dicts, time_block, reuse=True), y)            # (R, N, T)
         Z = np.ascontiguousarray(Z.transpose(0, 2, 1))                      # (R, T, N)
     return (Z, dicts) if return_dictionaries else Z
 
@@ -293,8 +305,9 @@ class _VAWFamily(OnlineLearner):
         super().__init__()
 
     #: ``run`` over pieces whose lengths are multiples of this gives one run's numbers bit for
-    #: bit (the experts' block driver, ``VAWExperts._run_alignment``; other pieces: to rounding)
-    _run_alignment = 16
+    #: bit (the experts' block driver, ``VAWExperts._run_alignment``: a multiple of every
+    #: default block size; other pieces: to rounding)
+    _run_alignment = 32
 
     def _validate_joint(self):
         _check_state_memory(self.m, self.feature_map, self.dictionary)
@@ -384,7 +397,7 @@ class _VAWFamily(OnlineLearner):
         check_magnitude(y, "y")
         self._warn_unscaled(X, y)
         self._ensure(X.shape[1])
-        blocks = (b[0] for b in feature_blocks(X, [self.dictionary_], time_block))
+        blocks = (b[0] for b in feature_blocks(X, [self.dictionary_], time_block, reuse=True))
         Z = self.experts_.run(blocks, y).T                                  # (T, N)
         preds = self.meta_.run(Z, y)
         self.expert_predictions_ = Z[-1].copy()

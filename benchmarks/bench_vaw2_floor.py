@@ -1,0 +1,198 @@
+"""VAW2 end to end against its arithmetic floor: ``python benchmarks/bench_vaw2_floor.py``.
+
+Paper 000's VAW2 (N = 76 kernels x m random features, VAW experts, VAW meta-learner) on the
+whole Airfoil stream (T = 1503), one core. Its cost is set by two things only:
+
+* the 4 N m^2 flops per step of the N expert updates (u = S^{-1} phi: 2 m^2; the rank-1
+  update of eq. (10): 2 m^2), at this machine's float64 GEMM rate -- measured here as one
+  large single-threaded product (2048 x 2048, best of 3, before and after the runs: the best);
+* the N m cosines per step of the feature map (paper 000 section 2), at NumPy's ``np.cos``
+  rate -- measured here on the very arguments <omega, x_t> + b of the run (the same T N m
+  numbers, in the learner's time blocks of 256 steps, best of 3).
+
+floor = 4 N m^2 T / GEMM rate + (T N m cosines) / cos rate. CPU = ``VAW2(m=m).run(X, y)``
+(features, expert layer and meta-learner; best of ``--repeats``, after one warm-up run that
+compiles the Numba kernels), ``time.process_time`` of this single-threaded process. "R = 5":
+the 5 repetitions of Table 2 batched (``expert_predictions(..., repetitions=5)`` + 5 meta
+VAWs) against 5 x the floor. BLAS and OpenMP are pinned to one thread (environment set before
+NumPy is imported, and threadpoolctl when installed). CPU time is still inflated when other
+processes share the cores (caches, frequency): the floor is measured in the same run, so the
+ratio is the number to read. ``--out`` writes the table (markdown) to a file as well.
+"""
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"      # before NumPy/SciPy load their BLAS: one core by definition
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+__all__ = ["gemm_rate", "cos_seconds", "vaw2_once", "vaw2_seconds", "floor_table", "main"]
+
+N_PAPER = 76
+
+
+def _limit_threads():
+    try:
+        from threadpoolctl import threadpool_limits  # noqa: PLC0415
+    except ImportError:  # pragma: no cover
+        return None
+    return threadpool_limits(limits=1)
+
+
+def gemm_rate(n: int = 2048, repeats: int = 3) -> float:
+    """float64 flop/s of one large n x n matrix product on this thread (best of ``repeats``)."""
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal((n, n)), rng.standard_normal((n, n))
+    C = np.empty((n, n))
+    np.matmul(A, B, out=C)
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.process_time()
+        np.matmul(A, B, out=C)
+        best = min(best, time.process_time() - t0)
+    return 2.0 * n ** 3 / best
+
+
+def cos_seconds(X, m: int, seed=0, repetitions: int = 1, repeats: int = 3, time_block: int = 256,
+                layout: str = "kernel") -> float:
+    """CPU seconds of ``np.cos`` on the T x N x m arguments <omega, x_t> + b of the run (the
+    dictionaries ``VAW2(m=m, seed=seed)`` draws; R of them for ``repetitions=R``), in time blocks
+    of 256 steps, in place; only the cos calls are timed. ``layout="kernel"``: each block laid
+    out (R N, T_b, m), kernel by kernel (the learner's layout); ``"stream"``: (T_b, R N m), one
+    row per step. The same numbers, but NumPy's cos runs about twice as fast kernel by kernel
+    (runs of arguments of one bandwidth, mostly small, take its fast path together)."""
+    from omkl_core.mkl.vaw2 import _draw_dictionaries  # noqa: PLC0415
+
+    dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, None, "cos", "numpy")
+    T = X.shape[0]
+    if layout == "kernel":
+        W = np.concatenate([D.omega_ for D in dicts])                        # (R*N, d, m)
+        b = np.concatenate([D.b_ for D in dicts])[:, None, :]
+        buf = np.empty(W.shape[0] * min(time_block, T) * m)
+    else:
+        W = np.concatenate([D._W for D in dicts], axis=1)                   # (d, R*N*m)
+        b = np.concatenate([D.b_.ravel() for D in dicts])
+        buf = np.empty(min(time_block, T) * W.shape[1])
+    best = np.inf
+    for _ in range(repeats):
+        spent = 0.0
+        for s in range(0, T, time_block):
+            Xb = X[s:s + time_block]
+            shape = (W.shape[0], Xb.shape[0], m) if layout == "kernel" else (Xb.shape[0], W.shape[1])
+            a = buf[:int(np.prod(shape))].reshape(shape)
+            np.matmul(Xb, W, out=a)
+            a += b
+            t0 = time.process_time()
+            np.cos(a, out=a)
+            spent += time.process_time() - t0
+        best = min(best, spent)
+    return best
+
+
+def vaw2_once(X, y, m: int, repetitions: int = 1, seed=0, dictionary=None) -> None:
+    """VAW2 end to end once: ``VAW2(m=m).run(X, y)`` (R = 1) or the R repetitions batched
+    (the expert layer of all R at once, then R meta VAWs)."""
+    from omkl_core import mkl  # noqa: PLC0415
+
+    if repetitions == 1:
+        mkl.VAW2(m=m, seed=seed, dictionary=dictionary).run(X, y)
+        return
+    Z = mkl.expert_predictions(X, y, m=m, repetitions=repetitions, seed=seed, dictionary=dictionary)
+    for r in range(repetitions):
+        mkl.make_meta("VAW2").run(Z[r], y)
+
+
+def vaw2_seconds(X, y, m: int, repetitions: int = 1, repeats: int = 3, seed=0) -> float:
+    """CPU seconds of :func:`vaw2_once`, best of ``repeats``."""
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.process_time()
+        vaw2_once(X, y, m, repetitions, seed)
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, dataset: str = "airfoil",
+                max_steps: int | None = None) -> dict:
+    """CPU, floor and ratio of VAW2 for each m and each R, all measured in this process."""
+    from omkl_core import (  # noqa: PLC0415
+        compiled,
+        mkl,  # noqa: PLC0415
+        registry,
+    )
+
+    X, y = registry.load_dataset(dataset, max_steps)
+    T = X.shape[0]
+    limit = _limit_threads()
+    try:
+        mkl.VAW2(m=8).run(X[:40], y[:40])                       # compile / load the kernels
+        mkl.expert_predictions(X[:40], y[:40], m=8, repetitions=2)
+        g0 = gemm_rate()
+        rows = []
+        for m in ms:
+            for R in repetitions:
+                cpu = vaw2_seconds(X, y, m, R, repeats)
+                cos_k = cos_seconds(X, m, repetitions=R, repeats=repeats, layout="kernel")
+                cos_s = cos_seconds(X, m, repetitions=R, repeats=repeats, layout="stream")
+                rows.append({"m": m, "R": R, "cpu": cpu, "cos": min(cos_k, cos_s), "cos_stream": cos_s})
+        g = max(g0, gemm_rate())
+    finally:
+        if limit is not None:
+            limit.restore_original_limits()
+    for r in rows:
+        r["flops"] = 4.0 * r["R"] * N_PAPER * r["m"] ** 2 * T / g
+        r["floor"] = r["flops"] + r["cos"]
+        r["ratio"] = r["cpu"] / r["floor"]
+        r["ratio_stream"] = r["cpu"] / (r["flops"] + r["cos_stream"])
+    with compiled.engine("auto"):
+        eng = "numba" if compiled.use_numba() else "numpy"
+    return {"T": T, "dataset": dataset, "gflops": g / 1e9, "engine": eng, "rows": rows}
+
+
+def format_table(res: dict) -> str:
+    """The markdown table: m | CPU | floor | ratio, then the same for R = 5 batched."""
+    Rs = sorted({r["R"] for r in res["rows"]})
+    head = "| m | " + " | ".join(("CPU | floor | ratio" if R == 1 else f"CPU (R = {R}) | floor (R = {R}) | "
+                                  f"ratio (R = {R})") for R in Rs) + " |"
+    lines = [head, "|---|" + "---|---|---|" * len(Rs)]
+    for m in dict.fromkeys(r["m"] for r in res["rows"]):
+        cells = []
+        for R in Rs:
+            r = next(x for x in res["rows"] if x["m"] == m and x["R"] == R)
+            cells.append(f"{r['cpu']:.2f} s | {r['floor']:.2f} s | {r['ratio']:.2f}×")
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="benchmarks/bench_vaw2_floor.py", description=__doc__.split("\n")[0])
+    ap.add_argument("--m", type=int, nargs="+", default=[100, 200, 400], help="random features per kernel")
+    ap.add_argument("--R", type=int, nargs="+", default=[1, 5], help="repetitions batched (1 = one learner)")
+    ap.add_argument("--repeats", type=int, default=3, help="best of this many runs")
+    ap.add_argument("--dataset", default="airfoil")
+    ap.add_argument("--max-steps", type=int, default=None, help="a prefix of the stream (default: all of it)")
+    ap.add_argument("--out", default=None, help="also write the table (markdown) to this file")
+    args = ap.parse_args(argv)
+    res = floor_table(args.m, args.R, args.repeats, args.dataset, args.max_steps)
+    text = (f"VAW2 on {res['dataset']} (T = {res['T']}, N = {N_PAPER}), one thread, CPU time (process_time), engine "
+            f"{res['engine']}; GEMM {res['gflops']:.1f} GFLOP/s (2048^2, single-threaded, this run)\n\n"
+            + format_table(res) + "\n\nfloor = 4 N m^2 T R / GEMM rate + np.cos time of the run's T N m R arguments "
+            + "(in place, kernel by kernel: the faster layout); split (flops + cos): "
+            + ", ".join(f"m={r['m']} R={r['R']}: {r['flops']:.2f} + {r['cos']:.2f} s" for r in res["rows"])
+            + ".\nWith np.cos timed on the same arguments one row per step (T_b, N m), about 2x slower, the "
+            + "ratios would be: " + ", ".join(f"m={r['m']} R={r['R']}: {r['ratio_stream']:.2f}x" for r in res["rows"]))
+    print(text)
+    if args.out:
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        with open(args.out, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
