@@ -46,7 +46,11 @@ and steps whose symmetric rank-1 update P -= v v^T (v = u / sqrt(1 + s)) is fuse
 step's u = P Phi_{t+1}, and ``method="block"`` runs :func:`_block_kernel`: the same block algebra
 expert by expert over each time block (so one expert's [S^{-1} | w] stays in cache), its four
 products as in-place BLAS dgemm calls (SciPy's ``cython_blas``, :data:`omkl_core.compiled.dgemm`)
-and the (k, k) Cholesky part compiled. Without Numba (or with engine ``"numpy"``) the NumPy loops
+and the (k, k) Cholesky part compiled; from m = ``SYRK_FROM_M`` (320) features on, the update
+S^{-1} -= V^T V is one BLAS dsyrk (:data:`omkl_core.compiled.dsyrk`: one triangle, half the flops)
+followed by a copy of that triangle to the other (below 320 the copy costs more than dsyrk saves:
+measured, one thread, whole VAW2 on Airfoil, 6-7 % slower at m = 100 and 200, 6 % faster at
+m = 400). Without Numba (or with engine ``"numpy"``) the NumPy loops
 above run. Both engines agree to rounding (tests: 1e-10); the block driver's two engines gave the same numbers bit for bit
 on Airfoil (m = 20-100, where NumPy's and SciPy's OpenBLAS run the same kernels), which is
 not promised in general.
@@ -633,7 +637,8 @@ def _block_kernel(F, y, Pw, K, Zv, Zr, syrk):  # pragma: no cover  (compiled; te
     m = 400) stays in cache for the whole time block instead of being streamed from memory
     once per block and product. The per-block algebra is that of the NumPy driver, with four
     BLAS calls (:func:`_gemm`): [F P0 | F w0] = F Pw, C = F P0 F^T, [V | -g] = G^{-1} [F P0 |
-    F w0 - y] and Pw -= V^T [V | -g] (accumulated in place, no (m, m + 1) temporary); the
+    F w0 - y] and Pw -= V^T [V | -g] (accumulated in place, no (m, m + 1) temporary; with
+    ``syrk``, S^{-1} -= V^T V by :func:`_syrk_sub` and w += V^T g by a one-column product); the
     (k, k) part is :func:`_block_small_one`.
     """
     B, Tb, m = F.shape
