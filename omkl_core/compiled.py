@@ -29,7 +29,7 @@ import functools
 import os
 import types
 
-__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit", "address", "dgemm"]
+__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit", "address", "dgemm", "dsyrk"]
 
 ENGINES = ("auto", "numpy", "numba")
 _engine: str | None = None      # set_engine / engine(); None: from the environment
@@ -159,20 +159,35 @@ def _build_address():
     return address
 
 
-def _build_dgemm():
+def _build_blas(name: str, signature: str):
+    """Bind SciPy's BLAS routine ``name`` (``scipy.linalg.cython_blas``, the BLAS Numba's own
+    np.dot calls) by symbol name, so that the compiled functions that call it can be cached on
+    disk. Fortran (column-major) conventions, every argument by pointer; ``signature`` spells the
+    argument types, one letter each: ``c`` char, ``i`` int32, ``d`` float64."""
     import llvmlite.binding as llb  # noqa: PLC0415
     from numba import types  # noqa: PLC0415
     from numba.extending import get_cython_function_address  # noqa: PLC0415
 
-    # SciPy's BLAS (the one Numba's own np.dot calls), bound by symbol name so that the compiled
-    # functions that call it can be cached on disk: dgemm(transa, transb, m, n, k, alpha, a, lda,
-    # b, ldb, beta, c, ldc), Fortran (column-major) conventions, every argument by pointer
-    llb.add_symbol("omkl_cython_blas_dgemm", get_cython_function_address("scipy.linalg.cython_blas", "dgemm"))
-    d, i, c = types.CPointer(types.float64), types.CPointer(types.int32), types.CPointer(types.int8)
-    return types.ExternalFunction("omkl_cython_blas_dgemm", types.void(c, c, i, i, i, d, d, i, d, i, d, d, i))
+    symbol = f"omkl_cython_blas_{name}"
+    llb.add_symbol(symbol, get_cython_function_address("scipy.linalg.cython_blas", name))
+    ptr = {"c": types.CPointer(types.int8), "i": types.CPointer(types.int32), "d": types.CPointer(types.float64)}
+    return types.ExternalFunction(symbol, types.void(*(ptr[a] for a in signature)))
+
+
+def _build_dgemm():
+    # dgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc): C <- alpha op(A) op(B) + beta C
+    return _build_blas("dgemm", "cciiiddididdi")
+
+
+def _build_dsyrk():
+    # dsyrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc): C <- alpha A A^T + beta C (trans "N"),
+    # only the ``uplo`` triangle of the symmetric n x n C read and written
+    return _build_blas("dsyrk", "cciiddiddi")
 
 
 #: For :func:`jit` functions: ``address(a)`` is the data pointer of array ``a``.
 address = _Lazy(_build_address)
 #: For :func:`jit` functions: BLAS ``dgemm`` with Fortran calling conventions (SciPy's cython_blas).
 dgemm = _Lazy(_build_dgemm)
+#: For :func:`jit` functions: BLAS ``dsyrk`` (symmetric rank-k update of one triangle), as :data:`dgemm`.
+dsyrk = _Lazy(_build_dsyrk)

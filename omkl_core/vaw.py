@@ -46,7 +46,11 @@ and steps whose symmetric rank-1 update P -= v v^T (v = u / sqrt(1 + s)) is fuse
 step's u = P Phi_{t+1}, and ``method="block"`` runs :func:`_block_kernel`: the same block algebra
 expert by expert over each time block (so one expert's [S^{-1} | w] stays in cache), its four
 products as in-place BLAS dgemm calls (SciPy's ``cython_blas``, :data:`omkl_core.compiled.dgemm`)
-and the (k, k) Cholesky part compiled. Without Numba (or with engine ``"numpy"``) the NumPy loops
+and the (k, k) Cholesky part compiled; from m = ``SYRK_FROM_M`` (320) features on, the update
+S^{-1} -= V^T V is one BLAS dsyrk (:data:`omkl_core.compiled.dsyrk`: one triangle, half the flops)
+followed by a copy of that triangle to the other (below 320 the copy costs more than dsyrk saves:
+measured, one thread, whole VAW2 on Airfoil, 6-7 % slower at m = 100 and 200, 6 % faster at
+m = 400). Without Numba (or with engine ``"numpy"``) the NumPy loops
 above run. Both engines agree to rounding (tests: 1e-10); the block driver's two engines gave the same numbers bit for bit
 on Airfoil (m = 20-100, where NumPy's and SciPy's OpenBLAS run the same kernels), which is
 not promised in general.
@@ -386,7 +390,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         Zv = xp.empty((B, Tb), dtype=xp.float64)
         Pw = self._Pw
         if numba:
-            _block_kernel(np.ascontiguousarray(F), np.ascontiguousarray(y), Pw, K, Zv, Zr)
+            _block_kernel(np.ascontiguousarray(F), np.ascontiguousarray(y), Pw, K, Zv, Zr, m >= SYRK_FROM_M)
             self.t_ += Tb
             return Zv, Zr
         upd = xp.empty_like(Pw)                                   # reused: no 1.5 MB allocation per block
@@ -568,8 +572,12 @@ def _block_small_one(A, UR, y, Gi, Zv, Zr, G, g):  # pragma: no cover  (compiled
         Zv[j] = pred / (G[j, j] * G[j, j])                # VAW: r / (1 + s), eq. (9)
 
 
-_dgemm = _compiled.dgemm        # BLAS dgemm and array data pointers for the compiled kernels
+_dgemm = _compiled.dgemm        # BLAS dgemm / dsyrk and array data pointers for the compiled kernels
+_dsyrk = _compiled.dsyrk
 _address = _compiled.address
+#: From this many features on, the compiled block driver (:func:`_block_kernel`) updates S^{-1}
+#: by BLAS dsyrk (one triangle, then copied to the other) instead of dgemm (both triangles).
+SYRK_FROM_M = 320
 
 
 @_compiled.jit
@@ -596,7 +604,31 @@ def _gemm(ta, tb, alpha, A, B, beta, C):  # pragma: no cover  (compiled; tests c
 
 
 @_compiled.jit
-def _block_kernel(F, y, Pw, K, Zv, Zr):  # pragma: no cover  (compiled; tests call it through the engine)
+def _syrk_sub(V, P):  # pragma: no cover  (compiled; tests call it through the engine)
+    """P <- P - V^T V for symmetric P (n, n) by one BLAS dsyrk call (half the flops of dgemm), then
+    the updated upper triangle copied to the lower one, so P stays exactly symmetric.
+
+    V (k, n) and P are row-major with contiguous rows (row strides may exceed n). Row-major V is
+    the column-major n x k matrix V^T, so V^T V is dsyrk's A A^T with trans "N"; the row-major
+    upper triangle is the column-major lower one (uplo "L")."""
+    n = P.shape[0]
+    flags = np.empty(2, np.int8)
+    flags[0] = 76                                         # ord("L")
+    flags[1] = 78                                         # ord("N")
+    dims = np.empty(4, np.int32)
+    dims[0], dims[1], dims[2], dims[3] = n, V.shape[0], V.strides[0] // 8, P.strides[0] // 8
+    coef = np.empty(2)
+    coef[0], coef[1] = -1.0, 1.0
+    _dsyrk(_address(flags[0:]), _address(flags[1:]), _address(dims[0:]), _address(dims[1:]), _address(coef[0:]),
+           _address(V), _address(dims[2:]), _address(coef[1:]), _address(P), _address(dims[3:]))
+    for j in range(1, n):                                 # lower triangle <- upper triangle
+        Rj = P[j]
+        for i in range(j):
+            Rj[i] = P[i, j]
+
+
+@_compiled.jit
+def _block_kernel(F, y, Pw, K, Zv, Zr, syrk):  # pragma: no cover  (compiled; tests call it through the engine)
     """The whole block driver of :meth:`VAWExperts._run_block` over one time block, compiled.
 
     F (B, Tb, m) features, y (Tb,), Pw (B, m, m + 1) = [S^{-1} | w] updated in place, K steps
@@ -605,7 +637,8 @@ def _block_kernel(F, y, Pw, K, Zv, Zr):  # pragma: no cover  (compiled; tests ca
     m = 400) stays in cache for the whole time block instead of being streamed from memory
     once per block and product. The per-block algebra is that of the NumPy driver, with four
     BLAS calls (:func:`_gemm`): [F P0 | F w0] = F Pw, C = F P0 F^T, [V | -g] = G^{-1} [F P0 |
-    F w0 - y] and Pw -= V^T [V | -g] (accumulated in place, no (m, m + 1) temporary); the
+    F w0 - y] and Pw -= V^T [V | -g] (accumulated in place, no (m, m + 1) temporary; with
+    ``syrk``, S^{-1} -= V^T V by :func:`_syrk_sub` and w += V^T g by a one-column product); the
     (k, k) part is :func:`_block_small_one`.
     """
     B, Tb, m = F.shape
@@ -626,7 +659,11 @@ def _block_kernel(F, y, Pw, K, Zv, Zr):  # pragma: no cover  (compiled; tests ca
             _block_small_one(Ck, URk, y[start:start + k], Gik, Zv[b, start:start + k], Zr[b, start:start + k],
                              G, g)
             _gemm(0, 0, 1.0, Gik, URk, 0.0, VGk)            # [V | -g]        (k, m+1)
-            _gemm(1, 0, -1.0, VGk[:, :m], VGk, 1.0, Pb)     # S^{-1} -= V^T V;  w += V^T g
+            if syrk:
+                _syrk_sub(VGk[:, :m], Pb[:, :m])            # S^{-1} -= V^T V
+                _gemm(1, 0, -1.0, VGk[:, :m], VGk[:, m:], 1.0, Pb[:, m:])   # w += V^T g
+            else:
+                _gemm(1, 0, -1.0, VGk[:, :m], VGk, 1.0, Pb)  # S^{-1} -= V^T V;  w += V^T g
 
 
 def _is_block_list(obj) -> bool:
