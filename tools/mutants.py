@@ -493,7 +493,7 @@ TEST_FILES = {"mixture": "tests/test_mixture.py", "leaderboard": "tests/test_lea
               "codeforms": "tests/test_baselines_code_forms.py"}
 
 COPY_DIRS = ("omkl_core", "tests")   # the datasets are package data (omkl_core/data)
-COPY_FILES = ("pyproject.toml",)
+COPY_FILES = ("pyproject.toml", "README.md")   # README: tests/test_leaderboard.py runs its Mixture example
 
 
 def check_patterns(mutants) -> list[str]:
