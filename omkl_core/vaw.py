@@ -462,11 +462,26 @@ def _sm_kernel(F, y, P, w, Zv, Zr):  # pragma: no cover  (compiled; tests call i
             un[i] = 0.0
         rn = 0.0
         for j in range(m):
+            rn += wb[j] * phi[j]
+        j = 0
+        while j + 4 <= m:                                 # u = P Phi_1 (P symmetric), rows grouped
+            p0 = phi[j]                                   # as in the fused update below, so a run
+            p1 = phi[j + 1]                               # split in two gives the same numbers
+            p2 = phi[j + 2]
+            p3 = phi[j + 3]
+            R0 = Pb[j]
+            R1 = Pb[j + 1]
+            R2 = Pb[j + 2]
+            R3 = Pb[j + 3]
+            for i in range(m):
+                un[i] += (R0[i] * p0 + R1[i] * p1) + (R2[i] * p2 + R3[i] * p3)
+            j += 4
+        while j < m:
             pj = phi[j]
             Rj = Pb[j]
             for i in range(m):
-                un[i] += Rj[i] * pj                       # u = P Phi_1 (P symmetric)
-            rn += wb[j] * pj
+                un[i] += Rj[i] * pj
+            j += 1
         for t in range(T):
             u, un = un, u
             r = rn                                        # ridge forecast <w, Phi_t>
@@ -537,28 +552,33 @@ def _block_small_one(A, UR, y, Gi, Zv, Zr, G, g):  # pragma: no cover  (compiled
     """
     k = A.shape[0]
     m = UR.shape[1] - 1
-    for j in range(k):                                    # Cholesky of I + C
-        d = 1.0 + A[j, j]
+    for j in range(k):                                    # Cholesky of I + C, row by row
+        Gj = G[j]
+        Aj = A[j]
+        for i in range(j):
+            Gr = G[i]
+            x = Aj[i]
+            for l in range(i):
+                x -= Gj[l] * Gr[l]
+            Gj[i] = x / Gr[i]
+        d = 1.0 + Aj[j]
         for l in range(j):
-            d -= G[j, l] * G[j, l]
-        gjj = np.sqrt(d)
-        G[j, j] = gjj
-        for i in range(j + 1, k):
-            x = A[i, j]
-            for l in range(j):
-                x -= G[i, l] * G[j, l]
-            G[i, j] = x / gjj
-    for i in range(k):                                    # G^{-1}, lower triangular
-        for j in range(k):
-            Gi[i, j] = 0.0
-    for i in range(k):
-        di = 1.0 / G[i, i]
-        Gi[i, i] = di
+            d -= Gj[l] * Gj[l]
+        Gj[j] = np.sqrt(d)
+    for i in range(k):                                    # G^{-1} row by row (lower triangular):
+        Ri = Gi[i]                                        # row i = -(G_i,<i G_<i^{-1}) / G_ii, as
+        for j in range(k):                                # axpys on the rows above (contiguous)
+            Ri[j] = 0.0
+        Gr = G[i]
+        for l in range(i):
+            a = Gr[l]
+            Rl = Gi[l]
+            for j in range(l + 1):
+                Ri[j] += a * Rl[j]
+        di = 1.0 / Gr[i]
         for j in range(i):
-            x = 0.0
-            for l in range(j, i):
-                x += G[i, l] * Gi[l, j]
-            Gi[i, j] = -x * di
+            Ri[j] = -Ri[j] * di
+        Ri[i] = di
     for j in range(k):                                    # ridge residuals by forward substitution
         r = UR[j, m]
         e = r - y[j]

@@ -37,6 +37,9 @@ RULES = {
     "MLProd": (lambda: agg.MLProd(), ("log_weights_", "L_", "maxloss_", "eta_")),
     "BOA_v120": (lambda: agg.BOA(), ("Rreg_", "eta_", "V_", "Bmax_")),
     "BOA_v122": (lambda: agg.BOA(version="v122"), ("Rreg_", "S_")),
+    "VAWMeta": (lambda: agg.VAWMeta(), ("P_", "w_")),
+    "VAWMeta_trunc": (lambda: agg.VAWMeta(bounds=(0, 1), lam=0.3), ("P_", "w_")),
+    "VAWMeta_ridge_uniform": (lambda: agg.VAWMeta(ridge=True, shrink_to="uniform"), ("P_", "w_")),
 }
 
 

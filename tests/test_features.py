@@ -243,11 +243,16 @@ def test_the_removed_map_keyword_is_refused():
         ok.VAW2(m=3, map="sincos")
 
 
-def test_feature_blocks_in_place_equal_the_transform_bit_for_bit():
+@pytest.mark.parametrize("chunk", [1, 10**9])
+def test_feature_blocks_in_place_equal_the_transform_bit_for_bit(engine, chunk, monkeypatch):
     """Issue 25: ``feature_blocks`` writes x^T omega straight into the experts' (R, N, T_b, m')
     layout and applies the map in place (``apply_feature_map(out=...)``, one transcendental per
-    feature); the blocks, reused or fresh, are ``KernelDictionary.transform`` bit for bit, for
-    both maps and a last block shorter than the others."""
+    feature), a group of kernels at a time (``CHUNK_BYTES``: one kernel per group, or all); the
+    blocks, reused or fresh, are ``KernelDictionary.transform`` bit for bit on the NumPy engine,
+    for both maps and a last block shorter than the others. On the compiled engine the cos map's
+    argument x^T omega + b comes from one compiled pass (``features.shifted_projection``): the
+    d + 1 terms summed in another order, so the features agree to a few ulps of the argument."""
+    monkeypatch.setattr(ok.mkl.vaw2, "CHUNK_BYTES", chunk)
     rng = np.random.default_rng(4)
     X = rng.uniform(-0.4, 0.4, size=(45, 3))
     for fmap in ("cos", "sincos"):
@@ -256,8 +261,37 @@ def test_feature_blocks_in_place_equal_the_transform_bit_for_bit():
         for reuse in (False, True):
             got = [b.copy() for b in ok.mkl.vaw2.feature_blocks(X, dicts, time_block=16, reuse=reuse)]
             assert [b.shape[2] for b in got] == [16, 16, 13]
-            np.testing.assert_array_equal(np.concatenate(got, axis=2), ref)
+            if engine == "numba" and fmap == "cos":
+                # |error of the argument| <= 2 (d + 1) ulp of sum_k |x_k omega_k| + |b|; cos is 1-Lipschitz
+                size = np.stack([(np.abs(X) @ np.abs(D._W) + np.abs(D.b_.ravel())).reshape(45, 76, 6)
+                                 .transpose(1, 0, 2) for D in dicts])
+                err = np.abs(np.concatenate(got, axis=2) - ref)
+                assert np.all(err <= np.sqrt(2) * (2 * 4 * np.spacing(size) + 4 * np.spacing(1.0))), err.max()
+            else:
+                np.testing.assert_array_equal(np.concatenate(got, axis=2), ref)
         proj = (X @ dicts[0]._W).reshape(45, 76, 6)
         out = np.empty((45, 76, dicts[0].n_features))
         assert ok.features.apply_feature_map(np, proj, dicts[0].b_, fmap, 6, out=out) is out
         np.testing.assert_array_equal(out, ok.features.apply_feature_map(np, proj, dicts[0].b_, fmap, 6))
+
+
+@settings(max_examples=25)
+@given(seed=st.integers(0, 2**32 - 1), J=st.integers(1, 5), T=st.integers(1, 9), d=st.integers(1, 7),
+       m=st.integers(1, 13))
+def test_shifted_projection_engines_agree(seed, J, T, d, m):
+    """``features.shifted_projection`` (issue 25): out[j, t] = <omega_j, x_t> + b_j, the cos map's
+    argument (paper 000 section 2). The NumPy engine is the batched product then the add, bit for
+    bit; the compiled pass sums the same d + 1 terms in another order (a few ulps)."""
+    rng = np.random.default_rng(seed)
+    X, omega, b = rng.normal(size=(T, d)), rng.normal(size=(J, d, m)) * 5, rng.uniform(0, 2 * np.pi, (J, m))
+    ref = np.matmul(X, omega) + b[:, None, :]
+    for name in ("numpy", "numba") if ok.compiled.numba_available() else ("numpy",):
+        out = np.full((J, T, m), np.nan)
+        with ok.compiled.engine(name):
+            ok.features.shifted_projection(X, omega, b, out)
+        if name == "numpy":
+            np.testing.assert_array_equal(out, ref)
+        else:
+            scale = np.abs(X)[None, :, :, None] * np.abs(omega)[:, None, :, :]
+            bound = 4 * (d + 1) * np.spacing(scale.sum(axis=2) + np.abs(b)[:, None, :])
+            assert np.all(np.abs(out - ref) <= bound)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import vaw as _vaw
 from .._validation import Boolean, Options, Positive
 from ..vaw import sm_forecast, sm_predict, sm_update
 from ._base import _MetaLearner
@@ -73,5 +74,17 @@ class VAWMeta(_MetaLearner):
 
     def _weights(self):
         return self.w_
+
+    def _run_compiled(self, Zt, Y, out):
+        """The compiled kernel of this rule: the expert layer's per-step Sherman-Morrison kernel
+        (``omkl_core.vaw._sm_kernel``, eqs. (9)-(10)) on z_t as features, one repetition at a time
+        (each has its own labels); state updated in place."""
+        T, R, N = Zt.shape
+        self.P_, self.w_ = np.ascontiguousarray(self.P_), np.ascontiguousarray(self.w_)
+        Zv, Zr = np.empty((1, T)), np.empty((1, T))
+        for r in range(R):
+            _vaw._sm_kernel(np.ascontiguousarray(Zt[:, r, :])[None], np.ascontiguousarray(Y[:, r]),
+                            self.P_[r:r + 1], self.w_[r:r + 1], Zv, Zr)
+            out[:, r] = Zr[0] if self.ridge else Zv[0]
 
 

@@ -65,7 +65,7 @@ from .._validation import (
     describe_labels,
 )
 from ..base import OnlineLearner
-from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, dictionary_spec
+from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, dictionary_spec, shifted_projection
 from ..vaw import VAWExperts
 
 __all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS", "VARIANT_META",
@@ -100,14 +100,21 @@ def _draw_dictionaries(d, m, repetitions, seed, dictionary, feature_map, backend
             for _ in range(repetitions)]
 
 
+#: Bytes of features per group of kernels in :func:`feature_blocks` (NumPy backend): a group's
+#: product and feature-map passes then stay in a core's L2 cache.
+CHUNK_BYTES = 512 * 1024
+
+
 def feature_blocks(X, dictionaries: Sequence[KernelDictionary], time_block: int = TIME_BLOCK,
                    reuse: bool = False):
     """Yield the features of R dictionaries for consecutive time blocks of X.
 
-    Each block is one batched product X_b @ Omega_j (T_b x d times d x m for the R*N kernels j,
+    Each block holds the products X_b @ Omega_j (T_b x d times d x m for the R*N kernels j,
     written straight into the (R, N, T_b, m') layout the experts read, time-contiguous per
-    expert) followed by the feature map in place (:func:`omkl_core.features.apply_feature_map`:
-    one transcendental per feature, no temporaries). ``reuse=True`` yields the same
+    expert; for the cos map with the shift b_j added in the same pass,
+    :func:`omkl_core.features.shifted_projection`) followed by the feature map in place
+    (:func:`omkl_core.features.apply_feature_map`: one transcendental per feature, no
+    temporaries), for groups of kernels of about :data:`CHUNK_BYTES` at a time. ``reuse=True`` yields the same
     preallocated buffer each time (a block is valid until the next one is requested: for a
     consumer that uses each block before asking for the next, as ``VAWExperts.run`` does).
     """
@@ -125,9 +132,19 @@ def feature_blocks(X, dictionaries: Sequence[KernelDictionary], time_block: int 
         if buf is None or not reuse:
             buf = xp.empty(R * N * min(time_block, T - start) * mf, dtype=xp.float64)
         out = buf[:size].reshape(R * N, Xb.shape[0], mf)                    # contiguous
-        proj = out if D0.feature_map == "cos" else out[..., m:]
-        xp.matmul(Xb, omega, out=proj)                                      # x^T omega   (R*N, T_b, m)
-        apply_feature_map(xp, proj, b, D0.feature_map, m, out=out)
+        # kernels in groups of about CHUNK_BYTES of features, so that the product and the feature
+        # map's passes over a group run in cache (the same numbers as one batched call: the
+        # batched product and the feature map work kernel by kernel anyway)
+        step = max(1, CHUNK_BYTES // (8 * Xb.shape[0] * mf)) if xp is np else R * N
+        for j in range(0, R * N, step):
+            o = out[j:j + step]
+            if D0.feature_map == "cos" and xp is np:
+                shifted_projection(Xb, omega[j:j + step], b[j:j + step, 0], o)   # x^T omega + b
+                apply_feature_map(xp, o, None, "cos", m, out=o)
+                continue
+            proj = o if D0.feature_map == "cos" else o[..., m:]
+            xp.matmul(Xb, omega[j:j + step], out=proj)                      # x^T omega   (., T_b, m)
+            apply_feature_map(xp, proj, b[j:j + step], D0.feature_map, m, out=o)
         yield out.reshape(R, N, Xb.shape[0], mf)
 
 
