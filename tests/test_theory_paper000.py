@@ -188,6 +188,25 @@ def test_paper000_rff_represent_kernel_eq2_4(kind, sigma, d, seed, data):
     assert abs(mean - float(exact_kernel(kind, sigma, x, y))) <= MC_Z * se
 
 
+@settings(max_examples=_examples(20))
+@given(d=st.integers(1, 6), m=st.integers(1, 9), T=st.integers(1, 40), R=st.integers(1, 2), seed=SEEDS, data=st.data())
+def test_paper000_eq2_feature_blocks_are_the_rff_map(d, m, T, R, seed, data):
+    """(2): the features VAW2's whole-stream run feeds its experts (``mkl.vaw2.feature_blocks``:
+    x^T omega + b in one pass, the cos map in place, kernels in cache-sized groups) are
+    phi_j(x_t) = sqrt(2) cos(<omega_j, x_t> + b_j) for every kernel, step and repetition, computed
+    here term by term in extended precision. Fails for a missing phase b, a missing sqrt(2), or
+    a block or kernel out of place."""
+    x = data.draw(arrays(np.float64, (T, d), elements=st.floats(-1.0, 1.0)))
+    dicts = [ok.features.paper000_dictionary(d, m=m, seed=seed + r) for r in range(R)]
+    got = np.concatenate([b.copy() for b in mkl.vaw2.feature_blocks(x, dicts, time_block=7)], axis=2)
+    for r, D in enumerate(dicts):
+        om, b = np.asarray(D.omega_, dtype=np.longdouble), np.asarray(D.b_, dtype=np.longdouble)
+        arg = np.einsum("td,jdm->jtm", x.astype(np.longdouble), om) + b[:, None, :]
+        want = np.sqrt(2.0) * np.cos(arg.astype(np.float64))
+        size = np.einsum("td,jdm->jtm", np.abs(x), np.abs(D.omega_)) + np.abs(D.b_)[:, None, :]
+        np.testing.assert_array_less(np.abs(got[r] - want), 8 * (d + 1) * np.spacing(size) + 1e-15)
+
+
 @settings(max_examples=_examples(25))
 @given(kind=KINDS, sigma=SIGMAS, d=st.integers(1, 5), seed=SEEDS, data=st.data())
 def test_paper000_rff_sincos_represent_kernel_eq5(kind, sigma, d, seed, data):
@@ -997,6 +1016,9 @@ def test_paper000_meta_vaw_eq22_23_every_step_against_direct_inverse(T, N, lam, 
             assert abs(yhat - preds[t]) <= 1e-8 * (1.0 + abs(preds[t]))
             meta.learn_one(Z[t], y[t])
             np.testing.assert_allclose(meta.weights_, ws[t], rtol=0, atol=1e-8 * (1.0 + np.abs(ws[t]).max()))
+        # the whole-stream run (on the compiled engine: the per-step Sherman-Morrison kernel)
+        whole = aggregation.VAWMeta(lam=lam, ridge=ridge).run(Z, y)
+        np.testing.assert_allclose(whole, preds, rtol=0, atol=1e-8 * (1.0 + np.abs(preds).max()))
 
 
 @settings(max_examples=_examples(40))
