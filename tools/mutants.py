@@ -174,7 +174,7 @@ MUTANTS: list[Mutant] = [
       "out[:, r] = Zr[0] if self.ridge else Zv[0]", "out[:, r] = Zr[0]",
       "compiled meta VAW (Theorem 2, eqs. 22-23) forecasts with S_{t-1}: online ridge", engine="auto"),
     M("p000-kernel-rff-no-phase", "000", "omkl_core/features.py",
-      "row[c] = bj[c]", "row[c] = 0.0",
+      "row[c] = bj[c] + ((x0", "row[c] = 0.0 + ((x0",
       "compiled feature pass drops the random phase b of eq. (2): sqrt(2) cos(<omega, x>)", engine="auto"),
     M("p000-kernel-vaw-block-cholesky", "000", "omkl_core/vaw.py",
       "Gj[j] = np.sqrt(d)", "Gj[j] = d",
