@@ -34,6 +34,12 @@ class VAWMeta(_MetaLearner):
     that S_t^{-1} b_t shrinks towards uniform weights; with ``ridge=True`` this is opera's
     ``mixture(model = "Ridge", parameters = list(lambda = lam))`` (tested against its outputs).
 
+    Whole streams: on the ``"numba"`` engine ``run`` is one compiled loop, the expert layer's
+    per-step Sherman-Morrison kernel (``omkl_core.vaw._sm_kernel``) on z_t; ``predict_one`` /
+    ``learn_one`` and the NumPy engine use the NumPy recursion above. The two agree to rounding
+    (1e-12 relative, ``tests/test_aggregation_engines.py``); a run split in two gives the run's
+    numbers bit for bit on either engine.
+
     ``weights_``: VAW's next weight vector alpha_{T+1} needs z_{T+1}; what is reported is
     S_T^{-1} sum_{i<=T} y_i z_i (the regularised least-squares solution on all data seen),
     which is what alpha_{T+1} would be without the z_{T+1} z_{T+1}^T term.
