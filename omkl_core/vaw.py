@@ -439,6 +439,52 @@ def _cholesky_inverse(xp, C):
 
 
 @_compiled.jit
+def _sm_downdate_apply(P, v, phi, un):  # pragma: no cover  (compiled; tests call it through the engine)
+    """P -= v v^T (paper 000 eq. (10) with v = S_{t-1}^{-1} Phi_t / sqrt(1 + s)) and un = P phi with
+    the updated P, in one pass over the symmetric P, four rows at a time (row j of P is its column
+    j). With v = 0 it is the product alone, summed in the same order, so that a run split in two
+    gives the numbers of the whole run."""
+    m = P.shape[0]
+    for i in range(m):
+        un[i] = 0.0
+    j = 0
+    while j + 4 <= m:
+        v0 = v[j]
+        v1 = v[j + 1]
+        v2 = v[j + 2]
+        v3 = v[j + 3]
+        p0 = phi[j]
+        p1 = phi[j + 1]
+        p2 = phi[j + 2]
+        p3 = phi[j + 3]
+        R0 = P[j]
+        R1 = P[j + 1]
+        R2 = P[j + 2]
+        R3 = P[j + 3]
+        for i in range(m):
+            vi = v[i]
+            x0 = R0[i] - v0 * vi
+            x1 = R1[i] - v1 * vi
+            x2 = R2[i] - v2 * vi
+            x3 = R3[i] - v3 * vi
+            R0[i] = x0
+            R1[i] = x1
+            R2[i] = x2
+            R3[i] = x3
+            un[i] += (x0 * p0 + x1 * p1) + (x2 * p2 + x3 * p3)
+        j += 4
+    while j < m:
+        vj = v[j]
+        pj = phi[j]
+        Rj = P[j]
+        for i in range(m):
+            x = Rj[i] - vj * v[i]
+            Rj[i] = x
+            un[i] += x * pj
+        j += 1
+
+
+@_compiled.jit
 def _sm_kernel(F, y, P, w, Zv, Zr):  # pragma: no cover  (compiled; tests call it through the engine)
     """Compiled per-step Sherman-Morrison (paper 000 eq. 10), one expert at a time.
 
@@ -459,29 +505,11 @@ def _sm_kernel(F, y, P, w, Zv, Zr):  # pragma: no cover  (compiled; tests call i
         wb = w[b]
         phi = F[b, 0]
         for i in range(m):
-            un[i] = 0.0
+            v[i] = 0.0
         rn = 0.0
         for j in range(m):
             rn += wb[j] * phi[j]
-        j = 0
-        while j + 4 <= m:                                 # u = P Phi_1 (P symmetric), rows grouped
-            p0 = phi[j]                                   # as in the fused update below, so a run
-            p1 = phi[j + 1]                               # split in two gives the same numbers
-            p2 = phi[j + 2]
-            p3 = phi[j + 3]
-            R0 = Pb[j]
-            R1 = Pb[j + 1]
-            R2 = Pb[j + 2]
-            R3 = Pb[j + 3]
-            for i in range(m):
-                un[i] += (R0[i] * p0 + R1[i] * p1) + (R2[i] * p2 + R3[i] * p3)
-            j += 4
-        while j < m:
-            pj = phi[j]
-            Rj = Pb[j]
-            for i in range(m):
-                un[i] += Rj[i] * pj
-            j += 1
+        _sm_downdate_apply(Pb, v, phi, un)                # u = P Phi_1 (v = 0: P unchanged)
         for t in range(T):
             u, un = un, u
             r = rn                                        # ridge forecast <w, Phi_t>
@@ -499,46 +527,10 @@ def _sm_kernel(F, y, P, w, Zv, Zr):  # pragma: no cover  (compiled; tests call i
                 wb[i] += u[i] * e                         # w += S_t^{-1} Phi_t (y_t - r)
             last = t + 1 == T
             phin = F[b, t + 1] if not last else phi
-            for i in range(m):
-                un[i] = 0.0
             rn = 0.0
             for j in range(m):
                 rn += wb[j] * phin[j]
-            j = 0
-            while j + 4 <= m:                             # eq. (10), four rows at a time
-                v0 = v[j]
-                v1 = v[j + 1]
-                v2 = v[j + 2]
-                v3 = v[j + 3]
-                p0 = phin[j]
-                p1 = phin[j + 1]
-                p2 = phin[j + 2]
-                p3 = phin[j + 3]
-                R0 = Pb[j]
-                R1 = Pb[j + 1]
-                R2 = Pb[j + 2]
-                R3 = Pb[j + 3]
-                for i in range(m):
-                    vi = v[i]
-                    x0 = R0[i] - v0 * vi
-                    x1 = R1[i] - v1 * vi
-                    x2 = R2[i] - v2 * vi
-                    x3 = R3[i] - v3 * vi
-                    R0[i] = x0
-                    R1[i] = x1
-                    R2[i] = x2
-                    R3[i] = x3
-                    un[i] += (x0 * p0 + x1 * p1) + (x2 * p2 + x3 * p3)
-                j += 4
-            while j < m:
-                vj = v[j]
-                pj = phin[j]
-                Rj = Pb[j]
-                for i in range(m):
-                    x = Rj[i] - vj * v[i]
-                    Rj[i] = x
-                    un[i] += x * pj
-                j += 1
+            _sm_downdate_apply(Pb, v, phin, un)           # eq. (10), fused with the next u = P Phi_{t+1}
 
 
 @_compiled.jit
