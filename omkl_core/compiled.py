@@ -90,8 +90,14 @@ def use_numba() -> bool:
     return numba_available()
 
 
-def jit(fn):
+def jit(fn=None, *, reassociate: bool = False):
     """Decorator: compile ``fn`` with ``numba.njit(cache=True)`` on its first call.
+
+    ``@jit(reassociate=True)``: the function may reorder sums and fuse a * b + c into one FMA
+    (LLVM's ``reassoc`` and ``contract`` flags, nothing else: NaN and inf keep their meaning), so
+    that a loop of dot products vectorises (its partial sums kept in SIMD lanes). Its results
+    then differ from the strict left-to-right order by rounding, deterministically for a given
+    machine (the same compiled code sums in the same order every call).
 
     The decorated function must only be called when :func:`use_numba` is true; the module
     that defines it does not import Numba.  A decorated function may call other decorated
@@ -99,7 +105,10 @@ def jit(fn):
     functions (no recursion between them).  Floating-point errors follow NumPy
     (``error_model="numpy"``: ``1.0 / 0.0`` is ``inf``, as under ``np.errstate(divide="ignore")``).
     """
+    if fn is None:
+        return functools.partial(jit, reassociate=reassociate)
     compiled = None
+    options = {"fastmath": {"reassoc", "contract"}} if reassociate else {}
 
     def build():
         import numba  # noqa: PLC0415
@@ -111,9 +120,9 @@ def jit(fn):
                                    fn.__defaults__, fn.__closure__)
             f.__qualname__, f.__module__ = fn.__qualname__, fn.__module__
         try:
-            return numba.njit(cache=True, nogil=True, error_model="numpy")(f)
+            return numba.njit(cache=True, nogil=True, error_model="numpy", **options)(f)
         except RuntimeError:    # no place to cache (a function defined in a notebook or a string)
-            return numba.njit(nogil=True, error_model="numpy")(f)
+            return numba.njit(nogil=True, error_model="numpy", **options)(f)
 
     def _omkl_compile():
         nonlocal compiled

@@ -188,14 +188,69 @@ def test_default_block_of_32_steps_from_m_320_keeps_the_numbers(engine):
     Sherman-Morrison recursion (eq. 10) to rounding, and ``run`` over pieces whose lengths are
     multiples of ``_run_alignment`` gives one run's numbers bit for bit."""
     assert vaw_mod.default_block_size(319) == 16 and vaw_mod.default_block_size(320) == 32
-    assert VAWExperts()._run_alignment % 32 == 0 and mkl.VAW2()._run_alignment % 32 == 0
+    assert VAWExperts(method="block")._run_alignment % 32 == 0 and mkl.VAW2()._run_alignment % 32 == 0
     Phi, y = _stream(5, (2,), 75, 320, scale=0.2)
     with compiled.engine(engine):
-        whole = VAWExperts().run(Phi, y)
-        np.testing.assert_array_equal(whole, VAWExperts(block_size=32).run(Phi, y))
-        assert not np.array_equal(whole, VAWExperts(block_size=16).run(Phi, y))   # the default is not 16
+        whole = VAWExperts(method="block").run(Phi, y)
+        np.testing.assert_array_equal(whole, VAWExperts(method="block", block_size=32).run(Phi, y))
+        assert not np.array_equal(whole, VAWExperts(method="block", block_size=16).run(Phi, y))   # not 16
         np.testing.assert_allclose(whole, VAWExperts(method="sm").run(Phi, y), rtol=1e-10, atol=1e-12)
-        cut = VAWExperts()._run_alignment
-        layer = VAWExperts()
+        cut = VAWExperts(method="block")._run_alignment
+        layer = VAWExperts(method="block")
         pieces = [layer.run(Phi[:, :cut], y[:cut]), layer.run(Phi[:, cut:], y[cut:])]
     np.testing.assert_array_equal(np.concatenate(pieces, axis=-1), whole)
+
+
+# ------------------------------------- issue 25: the compiled symmetric per-step kernel and "auto"
+@needs_numba
+@given(seed=seeds, N=st.integers(1, 3), T=st.integers(1, 25), m=st.sampled_from([13, 32, 37, 64, 101]),
+       lam=lams, ridge=st.booleans(), cut=st.integers(1, 24))
+@settings(max_examples=15, deadline=None)
+def test_compiled_symmetric_sm_kernel_equals_the_naive_loop_and_splits_exactly(seed, N, T, m, lam, ridge, cut):
+    """The compiled per-step kernel (``vaw.sm_run``) keeps only the lower triangle of S^{-1} and
+    makes eq. (10)'s downdate and the next product S^{-1} Phi_{t+1} one pass over it, four rows at a
+    time, in SIMD lanes: at feature lengths where those loops run their vector bodies and
+    remainders (m = 13 ... 101), it agrees with one VAW per expert to rounding, leaves S^{-1}
+    exactly symmetric and equal to the NumPy engine's, and a run split at any step gives the
+    numbers of the whole run bit for bit (the first product of a run is the same pass with v = 0)."""
+    Phi, y = _stream(seed, (N,), T, m, scale=0.3)
+    with compiled.engine("numba"):
+        layer = VAWExperts(lam=lam, ridge=ridge, method="sm")
+        whole = layer.run(Phi, y)
+        cut = min(cut, T)
+        split = VAWExperts(lam=lam, ridge=ridge, method="sm")
+        parts = [split.run(Phi[:, :cut], y[:cut])] + ([split.run(Phi[:, cut:], y[cut:])] if cut < T else [])
+    np.testing.assert_allclose(whole, naive_expert_layer(Phi, y, lam=lam, ridge=ridge), rtol=1e-9, atol=1e-10)
+    np.testing.assert_array_equal(np.concatenate(parts, axis=-1), whole)
+    np.testing.assert_array_equal(layer.P_, np.swapaxes(layer.P_, -1, -2))
+    with compiled.engine("numpy"):
+        ref = VAWExperts(lam=lam, ridge=ridge, method="sm")
+        ref.run(Phi, y)
+    np.testing.assert_allclose(layer.P_, ref.P_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(layer.w_, ref.w_, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("engine", ["numpy", pytest.param("numba", marks=needs_numba)])
+def test_auto_method_is_the_compiled_sm_kernel_on_numba_and_the_block_driver_on_numpy(engine):
+    """``method="auto"`` (the default of ``VAWExperts`` and ``mkl.expert_predictions``) runs the
+    compiled per-step kernel on the Numba engine and the Woodbury block driver on NumPy: the same
+    numbers bit for bit as naming that method; the choice is fixed when the state is created, so a
+    stream continued under the other engine keeps its driver (and its numbers to rounding)."""
+    expected = "sm" if engine == "numba" else "block"
+    Phi, y = _stream(8, (2, 3), 50, 11)
+    with compiled.engine(engine):
+        layer = VAWExperts()
+        assert layer.resolved_method() == expected
+        z = layer.run(Phi[..., :30, :], y[:30])
+        np.testing.assert_array_equal(z, VAWExperts(method=expected).run(Phi[..., :30, :], y[:30]))
+    other = "numpy" if engine == "numba" else "auto"
+    with compiled.engine(other):
+        assert layer.resolved_method() == expected                 # fixed at the first step
+        rest = layer.run(Phi[..., 30:, :], y[30:])
+        assert VAWExperts().resolved_method() != expected or not compiled.numba_available()
+    np.testing.assert_allclose(np.concatenate([z, rest], -1), naive_expert_layer(Phi, y), rtol=1e-10, atol=1e-10)
+    with compiled.engine(engine):
+        X, yy = ok.datasets.load("concrete")
+        kw = dict(m=6, repetitions=2, seed=1)
+        np.testing.assert_array_equal(mkl.expert_predictions(X[:60], yy[:60], **kw),
+                                      mkl.expert_predictions(X[:60], yy[:60], method=expected, **kw))

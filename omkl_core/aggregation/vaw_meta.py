@@ -35,7 +35,7 @@ class VAWMeta(_MetaLearner):
     ``mixture(model = "Ridge", parameters = list(lambda = lam))`` (tested against its outputs).
 
     Whole streams: on the ``"numba"`` engine ``run`` is one compiled loop, the expert layer's
-    per-step Sherman-Morrison kernel (``omkl_core.vaw._sm_kernel``) on z_t; ``predict_one`` /
+    per-step Sherman-Morrison kernel (``omkl_core.vaw.sm_run``) on z_t; ``predict_one`` /
     ``learn_one`` and the NumPy engine use the NumPy recursion above. The two agree to rounding
     (1e-12 relative, ``tests/test_aggregation_engines.py``); a run split in two gives the run's
     numbers bit for bit on either engine.
@@ -83,14 +83,14 @@ class VAWMeta(_MetaLearner):
 
     def _run_compiled(self, Zt, Y, out):
         """The compiled kernel of this rule: the expert layer's per-step Sherman-Morrison kernel
-        (``omkl_core.vaw._sm_kernel``, eqs. (9)-(10)) on z_t as features, one repetition at a time
+        (``omkl_core.vaw.sm_run``, eqs. (9)-(10)) on z_t as features, one repetition at a time
         (each has its own labels); state updated in place."""
         T, R, N = Zt.shape
         self.P_, self.w_ = np.ascontiguousarray(self.P_), np.ascontiguousarray(self.w_)
         Zv, Zr = np.empty((1, T)), np.empty((1, T))
         for r in range(R):
-            _vaw._sm_kernel(np.ascontiguousarray(Zt[:, r, :])[None], np.ascontiguousarray(Y[:, r]),
-                            self.P_[r:r + 1], self.w_[r:r + 1], Zv, Zr)
+            _vaw.sm_run(np.ascontiguousarray(Zt[:, r, :])[None], np.ascontiguousarray(Y[:, r]),
+                        self.P_[r:r + 1], self.w_[r:r + 1], Zv, Zr)
             out[:, r] = Zr[0] if self.ridge else Zv[0]
 
 

@@ -150,7 +150,7 @@ def feature_blocks(X, dictionaries: Sequence[KernelDictionary], time_block: int 
 
 def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5, seed=0,
                        dictionary=None, ridge: bool = False, backend: str = "numpy",
-                       feature_map: str = "cos", method: str = "block",
+                       feature_map: str = "cos", method: str = "auto",
                        time_block: int = TIME_BLOCK, return_dictionaries: bool = False, *,
                        both: bool = False):
     """The VAW expert layer of paper 000 for R repetitions: Z (R, T, N), Z[r, t, j] = z_{t,j}.
@@ -165,7 +165,8 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     ridge : experts run online ridge instead of VAW (TVAW code variant, reference E.1).
     backend : "numpy" | "cupy" | "auto" for features and experts (result on the host).
     feature_map : "cos" (paper) or "sincos" (authors' code form, reference E.2).
-    method : VAW driver, "block" or "sm" (see :class:`omkl_core.vaw.VAWExperts`).
+    method : VAW driver, "auto" (default), "block" or "sm" (see :class:`omkl_core.vaw.VAWExperts`; "auto"
+        is the compiled per-step kernel on the Numba engine, the block driver otherwise).
     return_dictionaries : also return the R :class:`KernelDictionary` objects.
     both : return ``(Z_vaw, Z_ridge)``, the VAW (eq. 9) and the online-ridge expert predictions
         on the same features from one pass (:meth:`omkl_core.vaw.VAWExperts.run_both`: the VAW
