@@ -418,3 +418,17 @@ def test_adaboost_stop_rules():
     p = AdaBoost(n_rounds=5).fit(X, y)
     assert p.n_rounds_ == 1 and p.w_[0] == math.inf and p.r_[0] == 1.0
     assert np.mean(np.exp(-p.decision_function(X) * y)) == 0.0 == ok.bounds.paper004_theorem26_bound(p.r_)[-1]
+
+
+def test_adaboost_stop_rule_1_is_decided_up_to_the_rounding_of_the_edge():
+    """Deviation 1 in floating point: on a data set where, after two rounds, every stump's edge is 0
+    in exact arithmetic (the Hypothesis example that found it: one feature in {-1, 0, 1}), line 6's
+    sum can come out as +1e-16 or 0 depending on the machine's summation order. AdaBoost stops there
+    on every machine: it keeps the two real rounds, no round of weight ~1e-16 or 0 (every kept w_t > 0,
+    the premise of Corollary 27's chain), and the edges it kept are far above the 2 n eps cut."""
+    X = np.array([0, 1, 0, -1, 1, 0, -1, 1, 0, 0, 0, 1, -1, 0, 0], dtype=float)[:, None]
+    y = np.array([-1, -1, 1, -1, -1, -1, 1, -1, 1, -1, -1, 1, -1, -1, -1], dtype=float)
+    m = AdaBoost(n_rounds=5).fit(X, y)
+    assert m.n_rounds_ == 2
+    assert np.all(m.w_ > 0.1) and np.all(m.r_ > 0.1)
+    np.testing.assert_allclose(m.w_, [0.5 * math.log(2.0), 0.5 * math.log(1.5)], rtol=1e-12)

@@ -27,6 +27,9 @@ import numpy as np
 from .._validation import Check, Integer, Options, Real, check_matrix, check_option, check_vector
 from ..base import BatchLearner
 
+#: Machine epsilon of float64: stop rule 1 of :class:`AdaBoost` reads r_t <= 2 n eps as r_t <= 0.
+_EPS = float(np.finfo(np.float64).eps)
+
 __all__ = ["AdaBoost", "GradientBoosting", "best_stump", "best_regression_stump"]
 
 
@@ -153,7 +156,11 @@ class AdaBoost(BatchLearner):
 
     1. Stop rule r_t <= 0: when no weak learner has a positive edge (then r_t = 0 since Psi is
        closed under negation) the round would have w_t = 0 and change nothing; AdaBoost stops
-       and ``n_rounds_`` = t - 1.
+       and ``n_rounds_`` = t - 1. "r_t <= 0" is decided up to the rounding of line 6's sum of n
+       terms rho_i psi_i Y_i (sum rho_i = 1, |psi_i Y_i| = 1: an error of at most about n eps):
+       a computed r_t <= 2 n eps (eps = 2.2e-16) is taken as 0. Without that, an edge that is 0 in
+       exact arithmetic can come out as +1e-16 on one machine's summation order and 0 on
+       another's, and the round kept with w_t = 5e-17 -- or w_t = 0.0 after rounding.
     2. Stop rule r_t = 1: a weak learner classifies every training point correctly (tested
        exactly, psi_t(X_i) Y_i = 1 for all i, so that round-off in sum_i rho_i cannot hide it); line 7
        gives w_t = +inf (the limit). It is kept with ``w_ = inf`` and AdaBoost stops; the
@@ -208,7 +215,7 @@ class AdaBoost(BatchLearner):
                 theta = (float(k), tau, s)
                 psi = _stump_values(X, k, tau, s)
             r = float(np.dot(rho, psi * y))                         # line 6
-            if r <= 0.0:                                            # stop rule 1
+            if r <= 2.0 * n * _EPS:                                 # stop rule 1 (r_t <= 0 up to rounding)
                 break
             rhos.append(rho)
             perfect = bool(np.all(psi * y > 0))
