@@ -16,7 +16,8 @@ one parameter at a time around the paper's setting (N = 76 kernels, R = 1), on A
 
 Each point is the best of ``--repeats`` runs after a warm-up. The fitted exponent is the
 least-squares slope of log(CPU per step) on log(parameter) over the sweep (for m also over
-its three largest values, where m^2 dominates). Memory: the peak of Python-visible
+its three largest values, where m^2 dominates), and separately for the feature map alone (theory:
+linear in m) and the rest, the expert and meta VAWs (theory m^2). Memory: the peak of Python-visible
 allocations during one ``run`` on 256 steps (one feature block) (``tracemalloc``: NumPy's arrays; the Numba
 kernels' scratch -- a few (k, m) arrays -- is not seen) beside the analytic size of the
 state, R N m (m + 1) float64 ([S^{-1} | w] per expert), plus one feature block R N 256 m
@@ -81,19 +82,35 @@ def _once(X, y, m: int, N: int, R: int):
     _floor.vaw2_once(X, y, m, R, dictionary=None if N == 76 else dictionary_of(N))
 
 
-def _point(m: int, N: int, R: int, T: int, repeats: int) -> dict:
-    X, y = _stream(T)
-    _once(X[:40], y[:40], m, N, R)                             # warm-up (compiled kernels, caches)
+def _features_once(X, m: int, N: int, R: int) -> None:
+    """The feature map alone, as VAW2 computes it (R dictionaries drawn, every 256-step block)."""
+    from omkl_core.mkl.vaw2 import _draw_dictionaries, feature_blocks  # noqa: PLC0415
+
+    dicts = _draw_dictionaries(X.shape[1], m, R, 0, None if N == 76 else dictionary_of(N), "cos", "numpy")
+    for _ in feature_blocks(X, dicts, reuse=True):
+        pass
+
+
+def _best(fn, repeats: int) -> float:
     best = np.inf
     for _ in range(repeats):
         t0 = time.process_time()
-        _once(X, y, m, N, R)
+        fn()
         best = min(best, time.process_time() - t0)
+    return best
+
+
+def _point(m: int, N: int, R: int, T: int, repeats: int) -> dict:
+    X, y = _stream(T)
+    _once(X[:40], y[:40], m, N, R)                             # warm-up (compiled kernels, caches)
+    best = _best(lambda: _once(X, y, m, N, R), repeats)
+    feat = min(best, _best(lambda: _features_once(X, m, N, R), repeats))
     tracemalloc.start()
     _once(X[:TIME_BLOCK], y[:TIME_BLOCK], m, N, R)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return {"m": m, "N": N, "R": R, "T": T, "cpu": best, "us_per_step": best / T * 1e6,
+            "features_us_per_step": feat / T * 1e6, "experts_us_per_step": (best - feat) / T * 1e6,
             "peak_mib": peak / 2 ** 20, "analytic_mib": state_bytes(N, m, R) / 2 ** 20}
 
 
@@ -105,6 +122,8 @@ SWEEPS = {          # parameter -> (values, fixed setting)
 }
 QUICK = {"m": [25, 50, 100], "N": [8, 19, 38], "T": [128, 256, 512], "R": [1, 2, 4]}
 THEORY = {"m": 2, "N": 1, "T": 0, "R": 1}
+#: Theory exponents of (features, experts + meta) per parameter.
+PART_THEORY = {"m": (1, 2), "N": (1, 1), "T": (0, 0), "R": (1, 1)}
 
 
 def fit_exponent(x, y) -> float:
@@ -124,7 +143,8 @@ def sweep(name: str, values, fixed: dict, repeats: int, log=print) -> list[dict]
     for v in values:
         kw = {**fixed, name: v}
         r = _point(kw["m"], kw["N"], kw["R"], kw["T"], repeats)
-        log(f"  {name} = {v:5d}: {r['us_per_step']:10.1f} us/step, peak {r['peak_mib']:8.1f} MiB "
+        log(f"  {name} = {v:5d}: {r['us_per_step']:10.1f} us/step (features {r['features_us_per_step']:.1f}, "
+            f"experts + meta {r['experts_us_per_step']:.1f}), peak {r['peak_mib']:8.1f} MiB "
             f"(analytic {r['analytic_mib']:8.1f} MiB)")
         rows.append(r)
     return rows
@@ -147,6 +167,11 @@ def _plot(results: dict, path: str) -> None:
             a, b = results[name]["two_term"]
             xs = np.geomspace(x[0], x[-1], 50)
             ax.loglog(xs, a * xs + b * xs * xs, ":", color="C3", label="fit a m + b m^2")
+            for key, label, color in (("features_us_per_step", "features", "C1"),
+                                      ("experts_us_per_step", "experts + meta", "C2")):
+                part = np.array([r[key] for r in rows])
+                ax.loglog(x, part, "s--", ms=3, lw=0.8, color=color,
+                          label=f"{label}, slope {results[name]['exponents_parts'][key]:.2f}")
         if name == "T":
             ax.set_ylim(y.min() / 4, y.max() * 4)
         ax.xaxis.set_minor_formatter(NullFormatter())
@@ -165,6 +190,7 @@ def _markdown(results: dict, header: str) -> str:
     out = [header, ""]
     out.append("| parameter (others fixed) | values | CPU µs / step | fitted exponent | theory |")
     out.append("|---|---|---|---|---|")
+    parts = []
     for name, res in results.items():
         fixed = ", ".join(f"{k} = {v}" for k, v in res["fixed"].items())
         vals = ", ".join(str(r[name]) for r in res["rows"])
@@ -175,6 +201,16 @@ def _markdown(results: dict, header: str) -> str:
             exp += (f" (largest three: {res['exponent_top']:.2f}; fit {a:.3g} m + {b:.3g} m^2 µs, "
                     f"the m^2 term larger from m = {a / b:.0f})")
         out.append(f"| {name} ({fixed}) | {vals} | {us} | {exp} | {THEORY[name]} |")
+        ep = res.get("exponents_parts")
+        if ep:
+            for key, label, theory in (("features_us_per_step", "features (N m cosines)", PART_THEORY[name][0]),
+                                       ("experts_us_per_step", "experts + meta (N m^2 per step)", PART_THEORY[name][1])):
+                parts.append(f"| {name} | {label} | " + ", ".join(f"{r[key]:.0f}" for r in res["rows"])
+                             + f" | {ep[key]:.2f} | {theory} |")
+    if parts:
+        out += ["", "The same runs split: the feature map alone (timed on its own, the same blocks), and the rest "
+                "(whole run minus features: the N expert VAWs and the meta VAW):", "",
+                "| parameter | part | CPU µs / step | fitted exponent | theory |", "|---|---|---|---|---|", *parts]
     out += ["", "Memory (peak of Python-visible allocations during a 256-step run, tracemalloc; analytic "
             "R N m (m + 1) + R N 256 m float64):", "",
             "| parameter | values | peak MiB (tracemalloc) | analytic MiB |", "|---|---|---|---|"]
@@ -216,7 +252,9 @@ def main(argv=None) -> int:
             x = [r[name] for r in rows]
             yv = [r["us_per_step"] for r in rows]
             results[name] = {"fixed": fixed, "rows": rows, "exponent": fit_exponent(x, yv),
-                             "exponent_top": fit_exponent(x[-3:], yv[-3:]), "two_term": fit_two_term(x, yv)}
+                             "exponent_top": fit_exponent(x[-3:], yv[-3:]), "two_term": fit_two_term(x, yv),
+                             "exponents_parts": {key: fit_exponent(x, [max(r[key], 1e-9) for r in rows])
+                                                 for key in ("features_us_per_step", "experts_us_per_step")}}
     finally:
         if limit is not None:
             limit.restore_original_limits()

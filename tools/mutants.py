@@ -170,6 +170,15 @@ MUTANTS: list[Mutant] = [
     M("p000-kernel-vaw-sm-rank1", "000", "omkl_core/vaw.py",
       "c = np.sqrt(inv)", "c = inv",
       "compiled per-step driver: P -= u u^T / (1 + s)^2 instead of / (1 + s) (eq. 10)", engine="auto"),
+    M("p000-kernel-vaw-sym-corner", "000", "omkl_core/vaw.py",
+      "un[j + 1] += a1 + ((c10 * p0 + c11 * p1)", "un[j + 1] += a1 + ((c10 * p1 + c11 * p1)",
+      "compiled symmetric pass: an off-diagonal corner entry P_(j+1)j times the wrong coordinate of "
+      "Phi_{t+1} in u = S^{-1} Phi_{t+1} (eq. 10's next product)", engine="auto"),
+    M("p000-kernel-vaw-sym-upper-half", "000", "omkl_core/vaw.py",
+      "            un[i] += (x0 * p0 + x1 * p1) + (x2 * p2 + x3 * p3)     # (P phi)_i, P_ij = P_ji\n",
+      "",
+      "compiled symmetric pass: the stored lower triangle's mirror (P_ij = P_ji) left out of "
+      "u = S^{-1} Phi_{t+1}", engine="auto"),
     M("p000-kernel-meta-vaw-ridge", "000", "omkl_core/aggregation/vaw_meta.py",
       "out[:, r] = Zr[0] if self.ridge else Zv[0]", "out[:, r] = Zr[0]",
       "compiled meta VAW (Theorem 2, eqs. 22-23) forecasts with S_{t-1}: online ridge", engine="auto"),
