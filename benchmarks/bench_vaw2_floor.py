@@ -58,6 +58,40 @@ def gemm_rate(n: int = 2048, repeats: int = 3) -> float:
     return 2.0 * n ** 3 / best
 
 
+#: Variables some machines set to pin OpenBLAS to an older kernel (the Haswell one, AVX2); the
+#: floor takes the GEMM rate of this environment as it is, and reports the one without them too.
+OPENBLAS_PINS = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
+
+def unpinned_gemm_rate() -> tuple[float, str] | None:
+    """(flop/s, OpenBLAS kernel) of :func:`gemm_rate` in a child process with :data:`OPENBLAS_PINS`
+    unset (OpenBLAS then picks its kernel for this CPU, e.g. the AVX-512 one), or None when neither
+    variable is set here (the rate measured in this process is already that one)."""
+    import json  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    if not any(v in os.environ for v in OPENBLAS_PINS):
+        return None
+    env = {k: v for k, v in os.environ.items() if k not in OPENBLAS_PINS}
+    code = ("import json, bench_vaw2_floor as b\n"
+            "from threadpoolctl import threadpool_info\n"
+            "arch = ','.join(sorted({str(i.get('architecture')) for i in threadpool_info() if i.get('internal_api') == 'openblas'}))\n"
+            "print(json.dumps([b.gemm_rate(), arch]))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=os.path.dirname(os.path.abspath(__file__)),
+                         capture_output=True, text=True, check=True).stdout
+    rate, arch = json.loads(out.strip().splitlines()[-1])
+    return float(rate), arch
+
+
+def _kernel_name() -> str:
+    try:
+        from threadpoolctl import threadpool_info  # noqa: PLC0415
+    except ImportError:  # pragma: no cover
+        return "?"
+    return ",".join(sorted({str(i.get("architecture")) for i in threadpool_info() if i.get("internal_api") == "openblas"}))
+
+
 def cos_seconds(X, m: int, seed=0, repetitions: int = 1, repeats: int = 3, time_block: int = 256,
                 layout: str = "kernel") -> float:
     """CPU seconds of ``np.cos`` on the T x N x m arguments <omega, x_t> + b of the run (the
@@ -141,17 +175,23 @@ def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, datase
                 cos_s = cos_seconds(X, m, repetitions=R, repeats=repeats, layout="stream")
                 rows.append({"m": m, "R": R, "cpu": cpu, "cos": min(cos_k, cos_s), "cos_stream": cos_s})
         g = max(g0, gemm_rate())
+        arch = _kernel_name()
     finally:
         if limit is not None:
             limit.restore_original_limits()
+    native = unpinned_gemm_rate()
     for r in rows:
         r["flops"] = 4.0 * r["R"] * N_PAPER * r["m"] ** 2 * T / g
         r["floor"] = r["flops"] + r["cos"]
         r["ratio"] = r["cpu"] / r["floor"]
         r["ratio_stream"] = r["cpu"] / (r["flops"] + r["cos_stream"])
+        if native is not None:
+            r["floor_native"] = r["flops"] * g / native[0] + r["cos"]
+            r["ratio_native"] = r["cpu"] / r["floor_native"]
     with compiled.engine("auto"):
         eng = "numba" if compiled.use_numba() else "numpy"
-    return {"T": T, "dataset": dataset, "gflops": g / 1e9, "engine": eng, "rows": rows}
+    return {"T": T, "dataset": dataset, "gflops": g / 1e9, "engine": eng, "rows": rows, "blas_kernel": arch,
+            "native": None if native is None else {"gflops": native[0] / 1e9, "blas_kernel": native[1]}}
 
 
 def format_table(res: dict) -> str:
@@ -180,12 +220,19 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     res = floor_table(args.m, args.R, args.repeats, args.dataset, args.max_steps)
     text = (f"VAW2 on {res['dataset']} (T = {res['T']}, N = {N_PAPER}), one thread, CPU time (process_time), engine "
-            f"{res['engine']}; GEMM {res['gflops']:.1f} GFLOP/s (2048^2, single-threaded, this run)\n\n"
+            f"{res['engine']}; GEMM {res['gflops']:.1f} GFLOP/s (2048^2, single-threaded, this run, OpenBLAS kernel "
+            f"{res['blas_kernel']})\n\n"
             + format_table(res) + "\n\nfloor = 4 N m^2 T R / GEMM rate + np.cos time of the run's T N m R arguments "
             + "(in place, kernel by kernel: the faster layout); split (flops + cos): "
             + ", ".join(f"m={r['m']} R={r['R']}: {r['flops']:.2f} + {r['cos']:.2f} s" for r in res["rows"])
             + ".\nWith np.cos timed on the same arguments one row per step (T_b, N m), about 2x slower, the "
             + "ratios would be: " + ", ".join(f"m={r['m']} R={r['R']}: {r['ratio_stream']:.2f}x" for r in res["rows"]))
+    if res["native"] is not None:
+        text += (f"\nThis environment pins OpenBLAS ({', '.join(OPENBLAS_PINS)}); unpinned, it runs its "
+                 f"{res['native']['blas_kernel']} kernel at {res['native']['gflops']:.1f} GFLOP/s (measured in a child "
+                 "process of this run). Against the floor at that rate the ratios are: "
+                 + ", ".join(f"m={r['m']} R={r['R']}: {r['ratio_native']:.2f}x (floor {r['floor_native']:.2f} s)"
+                             for r in res["rows"]))
     print(text)
     if args.out:
         os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

@@ -172,17 +172,18 @@ def _plot(results: dict, path: str) -> None:
                 part = np.array([r[key] for r in rows])
                 ax.loglog(x, part, "s--", ms=3, lw=0.8, color=color,
                           label=f"{label}, slope {results[name]['exponents_parts'][key]:.2f}")
+            ax.set_ylim(min(r["features_us_per_step"] for r in rows) / 2, y.max() * 60)   # room for the legend
         if name == "T":
             ax.set_ylim(y.min() / 4, y.max() * 4)
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel(name)
         ax.set_ylabel("CPU µs / step")
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper left" if name != "T" else "upper right")   # off the rising data
         ax.grid(True, which="both", lw=0.3)
     fig.suptitle("VAW2 (paper 000) cost per step, one thread", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=72)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
