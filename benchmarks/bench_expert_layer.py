@@ -193,10 +193,13 @@ def main(argv=None) -> int:
     T, nT = (200, 20) if args.quick else (args.T, args.naive_T)
 
     from omkl_core import compiled  # noqa: PLC0415
+    from omkl_core.vaw import VAWExperts  # noqa: PLC0415
 
     with compiled.engine("auto"):
         auto = "numba" if compiled.use_numba() else "numpy"
-    print(f"engine 'auto' runs: {auto} (OMKL_ENGINE={compiled.get_engine()!r} in force); VAWExperts default method: block")
+        chosen = VAWExperts().resolved_method()
+    print(f"engine 'auto' runs: {auto} (OMKL_ENGINE={compiled.get_engine()!r} in force); VAWExperts default method "
+          f"'auto' runs {chosen!r} there")
     for R in (1, 5):
         f = bench_floor(T=T, R=R, repeats=1 if args.quick else 3, method=("block", "sm"))
         print(f"flop floor of the expert layer (R = {R} x N = 76, m = 50, one thread, CPU time): "
