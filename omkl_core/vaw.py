@@ -210,9 +210,10 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         the first step, the one that would be chosen now."""
         if self.method != "auto":
             return self.method
-        chosen = getattr(self, "_method", None)
-        if chosen is not None:
-            return chosen
+        return getattr(self, "_method", None) or self._auto_method()
+
+    def _auto_method(self) -> str:
+        """What ``method="auto"`` takes now: "sm" on the host with the Numba engine, else "block"."""
         xp = getattr(self, "_xp", None) or _backend.get_namespace(self.backend)
         return "sm" if xp is np and _compiled.use_numba() else "block"
 
@@ -232,8 +233,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         self.batch_shape_ = tuple(batch_shape)
         self.m_ = int(m)
         B = int(np.prod(batch_shape)) if batch_shape else 1
-        self._method = None
-        self._method = self.resolved_method()
+        self._method = self._auto_method() if self.method == "auto" else self.method
         if self._method == "block":
             # one (B, m, m + 1) array [S^{-1} | w]: the block driver reads F S^{-1} and F w with
             # one matrix product and updates both with one more; _P and _w are views of it
@@ -613,12 +613,11 @@ def _sm_kernel(F, y, P, w, Zv, Zr, W):  # pragma: no cover  (compiled; tests cal
         for t in range(-1, T):
             if t >= 0:
                 u, un = un, u                             # u = S_{t-1}^{-1} Phi_t from the last pass
-                phi = F[b, t]
                 r = 0.0                                   # ridge forecast <w, Phi_t>
                 s = 0.0
-                for i in range(m):
-                    r += wv[i] * phi[i]
-                    s += phi[i] * u[i]
+                for i in range(m):                        # phin holds Phi_t until it is overwritten below
+                    r += wv[i] * phin[i]
+                    s += phin[i] * u[i]
                 inv = 1.0 / (1.0 + s)
                 Zr[b, t] = r
                 Zv[b, t] = r * inv                        # eq. (9): r / (1 + s)
