@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 import omkl_core as ok
+import omkl_core.repro as repro
 
 __all__ = ["make", "time_one", "omkr_fit", "main"]
 
@@ -74,7 +75,7 @@ def main(argv=None):
     for ds in args.datasets:
         X, y = ok.datasets.load(FILES[ds])
         for name in ALGOS:
-            paper = ok.paper_values.published_value("003", TABLE[ds], ds, name, "runtime")
+            paper = repro.paper_values.published_value("003", TABLE[ds], ds, name, "runtime")
             if name == "OMKR" and ds == "Naval" and not args.omkr_full:
                 coef, times = omkr_fit(X, y, args.omkr_prefixes)
                 T = len(y)

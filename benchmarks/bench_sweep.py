@@ -49,7 +49,7 @@ def main(argv=None) -> int:
     print(f"grid: {n} cells; cores: {os.cpu_count()}; load average before: {os.getloadavg()[0]:.2f}")
 
     t0 = time.perf_counter()
-    ref = sweep.run(spec, executor="serial", progress=False)
+    ref = sweep.run(spec, executor="serial", progress=False, as_frame=True)
     base = time.perf_counter() - t0
     print(f"  serial                 {base:7.1f} s   CPU/cell {ref['cpu_seconds'].mean():.3f} s")
 
@@ -60,7 +60,7 @@ def main(argv=None) -> int:
     one = None
     for w in args.workers:
         t0 = time.perf_counter()
-        rows = sweep.run(spec, executor="processes", max_workers=w, progress=False)
+        rows = sweep.run(spec, executor="processes", max_workers=w, progress=False, as_frame=True)
         wall = time.perf_counter() - t0
         one = one or wall
         report(f"processes, {w} worker(s)", rows, wall, one)
@@ -73,7 +73,7 @@ def main(argv=None) -> int:
             with distributed.LocalCluster(n_workers=w, threads_per_worker=1, processes=True,
                                           dashboard_address=None, silence_logs=logging.CRITICAL) as cluster, distributed.Client(cluster) as client:
                 t0 = time.perf_counter()
-                rows = sweep.run(spec, executor="dask", client=client, progress=False)
+                rows = sweep.run(spec, executor="dask", client=client, progress=False, as_frame=True)
                 wall = time.perf_counter() - t0
             one = one or wall
             report(f"dask, {w} worker(s)", rows, wall, one)

@@ -1,5 +1,8 @@
 """omkl_core -- online (multi-)kernel regression with numerically verified theory.
 
+The library wing (NumPy and SciPy; importing it loads no pandas, matplotlib or Jupyter). The
+reproduction of the papers' tables and figures is the separate wing :mod:`omkl_core.repro`.
+
 Public API (DESIGN.md): ``ok.datasets.load``, ``ok.datasets.ar4``, ``ok.run_online``,
 ``ok.backend``, ``ok.interop.to_river`` / ``ok.interop.to_sklearn`` (River and scikit-learn are
 imported only when these are called), and one class per algorithm, named as in the papers:
@@ -24,7 +27,6 @@ from . import (
                aggregation,
                backend,
                base,
-               baselines,
                bounds,
                checks,
                compiled,
@@ -36,10 +38,9 @@ from . import (
                mixture,
                mkl,
                noisy,
-               paper_values,
                protocol,
                registry,
-               report,
+               validation,
                vaw,
 )
 from .additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
@@ -67,8 +68,8 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 
 __all__ = [
     # modules
-    "aggregation", "backend", "base", "baselines", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
-    "noisy", "paper_values", "protocol", "registry", "report", "vaw",
+    "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
+    "noisy", "protocol", "registry", "validation", "vaw",
     # protocol and the learner core
     "Trace", "run_online", "OnlineLearner", "BatchLearner",
     # beyond the papers: any online learners aggregated by a meta-learner (issue 24)

@@ -8,7 +8,7 @@ River's ``river.base.Base`` and scikit-learn's ``BaseEstimator`` are the models:
   equal-parameter learner when the parameters are plain values) and ``clone(**new)``
   builds a fresh learner from them;
 * each class declares one table ``_parameter_constraints`` (argument name -> a
-  :class:`~omkl_core._validation.Constraint`), merged along the class hierarchy and checked
+  :class:`~omkl_core.validation.Constraint`), merged along the class hierarchy and checked
   in one place, :meth:`Base._validate_params`, run by ``reset()`` (so also at construction);
   constraints that tie two arguments together go in ``_validate_joint``;
 * learned state lives in attributes ending in ``_``; ``reset()`` forgets it and returns
@@ -27,7 +27,7 @@ import inspect
 
 import numpy as np
 
-from ._validation import check_label, check_matrix, check_point, check_vector
+from .validation import check_label, check_matrix, check_point, check_vector
 
 #: ``check_point(x, d=None, name="x")`` and ``check_label(y, name="y")`` are the input checks of
 #: every learner (a finite point / label, or a ValueError naming the argument)

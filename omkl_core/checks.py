@@ -17,7 +17,7 @@ The conventions checked:
 * ``reset()`` returns the learner and ``reset()`` / ``clone()`` give a learner that predicts
   as a fresh instance does; two fresh instances (same seed) give the same numbers;
 * ``repr`` shows every constructor argument, and rebuilds an equal-parameter learner with
-  ``eval`` (``from omkl_core import *``, plus the learner's own module) when the arguments are plain values;
+  ``eval`` (every registered learner, the feature maps, plus the learner's own module) when the arguments are plain values;
 * every constructor argument has an entry in ``_parameter_constraints``, and each value that
   the entry lists as invalid makes the constructor raise ``ValueError``/``TypeError`` naming
   the argument; NaN in an input or a label raises ``ValueError`` naming it.
@@ -32,7 +32,7 @@ Examples
 --------
 >>> import numpy as np, omkl_core as ok
 >>> from omkl_core.base import OnlineLearner, check_label, check_point
->>> from omkl_core._validation import Real
+>>> from omkl_core.validation import Real
 >>> class RunningMean(OnlineLearner):
 ...     '''Predicts the mean of the labels seen so far (``prior`` before the first one).'''
 ...     _parameter_constraints = {"prior": Real()}
@@ -60,8 +60,9 @@ import sys
 
 import numpy as np
 
-import omkl_core
-
+from . import features as _features
+from . import registry as _registry
+from .backend import to_numpy
 from .base import OnlineLearner
 
 __all__ = ["check_learner", "yield_checks", "stream_for"]
@@ -96,7 +97,7 @@ def _loop(model, X, y):
 
 
 def _run(model, X, y):
-    return np.asarray(omkl_core.backend.to_numpy(model.run(X, y)), dtype=np.float64)
+    return np.asarray(to_numpy(model.run(X, y)), dtype=np.float64)
 
 
 def _same_params(a: dict, b: dict) -> bool:
@@ -209,7 +210,7 @@ def check_repr(learner, X, y):
                 for v in params.values())
     if plain:
         namespace = {**vars(sys.modules[type(learner).__module__]),
-                     **{name: getattr(omkl_core, name) for name in omkl_core.__all__},
+                     **{name: getattr(_features, name) for name in _features.__all__}, **_registry.learners(),
                      type(learner).__name__: type(learner)}
         twin = eval(text, namespace)  # noqa: S307  (the repr of plain values)
         assert type(twin) is type(learner) and twin.get_params(deep=False) == params, \

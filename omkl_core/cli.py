@@ -36,8 +36,11 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import csv
 import inspect
 import io
+import json
 import math
 import os
 import sys
@@ -47,8 +50,8 @@ from pathlib import Path
 import numpy as np
 
 from . import datasets, registry
-from ._validation import check_memory
 from .protocol import run_online
+from .validation import check_memory
 
 #: Exit status of a user error (argparse's convention) and of a reader that closed early.
 EXIT_USAGE = 2
@@ -384,17 +387,92 @@ def _cmd_run(args) -> int:
           f"{'; mse_scaled on the [0, 1] target, as the papers report' if scaled else ''}; "
           f"scaling: {SCALINGS[scaling]}]")
     if out is not None:
-        import pandas as pd  # noqa: PLC0415
-
-        pd.DataFrame({"t": np.arange(1, len(y) + 1), "y": y_raw, "y_hat": pred,
-                      "mse": np.cumsum(losses) / np.arange(1, len(y) + 1)}).to_csv(out, index=False)
+        t = np.arange(1, len(y) + 1)
+        _write_csv(out, ["t", "y", "y_hat", "mse"], zip(t.tolist(), y_raw.tolist(), pred.tolist(),
+                                                        (np.cumsum(losses) / t).tolist(), strict=True))
     return 0
 
 
-def _cmd_sweep(args) -> int:
-    from .sweep import main_sweep  # noqa: PLC0415
+def _write_csv(path, header: list[str], rows) -> None:
+    """Write a CSV (floats as ``repr``, the exact shortest form; NaN as an empty cell) to a temporary
+    name, then rename it into place."""
+    path = Path(path)
+    # /dev/stdout, a pipe, a link: written in place (an atomic rename would replace the link itself)
+    special = path.is_symlink() or (path.exists() and not path.is_file()) or path.parts[:2] in (("/", "dev"), ("/", "proc"))
+    tmp = path if special else path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(header)
+            w.writerows(["" if isinstance(v, float) and math.isnan(v) else v for v in row] for row in rows)
+        if not special:
+            os.replace(tmp, path)
+    finally:
+        if not special:
+            tmp.unlink(missing_ok=True)
 
-    return main_sweep(args)
+
+def _markdown(records: list[dict], columns: list[str], floatfmt: str = ".5g") -> str:
+    """A GitHub-flavoured markdown table of ``records`` (plain Python, no pandas)."""
+    def fmt(v) -> str:
+        if isinstance(v, float):
+            return "" if math.isnan(v) else format(v, floatfmt)
+        return str(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    lines += ["| " + " | ".join(fmt(r[c]) for c in columns) + " |" for r in records]
+    return "\n".join(lines) + "\n"
+
+
+def _cmd_sweep(args) -> int:
+    """``omkl sweep``: run the spec, print the summary, optionally write the rows.
+
+    Exit status 0, 1 when some cell failed (the others still ran and are reported), 2 for a
+    bad spec or option (one line on stderr)."""
+    from . import sweep  # noqa: PLC0415  (the sweep loads only for this command)
+
+    local = getattr(args, "local", None)
+    executor = args.executor or ("dask" if args.scheduler or local is not None else "processes")
+    try:
+        # the flags are checked here, before any cell runs, and named as the user typed them
+        if args.scheduler and local is not None:
+            raise UserError("--scheduler and --local exclude each other: a running cluster or a local one")
+        for flag, given in (("--scheduler", args.scheduler), ("--local", local is not None)):
+            if given and executor != "dask":
+                raise UserError(f"{flag} needs --executor dask, got --executor {executor}")
+        if executor == "dask" and not args.scheduler and local is None:
+            raise UserError("--executor dask needs --scheduler ADDRESS (a running Dask scheduler, e.g. "
+                            "tcp://host:8786) or --local N (a local cluster of N worker processes)")
+        if local is not None and local < 1:
+            raise UserError(f"--local must be >= 1 (worker processes), got {local}")
+        if executor == "dask":
+            sweep._import_distributed()
+        if args.workers is not None and executor != "processes":
+            raise UserError(f"--workers applies to --executor processes, got --executor {executor}")
+        if args.workers is not None and args.workers < 1:
+            raise UserError(f"--workers must be >= 1, got {args.workers}")
+        if args.out:
+            _check_output(args.out, "--out")
+        with sweep.local_client(local) if local is not None else contextlib.nullcontext(args.scheduler) as client:
+            rows = sweep.run(args.spec, executor=executor, client=client, cache_dir=args.cache_dir,
+                             max_workers=args.workers if executor == "processes" else None, progress=not args.quiet)
+    except (UserError, ValueError, TypeError, ImportError, OSError) as exc:
+        msg = str(exc)
+        for python, flag in (("executor='dask'", "--executor dask"), ("client=", "--scheduler"),
+                             ("max_workers", "--workers"), ("cache_dir", "--cache-dir")):
+            msg = msg.replace(python, flag)
+        _error(msg)
+        return 2
+    print(_markdown(sweep.summarise(rows), sweep.SUMMARY_COLUMNS), end="")
+    failed = [r for r in rows if r["error"] != ""]
+    for r in failed:
+        print(f"failed: {r['dataset']} {r['label']} {r['params']} seed={r['seed']}: {r['error']}")
+    print(f"{len(rows)} cells, {sum(bool(r['cached']) for r in rows)} from the cache, {len(failed)} failed")
+    if args.out:
+        cols = sweep.ROW_COLUMNS        # curves as JSON lists; floats as repr: exact round trip
+        _write_csv(args.out, cols, ([json.dumps(r[c]) if c in ("curve_t", "curve") else r[c] for c in cols]
+                                    for r in rows))
+    return 1 if failed else 0
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validation import check_int, check_magnitude, check_matrix, check_vector
+from .validation import check_int, check_magnitude, check_matrix, check_vector
 
 __all__ = ["load", "names", "info", "ar4", "normalise_stream", "DATA_DIR", "DatasetInfo"]
 
@@ -163,7 +163,7 @@ def _numeric_columns(path: Path, header, values, raw, cols: list[int]) -> None:
 def normalise_stream(X, y) -> tuple[np.ndarray, np.ndarray]:
     """Paper 000 eqs. (33)-(34): y min-max scaled to [0, 1]; X divided by its largest row norm.
 
-    Values beyond ``_validation.MAX_MAGNITUDE`` (1e100) in size are refused (ValueError naming
+    Values beyond ``validation.MAX_MAGNITUDE`` (1e100) in size are refused (ValueError naming
     X or y). A row whose norm is over 1e6 times the median row norm makes every other row
     nearly 0 after (34); the scaling is still applied as printed, with a RuntimeWarning
     naming the row."""
@@ -310,7 +310,7 @@ def sparse_regression(n: int, p: int, s: int, *, sigma: float = 1.0, seed=0, des
 
     Returns (X, y, w_bar, eps) with shapes (n, p), (n,), (p,), (n,).
     """
-    from ._validation import check_interval, check_nonneg, check_option, check_seed
+    from .validation import check_interval, check_nonneg, check_option, check_seed
 
     n = check_int(n, "n", minimum=1)
     p = check_int(p, "p", minimum=1)

@@ -37,7 +37,7 @@ import numpy as np
 from . import backend as _backend
 from . import compiled as _compiled
 from . import kernels as _kernels
-from ._validation import check_int, check_matrix, check_positive, check_vector
+from .validation import check_int, check_matrix, check_positive, check_vector
 
 __all__ = ["RandomFourierFeatures", "KernelDictionary", "dictionary_spec", "paper000_dictionary",
            "paper000_sigmas", "exact_kernel", "apply_feature_map", "shifted_projection", "KINDS", "MAPS",

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_int, check_positive, check_scalar
+from .validation import check_int, check_positive, check_scalar
 
 __all__ = ["gaussian", "laplacian", "polynomial", "linear", "kernel_matrix",
            "Kernel", "Gaussian", "Laplacian", "Polynomial", "Linear", "make_kernel",

@@ -47,7 +47,9 @@ import numpy as np
 from scipy.linalg import blas as _blas
 from scipy.linalg import qr_insert, solve_triangular
 
-from ._validation import (
+from .base import OnlineLearner
+from .kernels import make_kernel
+from .validation import (
     Boolean,
     Check,
     Optional,
@@ -60,8 +62,6 @@ from ._validation import (
     check_scalar,
     check_vector,
 )
-from .base import OnlineLearner
-from .kernels import make_kernel
 from .vaw import sm_predict, sm_update
 
 __all__ = ["OnlineRidge", "BayesianRidge", "KernelRidge", "KernelBayesianRidge",
@@ -261,8 +261,8 @@ class OnlineRidge(_RidgeBase):
 
     _SOLVERS = ("cholesky", "sherman-morrison")
     _parameter_constraints = {
-        "a": Positive,
-        "clip": Optional(Positive),
+        "a": Positive(),
+        "clip": Optional(Positive()),
         "solver": Options(*_SOLVERS),
         "fit_intercept": Boolean(),
     }
@@ -393,7 +393,7 @@ class BayesianRidge(OnlineRidge):
 
     _bayesian = True
 
-    _parameter_constraints = {"sigma2": Positive}
+    _parameter_constraints = {"sigma2": Positive()}
 
     def __init__(self, a: float = 1.0, *, sigma2: float = 1.0, clip: float | None = None,
                  solver: str = "cholesky", fit_intercept: bool = False):
@@ -485,9 +485,9 @@ class KernelRidge(_RidgeBase):
 
     _SOLVERS = ("cholesky", "inverse")
     _parameter_constraints = {
-        "a": Positive,
+        "a": Positive(),
         "kernel": Check(_check_kernel, invalid=[None, 3.0, "no-such-kernel"]),
-        "clip": Optional(Positive),
+        "clip": Optional(Positive()),
         "solver": Options(*_SOLVERS),
     }
 
@@ -677,7 +677,7 @@ class KernelBayesianRidge(KernelRidge):
 
     _bayesian = True
 
-    _parameter_constraints = {"sigma2": Positive}
+    _parameter_constraints = {"sigma2": Positive()}
 
     @classmethod
     def _unit_test_params(cls):
@@ -729,7 +729,7 @@ class BayesianAlgorithm(OnlineLearner):
 
     _parameter_constraints = {
         "thetas": Check(check_matrix, invalid=[[[np.nan]], [1.0, 2.0], "theta"]),
-        "sigma2": Positive,
+        "sigma2": Positive(),
         "prior": Check(_check_prior, invalid=[[2.0, -1.0, 0.0], [0.5, 0.5, 0.5]]),
     }
 

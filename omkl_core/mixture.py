@@ -58,9 +58,9 @@ import math
 
 import numpy as np
 
-from ._validation import Check, check_label, check_matrix, check_point, check_vector
 from .aggregation import BOA
 from .base import OnlineLearner
+from .validation import Check, check_label, check_matrix, check_point, check_vector
 
 __all__ = ["Mixture", "aggregate"]
 

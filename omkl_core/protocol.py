@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_magnitude, check_matrix, check_vector
+from ._progress import progress_bar, progress_iter
 from .backend import to_numpy
+from .validation import check_magnitude, check_matrix, check_vector
 
 __all__ = ["Trace", "run_online", "mse_curve", "PROGRESS_CHUNK"]
 
@@ -110,13 +111,11 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
         if not progress:
             preds = model.run(X, y)
         else:   # the stream in consecutive chunks (``run`` continues from the current state)
-            from tqdm.auto import tqdm  # noqa: PLC0415
-
             T = X.shape[0]
             chunk = max(PROGRESS_CHUNK, -(-T // 50 // PROGRESS_CHUNK) * PROGRESS_CHUNK)
             chunk = math.lcm(chunk, int(getattr(model, "_run_alignment", 1)))   # block drivers: bit for bit
             parts = []
-            with tqdm(total=T, desc=type(model).__name__, unit="step", leave=False, mininterval=0) as bar:
+            with progress_bar(T, desc=type(model).__name__, unit="step", leave=False) as bar:
                 for start in range(0, T, chunk):
                     parts.append(np.asarray(to_numpy(model.run(X[start:start + chunk], y[start:start + chunk]))))
                     bar.update(min(chunk, T - start))
@@ -130,9 +129,7 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
     preds = np.empty(T)
     steps = range(T)
     if progress:
-        from tqdm.auto import tqdm  # noqa: PLC0415
-
-        steps = tqdm(steps, desc=type(model).__name__, leave=False)
+        steps = progress_iter(steps, desc=type(model).__name__)
     t0 = time.perf_counter()
     for t in steps:
         x_t = X[t]

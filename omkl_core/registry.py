@@ -46,8 +46,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import datasets as _datasets
-from ._validation import check_int
 from .features import paper000_sigmas, paper003_sigmas
+from .validation import check_int
 
 __all__ = ["learners", "learner_info", "buildable", "required_parameters", "takes_expert_predictions", "LearnerInfo",
            "dataset_names", "dataset_info", "load_dataset", "DatasetEntry", "paper000", "paper003"]
@@ -72,17 +72,64 @@ _NOT_BUILDABLE = {
 }
 
 
+#: The modules whose export lists (``__all__``) hold the online learners, in the order
+#: ``omkl models`` lists them. A learner class exported by one of them is registered without an
+#: edit here; a new family adds its module to this tuple.
+LEARNER_MODULES = ("aggregation", "vaw", "linear", "mixture", "noisy", "mkl", "preprocessing")
+#: Learners registered from outside the package (:func:`register`), by name.
+_REGISTERED: dict[str, type] = {}
+
+
+def register(cls: type, name: str | None = None) -> type:
+    """Make a learner class of your own known by ``name`` (default: its class name) to the CLI, the
+    sweep (serial and process executors; on Dask the workers must register it too) and the checks.
+    Returns ``cls``, so it works as a class decorator. A name the package already uses is refused."""
+    if not isinstance(cls, type) or not (callable(getattr(cls, "predict_one", None))
+                                         and callable(getattr(cls, "learn_one", None))):
+        raise TypeError(f"cls must be a learner class with predict_one and learn_one, got {cls!r}")
+    name = cls.__name__ if name is None else name
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty string, got {name!r}")
+    if name in _discovered() and _discovered()[name] is not cls:
+        raise ValueError(f"name {name!r} is already a learner of omkl_core ({_discovered()[name].__module__})")
+    _REGISTERED[name] = cls
+    return cls
+
+
+def unregister(name: str) -> None:
+    """Forget a learner added with :func:`register` (KeyError naming it when it was not)."""
+    if name not in _REGISTERED:
+        raise KeyError(f"no learner registered as {name!r}; registered: {sorted(_REGISTERED)}")
+    del _REGISTERED[name]
+
+
 def learners() -> dict[str, type]:
-    """Every online learner exported by :mod:`omkl_core` (``predict_one`` and ``learn_one``), by name.
+    """Every online learner the package exports (``predict_one`` and ``learn_one``), then those added
+    with :func:`register`, by name: the one place that maps a learner's name to its class (the CLI,
+    the sweep, the checks and the reproduction's presets all ask here)."""
+    return {**_discovered(), **_REGISTERED}
 
-    Discovered from the package namespace at each call, so a class added to ``omkl_core`` is
-    registered without an edit here."""
-    import omkl_core  # noqa: PLC0415
-    from omkl_core.base import OnlineLearner  # noqa: PLC0415
 
-    return {name: obj for name, obj in vars(omkl_core).items()
-            if isinstance(obj, type) and obj is not OnlineLearner      # the base class is no learner
-            and callable(getattr(obj, "learn_one", None)) and callable(getattr(obj, "predict_one", None))}
+def _discovered() -> dict[str, type]:
+    import importlib  # noqa: PLC0415
+
+    from .base import OnlineLearner  # noqa: PLC0415
+
+    found: dict[str, type] = {}
+    for module in LEARNER_MODULES:
+        try:
+            mod = importlib.import_module(f"{__package__}.{module}")
+        except ModuleNotFoundError as exc:                 # a family not in this version of the package
+            if exc.name != f"{__package__}.{module}":
+                raise
+            continue
+        for name in getattr(mod, "__all__", ()):
+            obj = getattr(mod, name, None)
+            if (isinstance(obj, type) and issubclass(obj, OnlineLearner) and obj is not OnlineLearner
+                    and not name.startswith("_")
+                    and callable(getattr(obj, "learn_one", None)) and callable(getattr(obj, "predict_one", None))):
+                found.setdefault(name, obj)
+    return found
 
 
 @dataclass(frozen=True)

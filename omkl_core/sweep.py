@@ -1,7 +1,8 @@
 """Sweeps: a grid of (dataset, learner, parameters, seed) cells -> one tidy row per cell.
 
-This module sits at the top of the dependency graph (it imports learners, datasets, the
-protocol and ``report``; nothing in the library imports it).
+This module sits at the top of the library's dependency graph (it imports learners, datasets and
+the protocol; only the CLI imports it). It needs NumPy alone: rows are plain dicts, a pandas
+DataFrame only when asked for (``as_frame=True``).
 
     rows = sweep.run({"datasets": ["airfoil", "concrete"],
                       "learners": [{"name": "VAW2", "params": {"m": 50}},
@@ -80,20 +81,19 @@ import os
 import time
 import tomllib
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from . import registry
-from . import report as _report
-from ._validation import check_bool, check_int, check_option
+from ._progress import progress_bar
 from .protocol import Trace, run_online
+from .validation import check_bool, check_int, check_option
 
 __all__ = ["run", "load_spec", "cells", "code_version", "data_hash", "summarise", "mean_ranks",
-           "main_sweep", "local_client", "EXECUTORS", "ROW_COLUMNS", "Store"]
+           "to_frame", "local_client", "EXECUTORS", "ROW_COLUMNS", "Store"]
 
 EXECUTORS = ("serial", "processes", "dask")
 #: Columns of the rows :func:`run` returns, in order.
@@ -241,7 +241,7 @@ def _cell_key(cell: dict, dhash: str, version: str) -> str:
 class Store:
     """Content-addressed JSON store: ``root/ab/<key>.json``, written atomically (the sweep's
     cache; public so that cells the sweep cannot run -- e.g. River's models in the leaderboard --
-    can be cached the same way; :class:`omkl_core.leaderboard.ForecastStore` keeps arrays in it
+    can be cached the same way; :class:`omkl_core.repro.leaderboard.ForecastStore` keeps arrays in it
     as ``.npz``). ``get(key) -> dict | None``, ``put(key, row)``."""
 
     suffix = ".json"
@@ -328,7 +328,7 @@ def _run_cell(cell: dict, X, y) -> dict:
 
 # ---------------------------------------------------------------------------- the run
 def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_workers: int | None = None,
-        progress: bool = True) -> pd.DataFrame:
+        progress: bool = True, as_frame: bool = False):
     """Run every cell of ``spec`` and return one row per cell (see the module docstring).
 
     Parameters
@@ -346,15 +346,19 @@ def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_w
     max_workers : int, optional
         Processes for ``executor="processes"`` (default: every core).
     progress : bool, default=True
-        One tqdm bar over the cells, with ETA.
+        One progress bar over the cells, with ETA.
+    as_frame : bool, default=False
+        Return a pandas DataFrame (pandas must be installed) instead of a list of dicts.
 
     Returns
     -------
-    pandas.DataFrame
-        Columns :data:`ROW_COLUMNS`, one row per cell in grid order.
+    list of dict, or pandas.DataFrame
+        One row per cell (per repetition of a batched cell) in grid order, keys
+        :data:`ROW_COLUMNS`.
     """
     executor = check_option(executor, "executor", EXECUTORS)
     progress = check_bool(progress, "progress")
+    as_frame = check_bool(as_frame, "as_frame")
     if max_workers is not None:
         max_workers = check_int(max_workers, "max_workers")
     if client is not None and executor != "dask":
@@ -407,7 +411,18 @@ def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_w
             rows.append({**base, "repetition": 0})
         else:                                              # a batched cell: one row per repetition
             rows.extend({**base, **run, "repetition": i} for i, run in enumerate(runs))
-    return pd.DataFrame(rows, columns=ROW_COLUMNS)
+    rows = [{c: r.get(c) for c in ROW_COLUMNS} for r in rows]
+    return to_frame(rows) if as_frame else rows
+
+
+def to_frame(rows):
+    """The rows of :func:`run` as a pandas DataFrame (columns :data:`ROW_COLUMNS`; needs pandas)."""
+    try:
+        import pandas as pd  # noqa: PLC0415
+    except ImportError:
+        raise ImportError("as_frame=True / to_frame need pandas, which is not installed: pip install pandas "
+                          "(or use the rows as a list of dicts)") from None
+    return rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), columns=ROW_COLUMNS)
 
 
 def _result_or_error(get) -> dict:
@@ -474,88 +489,45 @@ def _run_dask(todo, missing, data, client, done) -> None:
 
 
 def _bar(total: int, initial: int, enabled: bool):
-    if not enabled:
-        return _NoBar()
-    from tqdm.auto import tqdm  # noqa: PLC0415
-
-    return tqdm(total=total, initial=initial, desc="sweep cells", unit="cell", dynamic_ncols=True)
-
-
-class _NoBar(nullcontext):
-    def update(self, n: int = 1) -> None:
-        pass
+    return progress_bar(total=total, initial=initial, desc="sweep cells", unit="cell", enabled=enabled)
 
 
 # ------------------------------------------------------------------------ reporting
-def summarise(rows: pd.DataFrame) -> pd.DataFrame:
+SUMMARY_COLUMNS = ["dataset", "label", "params", "mse_mean", "mse_sd", "n_seeds", "sec_per_1000", "cpu_per_1000"]
+
+
+def summarise(rows):
     """MSE mean and sd over seeds (and repetitions), wall-clock and CPU seconds per 1,000 steps, per
-    (dataset, label, params); ``n_seeds`` counts the runs (rows) of each group."""
-    ok = rows[rows["error"] == ""].assign(sec_per_1000=lambda r: 1e3 * r["seconds"] / r["T"],
-                                          cpu_per_1000=lambda r: 1e3 * r["cpu_seconds"] / r["T"])
-    g = ok.groupby(["dataset", "label", "params"], sort=False)
-    out = g.agg(mse_mean=("mse", "mean"), mse_sd=("mse", "std"), n_seeds=("seed", "size"),
-                sec_per_1000=("sec_per_1000", "mean"), cpu_per_1000=("cpu_per_1000", "mean")).reset_index()
-    failed = int((rows["error"] != "").sum())
-    out.attrs["failed_cells"] = failed
-    return out
+    (dataset, label, params), in first-seen order; ``n_seeds`` counts the runs (rows) of each group,
+    failed cells are left out. A list of dicts in, a list of dicts out (keys :data:`SUMMARY_COLUMNS`);
+    a DataFrame in, a DataFrame out (with ``attrs["failed_cells"]``)."""
+    frame = not isinstance(rows, list)
+    records = rows.to_dict("records") if frame else rows
+    groups: dict[tuple, list[dict]] = {}
+    for r in records:
+        if r["error"] == "":
+            groups.setdefault((r["dataset"], r["label"], r["params"]), []).append(r)
+    out = []
+    for (dataset, label, params), g in groups.items():
+        mse = np.array([r["mse"] for r in g], dtype=np.float64)
+        out.append({"dataset": dataset, "label": label, "params": params, "mse_mean": float(np.mean(mse)),
+                    "mse_sd": float(np.std(mse, ddof=1)) if len(g) > 1 else math.nan, "n_seeds": len(g),
+                    "sec_per_1000": float(np.mean([1e3 * r["seconds"] / r["T"] for r in g])),
+                    "cpu_per_1000": float(np.mean([1e3 * r["cpu_seconds"] / r["T"] for r in g]))})
+    if not frame:
+        return out
+    import pandas as pd  # noqa: PLC0415
+
+    df = pd.DataFrame(out, columns=SUMMARY_COLUMNS)
+    df.attrs["failed_cells"] = sum(1 for r in records if r["error"] != "")
+    return df
 
 
-def mean_ranks(rows: pd.DataFrame) -> pd.Series:
+def mean_ranks(rows):
     """Mean rank of each learner label over datasets (rank 1 = lowest seed-mean MSE on a dataset;
-    ties share the mean rank), sorted best first -- the leaderboard's summary."""
+    ties share the mean rank), sorted best first -- the leaderboard's summary (needs pandas)."""
+    rows = to_frame(rows)
     ok = rows[rows["error"] == ""]
     per = ok.groupby(["dataset", "label"], sort=False)["mse"].mean()
     ranks = per.groupby(level="dataset", sort=False).rank(method="average")
     return ranks.groupby(level="label", sort=False).mean().sort_values().rename("mean_rank")
-
-
-def main_sweep(args) -> int:
-    """The ``omkl sweep`` handler: run the spec, print the summary, optionally write the rows.
-
-    Exit status 0, 1 when some cell failed (the others still ran and are reported), 2 for a
-    bad spec or option (one line on stderr)."""
-    from .cli import UserError, _check_output, _error  # noqa: PLC0415
-
-    local = getattr(args, "local", None)
-    executor = args.executor or ("dask" if args.scheduler or local is not None else "processes")
-    try:
-        # the flags are checked here, before any cell runs, and named as the user typed them
-        if args.scheduler and local is not None:
-            raise UserError("--scheduler and --local exclude each other: a running cluster or a local one")
-        for flag, given in (("--scheduler", args.scheduler), ("--local", local is not None)):
-            if given and executor != "dask":
-                raise UserError(f"{flag} needs --executor dask, got --executor {executor}")
-        if executor == "dask" and not args.scheduler and local is None:
-            raise UserError("--executor dask needs --scheduler ADDRESS (a running Dask scheduler, e.g. "
-                            "tcp://host:8786) or --local N (a local cluster of N worker processes)")
-        if local is not None and local < 1:
-            raise UserError(f"--local must be >= 1 (worker processes), got {local}")
-        if executor == "dask":
-            _import_distributed()
-        if args.workers is not None and executor != "processes":
-            raise UserError(f"--workers applies to --executor processes, got --executor {executor}")
-        if args.workers is not None and args.workers < 1:
-            raise UserError(f"--workers must be >= 1, got {args.workers}")
-        if args.out:
-            _check_output(args.out, "--out")
-        with local_client(local) if local is not None else nullcontext(args.scheduler) as client:
-            rows = run(args.spec, executor=executor, client=client, cache_dir=args.cache_dir,
-                       max_workers=args.workers if executor == "processes" else None, progress=not args.quiet)
-    except (UserError, ValueError, TypeError, ImportError, OSError) as exc:
-        msg = str(exc)
-        for python, flag in (("executor='dask'", "--executor dask"), ("client=", "--scheduler"),
-                             ("max_workers", "--workers"), ("cache_dir", "--cache-dir")):
-            msg = msg.replace(python, flag)
-        _error(msg)
-        return 2
-    print(_report.to_markdown(summarise(rows), floatfmt=".5g"), end="")
-    failed = rows[rows["error"] != ""]
-    for r in failed.itertuples():
-        print(f"failed: {r.dataset} {r.label} {r.params} seed={r.seed}: {r.error}")
-    print(f"{len(rows)} cells, {int(rows['cached'].sum())} from the cache, {len(failed)} failed")
-    if args.out:
-        out = rows.copy()
-        out["curve_t"] = out["curve_t"].map(json.dumps)
-        out["curve"] = out["curve"].map(json.dumps)            # floats as repr: exact round trip
-        out.to_csv(args.out, index=False)
-    return 1 if len(failed) else 0

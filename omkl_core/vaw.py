@@ -74,7 +74,8 @@ import numpy as np
 
 from . import backend as _backend
 from . import compiled as _compiled
-from ._validation import (
+from .base import OnlineLearner
+from .validation import (
     Boolean,
     Integer,
     Optional,
@@ -83,7 +84,6 @@ from ._validation import (
     check_label,
     check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
 )
-from .base import OnlineLearner
 
 __all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer", "sm_predict", "sm_update", "sm_forecast"]
 
@@ -179,7 +179,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     """
 
     _parameter_constraints = {
-        "lam": Positive,
+        "lam": Positive(),
         "ridge": Boolean(),
         "backend": Options("numpy", "cupy", "auto"),
         "method": Options(*METHODS),

@@ -15,12 +15,13 @@ import pandas as pd
 import pytest
 
 import omkl_core as ok
-from omkl_core.baselines import published_label, row_ratios, run_rows
+import omkl_core.repro as repro
 from omkl_core.checks import check_learner
 from omkl_core.features import KernelDictionary
 from omkl_core.mkl import OMKLGF, SFGMKLR, Raker
 from omkl_core.mkl import omkl_gf as omkl_gf_module
 from omkl_core.mkl import raker as raker_module
+from omkl_core.repro.baselines import published_label, row_ratios, run_rows
 
 DICT = (["gaussian", "gaussian", "laplacian", "gaussian", "laplacian", "gaussian", "gaussian"],
         [0.3, 0.6, 0.5, 1.2, 2.0, 3.0, 0.9])
@@ -323,7 +324,7 @@ def test_vaw_ewa_calibrated_variant_row():
 
 def test_ar4_noise_sweep_columns_equal_direct_runs():
     rows = {"Raker": ("Raker", {"m": 3, "eta": 0.1, "schedule": "inv_sqrt_t"})}
-    sw = ok.baselines.ar4_noise_sweep([0, 3], meta_rows=("VAW2",), baseline_rows=rows, m=4, max_steps=60, seed=1)
+    sw = repro.baselines.ar4_noise_sweep([0, 3], meta_rows=("VAW2",), baseline_rows=rows, m=4, max_steps=60, seed=1)
     assert list(sw.noise_seed) == [0, 3]
     X, y = ok.registry.load_dataset("ar4", 60, seed=3)
     Z = ok.mkl.expert_predictions(X, y, m=4, lam=1.0, repetitions=1, seed=1)
@@ -334,7 +335,7 @@ def test_ar4_noise_sweep_columns_equal_direct_runs():
     _, yr = ok.registry.load_dataset("ar4", seed=3, normalise=False)
     assert sw.label_range[1] == pytest.approx(yr.max() - yr.min())
     with pytest.raises(ValueError, match="reference"):
-        ok.baselines.ar4_noise_sweep([0], meta_rows=(), baseline_rows=rows, max_steps=20)
+        repro.baselines.ar4_noise_sweep([0], meta_rows=(), baseline_rows=rows, max_steps=20)
 
 
 def test_ratio_ranges_flags_published_values_outside_the_realisations():
@@ -342,12 +343,12 @@ def test_ratio_ranges_flags_published_values_outside_the_realisations():
     contain the VAW2 cell; Raker in [17, 20] and ratios in [1.11, 1.13] do not contain 23.24 / 1.40."""
     sw = pd.DataFrame({"noise_seed": [0, 1], "label_range": [1.0, 1.0], "VAW2": [15.0, 18.0], "Raker": [17.0, 20.0]})
     sw["ratio: Raker / VAW2"] = sw.Raker / sw.VAW2
-    rr = ok.baselines.ratio_ranges(sw).set_index("algorithm")
+    rr = repro.baselines.ratio_ranges(sw).set_index("algorithm")
     assert bool(rr.loc["VAW2", "cell_inside"]) and not bool(rr.loc["Raker", "cell_inside"])
     assert not bool(rr.loc["Raker", "ratio_inside"])
     assert rr.loc["Raker", "published_ratio"] == pytest.approx(23.24 / 16.56)
     sw2 = sw.assign(**{"ratio: Raker / VAW2": [1.2, 1.5]})
-    assert bool(ok.baselines.ratio_ranges(sw2).set_index("algorithm").loc["Raker", "ratio_inside"])
+    assert bool(repro.baselines.ratio_ranges(sw2).set_index("algorithm").loc["Raker", "ratio_inside"])
 
 
 def test_divergence_raises_instead_of_a_nan_forecast():

@@ -1,4 +1,4 @@
-"""omkl_core.claims: the measured explanations and the figures' claims (issue 22 item 4).
+"""omkl_core.repro.claims: the measured explanations and the figures' claims (issue 22 item 4).
 
 Constructed inputs whose answer is known, plus the two properties of the step records that
 the notebooks rely on (the record changes no number; an ablation changes only the steps after
@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 import omkl_core as ok
-from omkl_core import claims as C
+import omkl_core.repro as repro
+from omkl_core.repro import claims as C
 
 SMALL = {"m": 4, "lam": 1e-3, "eta": 0.2, "xi": 0.2, "M": 3, "greedy_after": 10,
          "dictionary": [["gaussian"] * 6, [0.1, 0.2, 0.4, 0.8, 1.6, 3.2]]}
@@ -144,7 +145,7 @@ def test_lowest_share_and_lowest_in():
     assert C.lowest_in({"a": 1.0, "b": 2.0, "c": 0.5}, "a", among=["a", "b"])
     assert not C.lowest_in({"a": 1.0, "b": 2.0, "c": 0.5}, "a")
     # published paper 000 Table 2: VAW2 is the lowest of the VAW family on Airfoil, not on AR(4)
-    pub = ok.paper_values.published_table("000", 2)
+    pub = repro.paper_values.published_table("000", 2)
     fam = list(C.PAPER000_FIG1_ROWS)
     assert C.lowest_in(pub["Airfoil"].to_dict(), "VAW2", among=fam)
     assert not C.lowest_in(pub["AR(4)"].to_dict(), "VAW2", among=fam)

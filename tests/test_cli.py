@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import omkl_core
+from omkl_core import registry
 from omkl_core.cli import main
 
 
@@ -38,7 +39,7 @@ class _Mean:
 
 
 def test_cli_run_on_own_csv(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(omkl_core, "_Mean", _Mean, raising=False)
+    monkeypatch.setitem(registry._REGISTERED, "_Mean", _Mean)
     csv = tmp_path / "s.csv"
     rng = np.random.default_rng(0)
     rows = "\n".join(f"{a:.6f},{b:.6f},{a + b:.6f}" for a, b in rng.random((20, 2)))
@@ -381,16 +382,26 @@ def test_cli_sweep_flags_checked_before_any_cell_runs(grid, monkeypatch, capsys,
 def test_cli_kernel_ridge_budget_for_the_whole_stream_up_front(monkeypatch, capsys):
     """Refused with the bytes the whole stream needs, before any step; or one warning for the
     whole stream (T), not for a chunk of it."""
-    from omkl_core import _validation, linear
+    from omkl_core import linear, validation
 
     T = omkl_core.registry.dataset_info("airfoil").T
-    monkeypatch.setattr(_validation, "physical_memory", lambda: 10**6)
+    monkeypatch.setattr(validation, "physical_memory", lambda: 10**6)
     assert main(["run", "KernelRidge", "--dataset", "airfoil", "--param", "kernel='gaussian'"]) == 2
     err = capsys.readouterr().err
     need = 8 * T * (T + 1) // 2
     assert err.count("\n") == 1 and f"T={T} steps" in err and f"{need:.3g} bytes" in err, err
-    monkeypatch.setattr(_validation, "physical_memory", lambda: 10**12)
+    monkeypatch.setattr(validation, "physical_memory", lambda: 10**12)
     monkeypatch.setattr(linear.KernelRidge, "LONG_STREAM_BYTES", 1e6)
     assert main(["run", "KernelRidge", "--dataset", "airfoil", "--param", "kernel='gaussian'"]) == 0
     warns = [ln for ln in capsys.readouterr().err.splitlines() if "warning" in ln]
     assert len(warns) == 1 and f"T={T} steps" in warns[0] and "whole stream" in warns[0], warns
+
+
+def test_cli_predictions_through_a_link_write_the_target_and_keep_the_link(tmp_path):
+    """An output path that is a symbolic link (as /dev/stdout is) is written through, never replaced."""
+    real, link = tmp_path / "real.csv", tmp_path / "link.csv"
+    real.write_text("old\n")
+    link.symlink_to(real)
+    assert main(["run", "OnlineRidge", "--dataset", "airfoil", "--predictions", str(link)]) == 0
+    assert link.is_symlink() and real.read_text().splitlines()[0] == "t,y,y_hat,mse"
+    assert len(real.read_text().splitlines()) == 1504

@@ -22,8 +22,8 @@ import pytest
 
 import omkl_core as ok
 from omkl_core import checks
-from omkl_core._validation import Positive
 from omkl_core.base import BatchLearner, OnlineLearner, check_label, check_point
+from omkl_core.validation import Positive
 
 
 def _exported_learners():
@@ -76,7 +76,7 @@ def test_check_learner_runs_every_check():
 class _Mean(OnlineLearner):
     """Predicts the running mean of the labels (a correct learner)."""
 
-    _parameter_constraints = {"prior": Positive}
+    _parameter_constraints = {"prior": Positive()}
 
     def __init__(self, prior: float = 1.0):
         self.prior = prior

@@ -19,6 +19,7 @@ from hypothesis.extra.numpy import arrays
 from packaging.requirements import Requirement
 
 import omkl_core as ok
+import omkl_core.repro as repro
 from omkl_core.datasets import DATA_DIR, normalise_stream, read_csv
 
 # sha256 and (rows, columns) as recorded in omkl_core/data/SOURCES.md
@@ -200,7 +201,7 @@ def test_data_is_package_data_found_through_importlib_resources():
     """DATA_DIR and PUBLISHED_CSV are importlib.resources entries inside the package, not ``../data``."""
     assert DATA_DIR == resources.files("omkl_core") / "data"
     assert Path(str(DATA_DIR)).resolve() == _PKG / "data"
-    assert Path(str(ok.paper_values.PUBLISHED_CSV)).resolve() == _PKG / "data" / "published_tables.csv"
+    assert Path(str(repro.paper_values.PUBLISHED_CSV)).resolve() == _PKG / "data" / "published_tables.csv"
     assert set(_data_files()) == {*FILES, "SOURCES.md", "published_tables.csv"}
 
 
@@ -224,18 +225,23 @@ def test_a_copy_of_the_package_alone_loads_every_dataset(tmp_path):
     shutil.copytree(_PKG, site / "omkl_core", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    script = ("import omkl_core as ok, pathlib, sys\n"
+    script = ("import omkl_core as ok, omkl_core.repro as repro, pathlib, sys\n"
               "assert pathlib.Path(ok.__file__).resolve().is_relative_to(pathlib.Path(sys.argv[1]).resolve()), ok.__file__\n"
               "for name in ok.datasets.names():\n"
               "    X, y = ok.datasets.load(name)\n"
               "    print(name, X.shape[0], X.shape[1])\n"
-              "print('published', len(ok.paper_values.published('000', '2')))\n")
+              "print('published', len(repro.paper_values.published('000', '2')))\n"
+              "print('results', repro.report.results_dir())\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMKL_")}
     env["PYTHONPATH"] = str(site)
     out = subprocess.run([sys.executable, "-c", script, str(site)], cwd=elsewhere, env=env,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-3000:]
-    shapes = {line.split()[0]: tuple(map(int, line.split()[1:])) for line in out.stdout.splitlines()}
+    lines = out.stdout.splitlines()
+    # an installed package writes its results into the working directory, never into its installation
+    assert lines[-1] == f"results {elsewhere.resolve() / 'results'}", lines[-1]
+    assert not (site / "results").exists() and not (site / "omkl_core" / "results").exists()
+    shapes = {line.split()[0]: tuple(map(int, line.split()[1:])) for line in lines[:-1]}
     for name in ok.datasets.names():
         info = ok.datasets.info(name)
         assert shapes[name] == (info["T"], info["d"])

@@ -32,9 +32,10 @@ def test_docstring_examples_run(name):
 def test_headline_classes_have_examples():
     """The headline learners and functions each carry a runnable Examples block."""
     import omkl_core as ok
+    import omkl_core.repro as repro
 
     for obj in (ok.VAW2, ok.OnlineRidge, ok.NoisyKernelOGD, ok.noisy.estimate_analytic, ok.RandomFourierFeatures,
-                ok.run_online, ok.report.compare, ok.VAW, ok.KernelRidge):
+                ok.run_online, repro.report.compare, ok.VAW, ok.KernelRidge):
         doc = obj.__doc__ or ""
         head = "Examples\n    --------\n"
         assert head in doc and ">>>" in doc.split(head, 1)[1], f"{obj.__qualname__} has no Examples block"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-import omkl_core as ok
-from omkl_core import errata
+import omkl_core.repro as repro
+from omkl_core.repro import errata
 
 ROOT = Path(__file__).resolve().parent.parent
 THEORY = (ROOT / "THEORY.md").read_text(encoding="utf-8")
@@ -119,7 +119,7 @@ def test_markdown_is_deterministic_and_complete(tmp_path):
 def test_scorecard_writes_errata_md(tmp_path, monkeypatch):
     """Every run (quick or full) writes results/errata.md: report.scorecard() writes it, even with no rows."""
     monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
-    ok.report.scorecard()
+    repro.report.scorecard()
     assert (tmp_path / "errata.md").read_text(encoding="utf-8") == errata.render_markdown()
 
 

@@ -1,4 +1,4 @@
-"""``omkl_core.leaderboard`` (issue 24, item 3): the mixture rows, River's EWARegressor row and the
+"""``omkl_core.repro.leaderboard`` (issue 24, item 3): the mixture rows, River's EWARegressor row and the
 claim "the mixture is at least as good as the best single learner, omkl's or River's".
 
 * The mixture rows are the numbers of ``Mixture(pool, meta).run(X, y)`` with the pool built as
@@ -19,9 +19,10 @@ import pandas as pd
 import pytest
 
 import omkl_core as ok
-from omkl_core import leaderboard as lb
+import omkl_core.repro as repro
 from omkl_core.base import OnlineLearner, check_label, check_point
 from omkl_core.mixture import aggregate
+from omkl_core.repro import leaderboard as lb
 
 pytest.importorskip("river")
 
@@ -55,7 +56,7 @@ def test_claim_ratio_is_mixture_over_the_best_single_row_never_a_mixture_row():
     assert set(lb.mixture_claims(summ)["mixture"]) == {MIX_BOA, MIX_POLY, lb.EWA_REGRESSOR}
     # scorecard claim rows: one per (dataset, mixture), judged as the table says
     sc = lb.claim_rows(lb.mixture_claims(summ, mixtures=[MIX_BOA]))
-    assert list(sc.columns) == ok.report.SCORECARD_COLUMNS
+    assert list(sc.columns) == repro.report.SCORECARD_COLUMNS
     assert sc["within_tolerance"].tolist() == [True, False]
     assert "ratio 1.0201" in sc["note"].iloc[1] and "Naval" in sc["row"].iloc[1]
 

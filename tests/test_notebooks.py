@@ -42,5 +42,5 @@ def test_notebook_declares_its_mode(path):
     nb = nbformat.read(path, as_version=4)
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     where = [i for i, s in enumerate(code) if "report.set_mode(" in s]
-    assert where, f"{path.name}: call ok.report.set_mode(\"quick\" if quick else \"full\") after the parameters cell"
+    assert where, f"{path.name}: call repro.report.set_mode(\"quick\" if quick else \"full\") after the parameters cell"
     assert where[0] <= 2, f"{path.name}: set_mode must come before the notebook computes anything (code cell {where[0]})"

@@ -11,15 +11,15 @@ import omkl_core as ok
 #: ``omkl_core.__all__``, alphabetically
 PINNED = {
     '__version__', 'AdaBoost', 'additive', 'AggregatingAlgorithm', 'aggregation', 'backend',
-    'base', 'baselines', 'BatchLearner', 'BayesianAlgorithm', 'BayesianRidge', 'BestSubset', 'BOA', 'bounds',
+    'base', 'BatchLearner', 'BayesianAlgorithm', 'BayesianRidge', 'BestSubset', 'BOA', 'bounds',
     'CalibratedEWA', 'checks', 'compiled', 'ConstrainedLasso', 'datasets', 'estimate_analytic',
     'EWA', 'expert_predictions', 'features', 'feedback_graph', 'gibbs_posterior',
     'GradientBoosting', 'interop', 'KernelBayesianRidge', 'KernelDictionary', 'KernelRidge',
     'kernels', 'Lasso', 'linear', 'mixture', 'Mixture', 'mkl', 'MLPoly', 'MLProd', 'noisy', 'NoisyKernelOGD',
     'OMKLGF', 'OMKR', 'OnlineLearner', 'OnlineRidge', 'paper000_dictionary',
-    'paper003_dictionary', 'PAPER004_EXPORTS', 'paper_values', 'protocol', 'Raker', 'registry',
-    'RandomFourierFeatures', 'RBFDictionary', 'report', 'run_online', 'SFGMKL', 'SFGMKLR',
-    'SingleCopyKernelOGD', 'Trace', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
+    'paper003_dictionary', 'PAPER004_EXPORTS', 'protocol', 'Raker', 'registry',
+    'RandomFourierFeatures', 'RBFDictionary', 'run_online', 'SFGMKL', 'SFGMKLR',
+    'SingleCopyKernelOGD', 'Trace', 'validation', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
     'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd',
 }
 
@@ -33,3 +33,82 @@ def test_all_is_pinned():
 def test_every_name_of_all_resolves():
     missing = [n for n in ok.__all__ if not hasattr(ok, n)]
     assert not missing, f"__all__ names that do not resolve: {missing}"
+
+
+def test_importing_the_library_loads_no_reproduction_dependency():
+    """``import omkl_core`` loads NumPy and SciPy, not pandas, matplotlib, seaborn, papermill, tqdm or
+    the reproduction wing (a fresh interpreter: this test process has them loaded already)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, omkl_core\n"
+            "heavy = {'pandas', 'matplotlib', 'seaborn', 'papermill', 'tqdm', 'omkl_core.repro'} & set(sys.modules)\n"
+            "assert not heavy, sorted(heavy)")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+
+
+def test_the_library_never_imports_the_reproduction_wing_or_the_package_init():
+    """No module of the library wing names ``omkl_core.repro`` or imports the package ``__init__``
+    from below (``import omkl_core`` / ``from omkl_core import``), and the import graph inside the
+    package has no circle."""
+    import ast
+    from pathlib import Path
+
+    root = Path(ok.__file__).resolve().parent
+    graph: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] == "repro":
+            continue
+        mod = ".".join(("omkl_core", *rel.with_suffix("").parts)).removesuffix(".__init__")
+        is_pkg = path.name == "__init__.py"
+        edges = graph.setdefault(mod, set())
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+                    base = base[:len(base) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                names = [f"{target}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                target, names = "", [a.name for a in node.names]
+            else:
+                continue
+            for t in [target, *names]:
+                assert not t.startswith("omkl_core.repro"), f"{mod} imports the reproduction wing ({t})"
+            if target == "omkl_core" and mod != "omkl_core":
+                submodules = [n for n in names if (root / n.split(".", 1)[1].replace(".", "/")).with_suffix(".py").exists()
+                              or (root / n.split(".", 1)[1].replace(".", "/")).is_dir()]
+                assert submodules == names, f"{mod} imports from the package __init__: {names}"
+            if any(n == "omkl_core" for n in names if isinstance(node, ast.Import)):
+                raise AssertionError(f"{mod} imports the package __init__ (import omkl_core)")
+            for t in names if isinstance(node, ast.ImportFrom) else names:
+                if t.startswith("omkl_core"):
+                    edges.add(t)
+    # keep the edges that are modules of the graph (a name imported from a module -> that module)
+    def resolve(name: str) -> str | None:
+        while name and name not in graph:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    adj = {m: {r for e in es if (r := resolve(e)) and r != m} for m, es in graph.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for t in sorted(adj[m]):
+            if state.get(t) == 1:
+                raise AssertionError(f"import circle: {' -> '.join(stack[stack.index(t):] + [t])}")
+            elif t not in state:
+                visit(t)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(adj):
+        if m not in state:
+            visit(m)

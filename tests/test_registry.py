@@ -49,7 +49,7 @@ def test_the_learners_that_plain_values_cannot_build_are_named_with_a_reason():
         assert required <= set(registry.learner_info(name).needs), name
 
 
-def test_a_new_learner_is_discovered_and_a_required_parameter_is_not_guessed(monkeypatch):
+def test_a_registered_learner_is_known_and_a_required_parameter_is_not_guessed(monkeypatch):
     class _Needs:
         def __init__(self, thing):
             self.thing = thing
@@ -60,7 +60,7 @@ def test_a_new_learner_is_discovered_and_a_required_parameter_is_not_guessed(mon
         def learn_one(self, x, y):
             return None
 
-    monkeypatch.setattr(ok, "_Needs", _Needs, raising=False)
+    monkeypatch.setitem(registry._REGISTERED, "_Needs", _Needs)
     info = registry.learner_info("_Needs")
     assert info.cls is _Needs and not info.buildable and "thing" in info.why_not
     assert "_Needs" not in registry.buildable()
@@ -230,7 +230,7 @@ def test_the_sweep_and_the_cli_load_streams_through_the_registry(monkeypatch, ca
 
     monkeypatch.setattr(registry, "load_dataset", spy)
     sweep.run({"datasets": ["ar4"], "learners": [{"name": "OnlineRidge"}], "seeds": [0], "max_steps": 20},
-              executor="serial", progress=False)
+              executor="serial", progress=False, as_frame=True)
     assert calls == [("ar4", 20)]
     assert cli.main(["run", "OnlineRidge", "--dataset", "ar4"]) == 0
     assert calls[-1] == ("ar4", None)
@@ -289,3 +289,28 @@ def test_one_place_maps_names_to_learners_and_streams(path):
     assert "vars(omkl_core)" not in code, path
     if path.parent.name == "benchmarks":
         assert not re.search(_RETYPED["eta = 1/sqrt(T) re-typed"], code), path
+
+
+def test_register_adds_a_learner_and_refuses_a_package_name():
+    class MyMean:
+        def __init__(self, seed=0):
+            self.seed = seed
+
+        def predict_one(self, x):
+            return 0.0
+
+        def learn_one(self, x, y):
+            return None
+
+    try:
+        assert registry.register(MyMean) is MyMean
+        assert registry.learners()["MyMean"] is MyMean and registry.learner_info("MyMean").buildable
+    finally:
+        registry.unregister("MyMean")
+    assert "MyMean" not in registry.learners()
+    with pytest.raises(ValueError, match="already a learner of omkl_core"):
+        registry.register(MyMean, name="VAW2")
+    with pytest.raises(TypeError, match="cls must be a learner class"):
+        registry.register(int)
+    with pytest.raises(KeyError, match="no learner registered"):
+        registry.unregister("MyMean")

@@ -41,12 +41,12 @@ def workspace(tmp_path):
     nbs.mkdir()
     _notebook(nbs / "a_sleep.ipynb", [
         "import os, time, pathlib\npathlib.Path('kernel.pid').write_text(str(os.getpid()))",
-        "import omkl_core.report as r, pandas as pd\nr.save_table(pd.DataFrame({'x': [1]}), 'partial_table')",
+        "import omkl_core.repro.report as r, pandas as pd\nr.save_table(pd.DataFrame({'x': [1]}), 'partial_table')",
         "print('sleeping', flush=True)\ntime.sleep(600)",
     ])
     _notebook(nbs / "b_next.ipynb", [
         "import pathlib\npathlib.Path('b_started').write_text('yes')",
-        "import omkl_core.report as r, pandas as pd\nr.save_table(pd.DataFrame({'q': [quick]}), 'b_table')",
+        "import omkl_core.repro.report as r, pandas as pd\nr.save_table(pd.DataFrame({'q': [quick]}), 'b_table')",
     ])
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OMKL_SKIP_SETUP": "1", "OMKL_NOTEBOOKS": str(nbs),
            "OMKL_RESULTS": str(res)}
@@ -271,7 +271,7 @@ def test_sigint_during_a_rerun_keeps_the_earlier_results(workspace, capsys):
     "removed partial output". Now the earlier outputs stay byte-identical."""
     nbs, res, env = workspace
     _notebook(nbs / "c_rerun.ipynb", [
-        "import pathlib, time\nimport omkl_core.report as r, pandas as pd\n"
+        "import pathlib, time\nimport omkl_core.repro.report as r, pandas as pd\n"
         "slow = pathlib.Path('slow').exists()\n"
         "r.save_table(pd.DataFrame({'slow': [slow]}), 'c_table')\n"
         "r.add_scorecard_rows('c_rows', pd.DataFrame([r.claim_row('x', 'y', 'z', not slow)]))",

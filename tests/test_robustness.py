@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import omkl_core as ok
+import omkl_core.repro as repro
 from omkl_core.aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd
 
 RNG = np.random.default_rng(0)
@@ -257,15 +258,15 @@ def test_every_table_and_the_scorecard_say_what_produced_them(tmp_path, monkeypa
 
     monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
     monkeypatch.setenv("OMKL_MODE", "unspecified")      # restored after the test; set_mode writes it
-    ok.report.set_mode("full")
-    md = ok.report.save_table(pd.DataFrame({"a": [1.0]}), "t1")
+    repro.report.set_mode("full")
+    md = repro.report.save_table(pd.DataFrame({"a": [1.0]}), "t1")
     first = md.read_text(encoding="utf-8").splitlines()[0]
-    stamp = ok.report.run_stamp()
+    stamp = repro.report.run_stamp()
     assert "**full** run" in first and stamp["commit"] in first and "CPUs" in first and "UTC" in first
     assert (tmp_path / "tables" / "t1.stamp.json").exists()
-    rows = pd.DataFrame([ok.report.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0, 23.5])])
-    ok.report.add_scorecard_rows("paper000_table2", rows)
-    ok.report.scorecard()
+    rows = pd.DataFrame([repro.report.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0, 23.5])])
+    repro.report.add_scorecard_rows("paper000_table2", rows)
+    repro.report.scorecard()
     text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
     assert "**full** run" in text and "| paper000_table2 | 1 | full |" in text and "1 of 1 rows" in text
 
@@ -273,7 +274,7 @@ def test_every_table_and_the_scorecard_say_what_produced_them(tmp_path, monkeypa
 def test_scorecard_without_rows_has_no_zero_of_zero_summary(tmp_path, monkeypatch):
     monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
     monkeypatch.setenv("OMKL_MODE", "quick")
-    ok.report.scorecard()
+    repro.report.scorecard()
     text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
     assert "0 of 0" not in text and "No scorecard rows yet" in text
     assert "**quick** run" in text and "Quick run" in text
@@ -281,22 +282,24 @@ def test_scorecard_without_rows_has_no_zero_of_zero_summary(tmp_path, monkeypatc
 
 def test_quick_mode_never_writes_into_the_full_results(tmp_path, monkeypatch):
     monkeypatch.delenv("OMKL_RESULTS", raising=False)
-    monkeypatch.setattr(ok.report, "_REPO", tmp_path)
+    monkeypatch.setattr(repro.report, "_REPO", tmp_path)
+    (tmp_path / "reproduce.sh").write_text("")                # a checkout: results/ at its root
+    (tmp_path / "omkl_core").mkdir()
     monkeypatch.setenv("OMKL_MODE", "full")
-    assert ok.report.results_dir() == tmp_path / "results"
-    ok.report.set_mode("quick")
-    assert ok.report.results_dir("tables") == tmp_path / "results" / "quick" / "tables"
+    assert repro.report.results_dir() == tmp_path / "results"
+    repro.report.set_mode("quick")
+    assert repro.report.results_dir("tables") == tmp_path / "results" / "quick" / "tables"
     with pytest.raises(ValueError, match="mode must be one of"):
-        ok.report.set_mode("fast")
+        repro.report.set_mode("fast")
 
 
 def test_scorecard_counts_only_rows_judged_within_tolerance(tmp_path, monkeypatch):
     import pandas as pd
 
     monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
-    rows = pd.DataFrame([ok.report.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0]),
-                         ok.report.cell_row("000", "Table 2", "EWA", "Airfoil", 22.8, [99.0])])
+    rows = pd.DataFrame([repro.report.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0]),
+                         repro.report.cell_row("000", "Table 2", "EWA", "Airfoil", 22.8, [99.0])])
     rows["within_tolerance"] = [True, np.nan]          # the second not judged (a quick run)
-    ok.report.add_scorecard_rows("s", rows)
-    ok.report.scorecard()
+    repro.report.add_scorecard_rows("s", rows)
+    repro.report.scorecard()
     assert "1 of 2 rows within tolerance" in (tmp_path / "scorecard.md").read_text(encoding="utf-8")

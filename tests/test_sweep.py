@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import omkl_core
-from omkl_core import sweep
+from omkl_core import registry, sweep
 from omkl_core.cli import main
 
 ROOT = str(Path(__file__).resolve().parent.parent)
@@ -39,7 +39,7 @@ def _stable(rows: pd.DataFrame) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def serial_rows():
-    return sweep.run(SPEC, executor="serial", progress=False)
+    return sweep.run(SPEC, executor="serial", progress=False, as_frame=True)
 
 
 def test_rows_one_per_cell_in_grid_order(serial_rows):
@@ -66,7 +66,7 @@ def test_rows_one_per_cell_in_grid_order(serial_rows):
 
 
 def test_processes_executor_gives_identical_rows(serial_rows):
-    rows = sweep.run(SPEC, executor="processes", max_workers=2, progress=False)
+    rows = sweep.run(SPEC, executor="processes", max_workers=2, progress=False, as_frame=True)
     pd.testing.assert_frame_equal(_stable(rows), _stable(serial_rows), check_exact=True)
 
 
@@ -74,24 +74,24 @@ def test_dask_executor_gives_identical_rows(serial_rows):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        rows = sweep.run(SPEC, executor="dask", client=client, progress=False)
+        rows = sweep.run(SPEC, executor="dask", client=client, progress=False, as_frame=True)
         by_address = sweep.run({**SPEC, "seeds": [1]}, executor="dask", client=cluster.scheduler_address,
-                               progress=False)
+                               progress=False, as_frame=True)
     pd.testing.assert_frame_equal(_stable(rows), _stable(serial_rows), check_exact=True)
     pd.testing.assert_frame_equal(_stable(by_address),
                                   _stable(serial_rows[serial_rows["seed"] == 1]), check_exact=True)
 
 
 def test_cache_hit_on_rerun_and_invalidated_by_a_parameter_change(tmp_path, serial_rows):
-    first = sweep.run(SPEC, executor="serial", cache_dir=tmp_path, progress=False)
+    first = sweep.run(SPEC, executor="serial", cache_dir=tmp_path, progress=False, as_frame=True)
     assert not first["cached"].any()
     assert len(list(tmp_path.rglob("*.json"))) == len(first)
-    again = sweep.run(SPEC, executor="serial", cache_dir=tmp_path, progress=False)
+    again = sweep.run(SPEC, executor="serial", cache_dir=tmp_path, progress=False, as_frame=True)
     assert again["cached"].all()
     pd.testing.assert_frame_equal(_stable(again), _stable(serial_rows), check_exact=True)
     assert (again["seconds"] == first["seconds"]).all()           # the stored run's seconds
     changed = {**SPEC, "learners": [SPEC["learners"][0], {"name": "VAW2", "params": {"m": 9}}]}
-    third = sweep.run(changed, executor="serial", cache_dir=tmp_path, progress=False)
+    third = sweep.run(changed, executor="serial", cache_dir=tmp_path, progress=False, as_frame=True)
     is_vaw = third["learner"] == "VAW2"
     assert third.loc[~is_vaw, "cached"].all()                      # ridge cells: unchanged key
     assert not third.loc[is_vaw, "cached"].any()                   # m = 9: recomputed
@@ -100,11 +100,11 @@ def test_cache_hit_on_rerun_and_invalidated_by_a_parameter_change(tmp_path, seri
 
 def test_cache_key_follows_code_version_and_data(tmp_path, monkeypatch):
     spec = {**SPEC, "datasets": ["airfoil"], "learners": SPEC["learners"][:1], "seeds": [0]}
-    a = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False)
-    b = sweep.run({**spec, "max_steps": 121}, executor="serial", cache_dir=tmp_path, progress=False)
+    a = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False, as_frame=True)
+    b = sweep.run({**spec, "max_steps": 121}, executor="serial", cache_dir=tmp_path, progress=False, as_frame=True)
     assert not b["cached"].any() and a["key"][0] != b["key"][0]    # other data, other key
     monkeypatch.setattr(sweep, "code_version", lambda: "an edited library")
-    c = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False)
+    c = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False, as_frame=True)
     assert not c["cached"].any() and c["key"][0] != a["key"][0]
 
 
@@ -130,13 +130,13 @@ class _Exploding:
 
 
 def test_failing_cell_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
-    monkeypatch.setattr(omkl_core, "_Exploding", _Exploding, raising=False)
+    monkeypatch.setitem(registry._REGISTERED, "_Exploding", _Exploding)
     spec = {"datasets": ["airfoil"], "learners": [{"name": "_Exploding"}], "seeds": [0, 1, 2], "max_steps": 20}
-    rows = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False)
+    rows = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False, as_frame=True)
     assert list(rows["error"] == "") == [True, False, True]
     assert rows["error"][1] == "FloatingPointError: diverged at step 5"
     assert np.isnan(rows["mse"][1]) and np.isfinite(rows["mse"][[0, 2]]).all()
-    again = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False)
+    again = sweep.run(spec, executor="serial", cache_dir=tmp_path, progress=False, as_frame=True)
     assert list(again["cached"]) == [True, False, True]            # failures are retried, not cached
 
 
@@ -152,16 +152,16 @@ def test_failing_cell_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
 ])
 def test_spec_errors_name_the_key(change, match):
     with pytest.raises((ValueError, TypeError), match=match):
-        sweep.run({**SPEC, **change}, executor="serial", progress=False)
+        sweep.run({**SPEC, **change}, executor="serial", progress=False, as_frame=True)
 
 
 def test_executor_and_client_errors_name_the_argument(tmp_path):
     with pytest.raises(ValueError, match="executor"):
-        sweep.run(SPEC, executor="threads", progress=False)
+        sweep.run(SPEC, executor="threads", progress=False, as_frame=True)
     with pytest.raises(ValueError, match="client"):
-        sweep.run(SPEC, executor="serial", client="tcp://localhost:8786", progress=False)
+        sweep.run(SPEC, executor="serial", client="tcp://localhost:8786", progress=False, as_frame=True)
     with pytest.raises(ValueError, match="no such TOML"):
-        sweep.run(tmp_path / "missing.toml", executor="serial", progress=False)
+        sweep.run(tmp_path / "missing.toml", executor="serial", progress=False, as_frame=True)
 
 
 def test_cli_sweep_reads_toml_and_writes_rows(tmp_path, capsys, serial_rows):
@@ -277,7 +277,7 @@ REP_SPEC = {"datasets": ["airfoil"],
 
 
 def test_batched_repetitions_give_the_rows_of_run_repetitions(tmp_path):
-    rows = sweep.run(REP_SPEC, executor="serial", cache_dir=tmp_path, progress=False)
+    rows = sweep.run(REP_SPEC, executor="serial", cache_dir=tmp_path, progress=False, as_frame=True)
     assert list(rows.columns) == sweep.ROW_COLUMNS and (rows["error"] == "").all()
     # grid order: Raker seed 0 (repetitions 0..2), Raker seed 2, then the ordinary ridge cells
     assert list(rows["learner"]) == ["Raker"] * 6 + ["OnlineRidge"] * 2
@@ -296,10 +296,10 @@ def test_batched_repetitions_give_the_rows_of_run_repetitions(tmp_path):
             assert row.mse == pytest.approx(L[r].mean(), rel=1e-12) and row.final_loss == L[r, -1]
             np.testing.assert_allclose(row.curve, curves[r, np.asarray(row.curve_t) - 1], rtol=1e-12)
     assert len(set(rows.loc[rows["learner"] == "Raker", "mse"])) == 6   # every repetition and seed differs
-    again = sweep.run(REP_SPEC, executor="processes", max_workers=2, cache_dir=tmp_path, progress=False)
+    again = sweep.run(REP_SPEC, executor="processes", max_workers=2, cache_dir=tmp_path, progress=False, as_frame=True)
     assert again["cached"].all()
     pd.testing.assert_frame_equal(_stable(again), _stable(rows), check_exact=True)
-    fresh = sweep.run(REP_SPEC, executor="processes", max_workers=2, progress=False)
+    fresh = sweep.run(REP_SPEC, executor="processes", max_workers=2, progress=False, as_frame=True)
     pd.testing.assert_frame_equal(_stable(fresh), _stable(rows), check_exact=True)
     summ = sweep.summarise(rows)
     assert list(summ["n_seeds"]) == [6, 2]                             # runs = seeds x repetitions

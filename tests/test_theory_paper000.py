@@ -1257,7 +1257,7 @@ def test_paper000_sec4_claim_vaw2_best_across_all_datasets_printed_fails():
     (VAW-BOA / ML-Poly / ML-Prod 16.34 are the lowest). True form: VAW2 or VAW2 (trunc) has the lowest MSE on the
     four real datasets (Airfoil, Bias, Concrete, Naval); on AR(4) all nine rows but Raker and OMKL-GF lie within
     1.4 % of each other. Read from omkl_core/data/published_tables.csv (no number typed here)."""
-    from omkl_core import paper_values
+    from omkl_core.repro import paper_values
     tab = paper_values.published_table("000", "2")
     vaw2 = tab.loc[["VAW2", "VAW2 (trunc)"]].min()
     others = tab.drop(index=["VAW2", "VAW2 (trunc)"])

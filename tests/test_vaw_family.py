@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import omkl_core as ok
+import omkl_core.repro as repro
 from omkl_core import mkl
 from omkl_core.vaw import VAW, VAWExperts, naive_expert_layer
 
@@ -354,22 +355,22 @@ _SHARED_PUBLISHED = Path(__file__).resolve().parents[2] / "shared" / "reference"
                            "still checked by test_published_table2_is_read_from_the_data_copy_of_the_reference_file")
 def test_data_published_tables_is_a_verbatim_copy_of_the_shared_reference_file():
     """omkl_core/data/published_tables.csv (read by paper_values) is byte for byte the shared reference file."""
-    assert ok.paper_values.PUBLISHED_CSV.read_bytes() == _SHARED_PUBLISHED.read_bytes()
+    assert repro.paper_values.PUBLISHED_CSV.read_bytes() == _SHARED_PUBLISHED.read_bytes()
 
 
 def test_published_table2_is_read_from_the_data_copy_of_the_reference_file():
     """paper_values reads omkl_core/data/published_tables.csv (no retyped numbers)."""
-    assert ok.paper_values.PUBLISHED_CSV.is_file()
-    wide = ok.paper_values.published_table("000", 2)
+    assert repro.paper_values.PUBLISHED_CSV.is_file()
+    wide = repro.paper_values.published_table("000", 2)
     assert list(wide.columns) == ["AR(4)", "Airfoil", "Bias", "Concrete", "Naval"]
     assert set(mkl.TABLE2_ROWS) <= set(wide.index)
-    raw = ok.paper_values.published("000", 2)
+    raw = repro.paper_values.published("000", 2)
     for _, r in raw.iterrows():
-        assert ok.paper_values.published_value("000", 2, r.dataset, r.algorithm) == r.value
+        assert repro.paper_values.published_value("000", 2, r.dataset, r.algorithm) == r.value
     with pytest.raises(ValueError, match="no published cell"):
-        ok.paper_values.published_value("000", 2, "Airfoil", "VAW3")
+        repro.paper_values.published_value("000", 2, "Airfoil", "VAW3")
     with pytest.raises(ValueError, match="no published cells"):
-        ok.paper_values.published("000", 9)
+        repro.paper_values.published("000", 9)
 
 
 @given(pub=st.floats(0.01, 100, allow_nan=False), rel_err=st.floats(-0.9, 0.9, allow_nan=False),
@@ -378,23 +379,23 @@ def test_published_table2_is_read_from_the_data_copy_of_the_reference_file():
 def test_scorecard_tolerance_rule_is_25_percent_or_2_sd(pub, rel_err, sd):
     mean = pub * (1 + rel_err)
     expected = abs(mean - pub) <= max(0.25 * pub, 2 * sd)
-    assert ok.report.within_tolerance(pub, mean, sd) == expected
-    row = ok.report.cell_row("000", "Table 2", "VAW2", "Airfoil", pub, [mean, mean])
+    assert repro.report.within_tolerance(pub, mean, sd) == expected
+    row = repro.report.cell_row("000", "Table 2", "VAW2", "Airfoil", pub, [mean, mean])
     assert row["reproduced_sd"] == 0.0 and row["n_runs"] == 2
     assert row["within_tolerance"] == (abs(mean - pub) <= 0.25 * pub)
-    assert set(row) == set(ok.report.SCORECARD_COLUMNS)
-    claim = ok.report.claim_row("000", "Table 2", "some claim", False)
-    assert set(claim) == set(ok.report.SCORECARD_COLUMNS) and claim["within_tolerance"] is False
+    assert set(row) == set(repro.report.SCORECARD_COLUMNS)
+    claim = repro.report.claim_row("000", "Table 2", "some claim", False)
+    assert set(claim) == set(repro.report.SCORECARD_COLUMNS) and claim["within_tolerance"] is False
 
 
 def test_scorecard_merge_keeps_paper_ids_and_states_the_rule(tmp_path, monkeypatch):
     import pandas as pd
 
     monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
-    rows = pd.DataFrame([ok.report.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0, 23.5]),
-                         ok.report.claim_row("000", "Table 2", "VAW2 lowest MSE", True)])
-    ok.report.add_scorecard_rows("paper000_table2", rows)
-    df = ok.report.scorecard()
+    rows = pd.DataFrame([repro.report.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0, 23.5]),
+                         repro.report.claim_row("000", "Table 2", "VAW2 lowest MSE", True)])
+    repro.report.add_scorecard_rows("paper000_table2", rows)
+    df = repro.report.scorecard()
     assert list(df["paper"]) == ["000", "000"]
     text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
     assert "25% relative error or within 2 standard deviations" in text

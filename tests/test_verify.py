@@ -1,4 +1,4 @@
-"""Comparable tables: the numbers hash of each table (omkl_core.report), the scorecard's hash over
+"""Comparable tables: the numbers hash of each table (omkl_core.repro.report), the scorecard's hash over
 all of them, the timing tables kept apart, ``omkl_core.repro.verify`` against a reference, and
 the controlled CPU timing of the speed claims (omkl_core.repro.timing). In-process, no notebook."""
 from __future__ import annotations
@@ -15,10 +15,11 @@ import pandas as pd
 import pytest
 
 import omkl_core as ok
+import omkl_core.repro as repro
 from omkl_core import compiled
 from omkl_core.repro import timing, verify
 
-rep = ok.report
+rep = repro.report
 
 
 @pytest.fixture

@@ -35,18 +35,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Runs inside the installed environment, from a folder outside the repository.
 SMOKE = r"""
+import importlib.util
 import sys
 from pathlib import Path
 
 import numpy as np
 
 import omkl_core as ok
-from omkl_core import datasets, paper_values, registry
+from omkl_core import datasets, registry
 
 repo, prefix = Path(sys.argv[1]), Path(sys.prefix).resolve()
 pkg = Path(ok.__file__).resolve().parent
 assert pkg.is_relative_to(prefix), f"omkl_core imported from {pkg}, not from the environment {prefix}"
 assert not pkg.is_relative_to(repo), f"omkl_core imported from the repository: {pkg}"
+heavy = [m for m in ("pandas", "matplotlib", "seaborn", "papermill", "tqdm") if importlib.util.find_spec(m)]
+assert not heavy, f"the core install pulled in {heavy}"
+assert not {"pandas", "matplotlib", "seaborn", "papermill"} & set(sys.modules)
 data = Path(str(datasets.DATA_DIR)).resolve()
 assert data == pkg / "data", f"DATA_DIR is {data}, not the installed package's data folder"
 
@@ -58,10 +62,21 @@ for name in names:
     assert X.shape == (info.T, info.d) and y.shape == (info.T,), (name, X.shape, info)
     assert np.isfinite(X).all() and np.isfinite(y).all(), name
     print(f"  dataset {name:<11} T={X.shape[0]:>6} d={X.shape[1]:>3}")
-table = paper_values.published("000", "2")
-assert len(table) > 0
 assert "CC BY 4.0" in (datasets.DATA_DIR / "SOURCES.md").read_text(encoding="utf-8")
-print(f"  published values: {len(table)} cells of paper 000 Table 2")
+assert (datasets.DATA_DIR / "published_tables.csv").is_file()
+
+X, y = registry.load_dataset("airfoil", 60)
+Z = np.clip(np.column_stack([y + 0.1, y - 0.05, np.full_like(y, y.mean())]), 0.0, 1.0)
+ran = []
+for name, info in registry.buildable().items():
+    model = info.cls(**info.needs)
+    inputs = Z if info.input == "experts" else X
+    if "thetas" in info.needs:                    # its experts fix the dimension d
+        inputs = X[:, :len(info.needs["thetas"][0])]
+    trace = ok.run_online(model, inputs, y)
+    assert np.isfinite(trace.mse), name
+    ran.append(name)
+print(f"  {len(ran)} learners ran with the core dependencies: {', '.join(ran)}")
 
 X, y = datasets.load("airfoil")
 trace = ok.run_online(ok.VAW2(m=20, seed=0), X, y)
@@ -124,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         d.mkdir()
     py, omkl = venv / "bin" / "python", venv / "bin" / "omkl"
     env = clean_env()
+    snapshot: dict = {}
     total = time.monotonic()
     steps = [
         ("copy the source tree", lambda: copy_source(src)),
@@ -132,12 +148,14 @@ def main(argv: list[str] | None = None) -> int:
                       cwd=tmp, env=env)),
         ("check the wheel's contents", lambda: print(f"  {check_wheel(_wheel(dist))} data files in {_wheel(dist).name}")),
         ("create a clean virtual environment", lambda: _run([sys.executable, "-m", "venv", str(venv)], cwd=tmp, env=env)),
-        ("install the wheel (dependencies pinned by requirements.lock)",
+        ("install the wheel with its core dependencies only (pinned by requirements.lock)",
          lambda: _run([str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
                        "-c", str(src / "requirements.lock"), str(_wheel(dist))], cwd=outside, env=env)),
-        ("datasets, published values and a learner, from outside the repo",
+        ("snapshot the installation", lambda: snapshot.update(before=_site_files(py, cwd=outside, env=env))),
+        ("datasets and every buildable learner, from outside the repo",
          lambda: print(_run([str(py), "-c", SMOKE, str(ROOT)], cwd=outside, env=env).rstrip())),
-        ("the omkl command, from outside the repo", lambda: _cli(omkl, outside, env)),
+        ("omkl run and omkl sweep, from outside the repo", lambda: _cli(omkl, outside, env)),
+        ("nothing written into the installation", lambda: _unchanged(snapshot["before"], _site_files(py, cwd=outside, env=env))),
     ]
     try:
         for k, (title, step) in enumerate(steps, 1):
@@ -164,6 +182,20 @@ def _wheel(dist: Path) -> Path:
     return wheels[0]
 
 
+def _site_files(py: Path, *, cwd: Path, env: dict) -> set[str]:
+    """Every file under the environment's prefix (site-packages, bin, ...)."""
+    code = ("import sys, os; p = sys.prefix\n"
+            "print('\\n'.join(os.path.relpath(os.path.join(d, f), p) for d, _, fs in os.walk(p) for f in fs))")
+    return set(_run([str(py), "-c", code], cwd=cwd, env=env).splitlines())
+
+
+def _unchanged(before: set[str], after: set[str]) -> None:
+    new = sorted(after - before)
+    if new:
+        raise StepFailed(f"the installed package wrote into its installation: {new[:10]}")
+    print(f"  {len(after)} files, none added")
+
+
 def _cli(omkl: Path, cwd: Path, env: dict) -> None:
     listing = _run([str(omkl), "datasets"], cwd=cwd, env=env)
     for name in ("airfoil", "bias", "concrete", "naval", "wine_white", "ar4"):
@@ -180,6 +212,15 @@ def _cli(omkl: Path, cwd: Path, env: dict) -> None:
     if "mse=" not in out:
         raise StepFailed(f"`omkl run --csv` printed no MSE:\n{out}")
     print("  " + out.strip().splitlines()[-1])
+    spec = cwd / "spec.toml"
+    spec.write_text('datasets = ["airfoil"]\nseeds = [0, 1]\nmax_steps = 100\n'
+                    '[[learners]]\nname = "OnlineRidge"\n[[learners]]\nname = "VAW2"\nparams = {m = 10}\n')
+    for executor in ("serial", "processes"):
+        out = _run([str(omkl), "sweep", str(spec), "--executor", executor, "--quiet", "--cache-dir", str(cwd / "cache"),
+                    "--out", str(cwd / f"rows-{executor}.csv")], cwd=cwd, env=env)
+        if "4 cells" not in out:
+            raise StepFailed(f"`omkl sweep --executor {executor}` did not report 4 cells:\n{out}")
+        print("  " + out.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":

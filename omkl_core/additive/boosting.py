@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from .._validation import Check, Integer, Options, Real, check_matrix, check_option, check_vector
 from ..base import BatchLearner
+from ..validation import Check, Integer, Options, Real, check_matrix, check_option, check_vector
 
 #: Machine epsilon of float64: stop rule 1 of :class:`AdaBoost` reads r_t <= 2 n eps as r_t <= 0.
 _EPS = float(np.finfo(np.float64).eps)

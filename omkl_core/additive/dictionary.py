@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Positive, check_matrix
 from ..base import Base
+from ..validation import Positive, check_matrix
 
 __all__ = ["RBFDictionary"]
 
@@ -32,7 +32,7 @@ class RBFDictionary(Base):
     [[1.0, 0.3679]]
     """
 
-    _parameter_constraints = {"beta": Positive}
+    _parameter_constraints = {"beta": Positive()}
 
     def __init__(self, centers, *, beta=1.0):
         self.centers = centers

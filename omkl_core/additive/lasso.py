@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Integer, Positive, check_int, check_matrix, check_nonneg, check_option, check_vector
 from ..base import BatchLearner
+from ..validation import Integer, Positive, check_int, check_matrix, check_nonneg, check_option, check_vector
 
 __all__ = ["Lasso", "ConstrainedLasso", "lasso_lambda", "lasso_kkt_residual", "soft_threshold"]
 
@@ -150,8 +150,8 @@ class Lasso(BatchLearner):
     """
 
     _parameter_constraints = {
-        "lam": Positive,
-        "tol": Positive,
+        "lam": Positive(),
+        "tol": Positive(),
         "max_iter": Integer(1),
     }
 
@@ -244,7 +244,7 @@ class ConstrainedLasso(BatchLearner):
     n_features_in_ : int
     """
 
-    _parameter_constraints = {"A": Positive}
+    _parameter_constraints = {"A": Positive()}
 
     def __init__(self, *, A=1.0):
         self.A = A

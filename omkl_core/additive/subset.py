@@ -11,8 +11,8 @@ import numbers
 
 import numpy as np
 
-from .._validation import Check, check_int, check_matrix, check_nonneg, check_vector
 from ..base import BatchLearner
+from ..validation import Check, check_int, check_matrix, check_nonneg, check_vector
 
 __all__ = ["BestSubset", "MAX_SUPPORTS"]
 

@@ -85,7 +85,7 @@ loss, opera's default ``loss.gradient = TRUE``, ref. A.1).
 """
 from __future__ import annotations
 
-from .._validation import check_positive, check_scalar  # noqa: F401  (resolved here before the split; tests/test_public_api.py)
+from ..validation import check_positive, check_scalar  # noqa: F401  (resolved here before the split; tests/test_public_api.py)
 from ._base import _MetaLearner, truncate  # noqa: F401  (_MetaLearner: used by omkl_core.cli)
 from .aa import AggregatingAlgorithm
 from .ewa import EWA, CalibratedEWA, CalibratedEWAState

@@ -9,9 +9,9 @@ import warnings
 
 import numpy as np
 
-from .._validation import Integer, Interval, Optional, check_label, check_magnitude, check_scalar, describe_labels
 from ..base import OnlineLearner
 from ..compiled import use_numba
+from ..validation import Integer, Interval, Optional, check_label, check_magnitude, check_scalar, describe_labels
 
 _EXP700 = math.exp(700.0)  # opera's "infinite" initial learning rate (ref. A.4, A.5)
 _K_INF = 1 << 40            # "every exponent" (no member has left the uniform state yet)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Interval, Optional, Positive
+from ..validation import Interval, Optional, Positive
 from . import _kernels
 from ._base import _as_float_array, _logsumexp, _MetaLearner, _own, _softmax, truncate
 
@@ -44,7 +44,7 @@ class AggregatingAlgorithm(_MetaLearner):
         The exponential weights wbar of the next step.
     """
 
-    _parameter_constraints = {"bounds": Interval(), "eta": Optional(Positive)}
+    _parameter_constraints = {"bounds": Interval(), "eta": Optional(Positive())}
 
     def __init__(self, n_experts=None, *, bounds=(0, 1), eta=None):
         self.eta = eta

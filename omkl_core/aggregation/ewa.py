@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import Boolean, Optional, Positive
+from ..validation import Boolean, Optional, Positive
 from . import _kernels
 from ._base import _K_INF, _loss_gradient, _MetaLearner, _own, _softmax
 
@@ -59,7 +59,7 @@ class EWA(_MetaLearner):
         The weights the next prediction uses.
     """
 
-    _parameter_constraints = {"eta": Optional(Positive), "gradient": Boolean()}
+    _parameter_constraints = {"eta": Optional(Positive()), "gradient": Boolean()}
 
     def __init__(self, n_experts=None, *, eta=None, bounds=(0, 1), gradient: bool = False):
         self.eta = eta

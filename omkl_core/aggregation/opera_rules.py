@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._validation import Options
+from ..validation import Options
 from . import _kernels
 from ._base import _EXP700, _MetaLearner, _own, _regret, _softmax
 

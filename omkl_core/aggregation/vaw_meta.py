@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import vaw as _vaw
-from .._validation import Boolean, Options, Positive
+from ..validation import Boolean, Options, Positive
 from ..vaw import sm_forecast, sm_predict, sm_update
 from ._base import _MetaLearner
 
@@ -52,7 +52,7 @@ class VAWMeta(_MetaLearner):
         S_t^{-1} b_t, b_t = b_0 + sum_{i<=t} y_i z_i (the reported ``weights_``).
     """
 
-    _parameter_constraints = {"lam": Positive, "ridge": Boolean(), "shrink_to": Options("zero", "uniform")}
+    _parameter_constraints = {"lam": Positive(), "ridge": Boolean(), "shrink_to": Options("zero", "uniform")}
 
     def __init__(self, n_experts=None, *, lam: float = 1.0, bounds=None, ridge: bool = False,
                  shrink_to: str = "zero"):

@@ -7,7 +7,7 @@ __all__ = ["ewa_eta", "aa_eta", "ewa_bound", "aa_bound", "paper000_eq30_rhs"]
 
 import math
 
-from .._validation import (
+from ..validation import (
     check_int,
     check_positive,
     check_scalar,

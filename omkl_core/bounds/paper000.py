@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .._validation import (
+from ..validation import (
     check_int,
     check_nonneg,
     check_positive,

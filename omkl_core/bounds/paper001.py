@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from .._validation import (
+from ..validation import (
     check_int,
     check_p,
     check_positive,

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import scipy.linalg as sla
 
-from .._validation import (
+from ..validation import (
     check_int,
     check_matrix,
     check_positive,

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_int, check_nonneg, check_positive
+from ..validation import check_int, check_nonneg, check_positive
 
 __all__ = ["paper003_lemma2_rhs", "paper003_lemma5_rhs", "paper003_lemma6_rhs_printed",
            "paper003_lemma6_rhs", "paper003_lemma7_rhs", "paper003_theorem3_rhs",

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_int, check_matrix, check_nonneg, check_positive, check_seed, check_vector
+from ..validation import check_int, check_matrix, check_nonneg, check_positive, check_seed, check_vector
 
 __all__ = [
     "PAPER004_MAX_EXACT_N",

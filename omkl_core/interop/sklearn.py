@@ -123,9 +123,9 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
     def _check_model(self):
         m = self.model
         if m is None:
-            import omkl_core as ok  # noqa: PLC0415
+            from ..linear import OnlineRidge  # noqa: PLC0415
 
-            m = ok.OnlineRidge(a=1.0)
+            m = OnlineRidge(a=1.0)
         if not callable(getattr(m, "predict_one", None)) or not callable(getattr(m, "learn_one", None)):
             raise TypeError(f"model must be an online learner with predict_one/learn_one, got {type(m).__name__}")
         return m

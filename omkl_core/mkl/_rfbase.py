@@ -23,7 +23,10 @@ import copy
 import numpy as np
 
 from .. import backend as _backend
-from .._validation import (
+from .._progress import progress_iter
+from ..base import OnlineLearner
+from ..features import KernelDictionary, dictionary_spec
+from ..validation import (
     Check,
     Integer,
     NonNegative,
@@ -36,8 +39,6 @@ from .._validation import (
     check_scalar,
     check_vector,
 )
-from ..base import OnlineLearner
-from ..features import KernelDictionary, dictionary_spec
 
 __all__ = ["draw_nodes", "SCHEDULES"]
 
@@ -95,8 +96,8 @@ class _RFLearner(OnlineLearner):
 
     _parameter_constraints = {
         "m": Integer(1),
-        "lam": NonNegative,
-        "eta": Positive,
+        "lam": NonNegative(),
+        "eta": Positive(),
         "schedule": Options(*SCHEDULES),
         "seed": Seed(),
         "dictionary": Check(_check_dictionary, invalid=[3, "gaussian", ("gaussian",)]),
@@ -274,8 +275,7 @@ class _RFLearner(OnlineLearner):
         P = np.empty((self.n_repetitions_, T))
         steps = range(T)
         if progress:
-            from tqdm.auto import tqdm  # noqa: PLC0415
-            steps = tqdm(steps, desc=type(self).__name__, leave=False)
+            steps = progress_iter(steps, desc=type(self).__name__)
         for t in steps:
             # step 0 may already have been predicted (and its nodes drawn) by predict_one
             st = self._predict_cached(X[t]) if t == 0 else self._predict_step(X[t])

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_int
+from ..validation import check_int
 
 __all__ = ["feedback_graph", "adjacency", "greedy_dominating_set", "is_dominating"]
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Boolean, Integer, Optional, Real
+from ..validation import Boolean, Integer, Optional, Real
 from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
 
 __all__ = ["OMKLGF", "AUTHORS_CODE"]

@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import (
+from .._progress import progress_iter
+from ..base import OnlineLearner
+from ..features import paper003_sigmas
+from ..validation import (
     Check,
     Options,
     Positive,
@@ -28,8 +31,6 @@ from .._validation import (
     check_scalar,
     check_vector,
 )
-from ..base import OnlineLearner
-from ..features import paper003_sigmas
 
 __all__ = ["OMKR"]
 
@@ -63,7 +64,7 @@ class OMKR(OnlineLearner):
     """
 
     _parameter_constraints = {
-        "eta": Positive,
+        "eta": Positive(),
         "beta": Real(0, 1, closed="neither"),
         "schedule": Options("constant", "inv_sqrt_t"),
         "bandwidth": Options("text", "code"),
@@ -182,8 +183,7 @@ class OMKR(OnlineLearner):
         P = np.empty(T)
         steps = range(T)
         if progress:
-            from tqdm.auto import tqdm  # noqa: PLC0415
-            steps = tqdm(steps, desc="OMKR", leave=False)
+            steps = progress_iter(steps, desc="OMKR")
         for t in steps:
             f = self._experts(X[t])
             P[t] = self.weights_ @ f

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import Boolean
+from ..validation import Boolean
 from ._rfbase import _RFLearner
 
 __all__ = ["Raker", "AUTHORS_CODE"]

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import Boolean, Check, Integer, Optional, Real, check_int, check_interval
 from ..kernels import dissimilarity_matrix
+from ..validation import Boolean, Check, Integer, Optional, Real, check_int, check_interval
 from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
 from .graph import adjacency, feedback_graph
 

@@ -43,7 +43,9 @@ import numpy as np
 
 from .. import aggregation as _agg
 from .. import backend as _backend
-from .._validation import (
+from ..base import OnlineLearner
+from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, dictionary_spec, shifted_projection
+from ..validation import (
     Boolean,
     Check,
     Integer,
@@ -64,8 +66,6 @@ from .._validation import (
     check_vector,
     describe_labels,
 )
-from ..base import OnlineLearner
-from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, dictionary_spec, shifted_projection
 from ..vaw import VAWExperts
 
 __all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS", "VARIANT_META",
@@ -296,7 +296,7 @@ class _VAWFamily(OnlineLearner):
     _table2_name = ""
     _parameter_constraints = {
         "m": Integer(1),
-        "lam": Positive,
+        "lam": Positive(),
         "seed": Seed(),
         "dictionary": Check(_check_dictionary, invalid=[3, "gaussian", ("gaussian",)]),
         "feature_map": Options(*MAPS),
@@ -468,7 +468,7 @@ class VAW2(_VAWFamily):
         super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
-    _parameter_constraints = {"lam_meta": Positive, "truncate": Boolean(), "meta_ridge": Boolean()}
+    _parameter_constraints = {"lam_meta": Positive(), "truncate": Boolean(), "meta_ridge": Boolean()}
 
     @classmethod
     def _unit_test_params(cls):
@@ -491,7 +491,7 @@ class VAWEWA(_VAWFamily):
         super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
-    _parameter_constraints = {"eta": Optional(Positive), "calibrated": Boolean(), "gradient": Boolean()}
+    _parameter_constraints = {"eta": Optional(Positive()), "calibrated": Boolean(), "gradient": Boolean()}
 
     def _make_meta(self):
         return _ewa_meta(self.bounds, self.eta, self.calibrated, self.gradient)
@@ -508,7 +508,7 @@ class VAWAggr(_VAWFamily):
         super().__init__(m=m, lam=lam, seed=seed, dictionary=dictionary, feature_map=feature_map, ridge=ridge,
                          backend=backend, bounds=bounds)
 
-    _parameter_constraints = {"eta": Optional(Positive)}
+    _parameter_constraints = {"eta": Optional(Positive())}
 
     def _make_meta(self):
         return _aggr_meta(self.bounds, self.eta)

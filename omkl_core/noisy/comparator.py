@@ -6,7 +6,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from .._validation import (
+from ..validation import (
     check_matrix,
     check_positive,
 )

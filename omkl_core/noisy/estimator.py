@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .._validation import check_int, check_p, check_scalar
+from ..validation import check_int, check_p, check_scalar
 
 
 def sample_geometric(p, rng, size=None):

@@ -10,7 +10,7 @@ import numpy as np
 from scipy import special
 
 from .. import kernels as _kernels
-from .._validation import (
+from ..validation import (
     check_int,
     check_option,
     check_point,

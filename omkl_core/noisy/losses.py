@@ -6,7 +6,7 @@ import math
 import numpy as np
 from scipy import special
 
-from .._validation import (
+from ..validation import (
     check_positive,
 )
 

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
-from .._validation import (
+from ..backend import host_rng
+from ..base import OnlineLearner
+from ..validation import (
     Check,
     Integer,
     Optional,
@@ -20,8 +22,6 @@ from .._validation import (
     check_scalar,
     check_vector,
 )
-from ..backend import host_rng
-from ..base import OnlineLearner
 from .estimates import EstimateStore, prod_matrix, prod_point_matrix
 from .estimator import check_p, sample_geometric
 from .feature_maps import _check_kernel
@@ -42,14 +42,16 @@ _COMMON_CONSTRAINTS = {
     "kernel": Check(lambda v, n: _check_kernel(v), invalid=[None, "gaussian"]),
     "loss": Check(lambda v, n: _check_loss(v), invalid=[None, "squared"]),
     "T": Integer(1),
-    "B_w": Positive,
+    "B_w": Positive(),
     "noise": Check(lambda v, n: _as_law(v), invalid=[0.1, "gaussian"]),
     "seed": Seed(),
 }
 
 
 def _unit_test_params_noisy():
-    from . import GaussianKernel, GaussianNoise, SquaredLoss  # noqa: PLC0415
+    from .feature_maps import GaussianKernel  # noqa: PLC0415
+    from .losses import SquaredLoss  # noqa: PLC0415
+    from .oracles import GaussianNoise  # noqa: PLC0415
     return dict(kernel=GaussianKernel(1.0), loss=SquaredLoss(), T=30, eta=0.5, p=2.0, B_w=4.0,
                 noise=GaussianNoise(0.1), seed=2)
 
@@ -194,7 +196,7 @@ class NoisyKernelOGD(OnlineLearner):
         **_COMMON_CONSTRAINTS,
         "eta": Check(_check_eta, invalid=["fast", 0.0, float("nan")]),
         "p": Check(check_p, invalid=[1.0, 0.5, float("nan")]),
-        "B_x": Optional(Positive),
+        "B_x": Optional(Positive()),
         "y_max": Real(),
         "projection": Options("exact", "printed"),
         "noise_seed": Optional(Seed()),
@@ -393,11 +395,11 @@ class SingleCopyKernelOGD(OnlineLearner):
         self.seed = seed
         super().__init__()
 
-    _parameter_constraints = {**_COMMON_CONSTRAINTS, "eta": Positive}
+    _parameter_constraints = {**_COMMON_CONSTRAINTS, "eta": Positive()}
 
     @classmethod
     def _unit_test_params(cls):
-        from . import polynomial_kernel  # noqa: PLC0415
+        from .feature_maps import polynomial_kernel  # noqa: PLC0415
         params = _unit_test_params_noisy()
         del params["p"]
         yield {**params, "kernel": polynomial_kernel(2, 1.0)}

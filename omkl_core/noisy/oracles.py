@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .._validation import (
+from ..validation import (
     check_int,
     check_matrix,
     check_point,

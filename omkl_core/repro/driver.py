@@ -34,7 +34,7 @@ __all__ = ["ROOT", "COMMANDS", "Invocation", "parse", "main"]
 ROOT = Path(__file__).resolve().parent.parent.parent
 COMMANDS = ("test", "setup", "mutants", "verify")
 PROG = "./reproduce.sh"
-SCORECARD = "import omkl_core.report as r; r.scorecard(verbose=True)"
+SCORECARD = "import omkl_core.repro.report as r; r.scorecard(verbose=True)"
 
 
 @dataclass

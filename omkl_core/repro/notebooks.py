@@ -1,7 +1,7 @@
 """Notebook runs of the reproduction driver: selection, staging, timings, progress.
 
 Each notebook runs under papermill with ``OMKL_RESULTS`` pointing at a staging folder
-``<results>/.staging/<name>/`` (the notebooks write through :func:`omkl_core.report.results_dir`),
+``<results>/.staging/<name>/`` (the notebooks write through :func:`omkl_core.repro.report.results_dir`),
 and its files replace the previous ones in ``<results>`` only when it succeeded
 (:class:`Stage`). A failed or interrupted run leaves the previous complete outputs -- tables,
 figures, scorecard rows, the executed notebook -- as they were and says so. Two kinds of
@@ -10,7 +10,7 @@ files are not staged:
 * the caches in :data:`SHARED` (``sweep-cache``): linked into the stage, so a re-run reuses
   them and an interrupted run keeps the cells it finished (entries are content-addressed);
 * the merged scorecard ``scorecard.{csv,md}``, rebuilt from ``scorecard/<section>.csv`` by the
-  driver's last step (:func:`omkl_core.report.scorecard`). The stage starts with copies of the
+  driver's last step (:func:`omkl_core.repro.report.scorecard`). The stage starts with copies of the
   other sections' rows, so a notebook that shows the scorecard shows the merged one; only
   rows the notebook wrote or changed move back.
 

@@ -1,7 +1,7 @@
 """CPU time measured in a controlled way, for the speed claims of the papers.
 
 A number in a table is reproducible; a time is not. The notebooks put every time they measure
-in a table of its own (name ending in ``_timing``, never hashed, see :mod:`omkl_core.report`), and
+in a table of its own (name ending in ``_timing``, never hashed, see :mod:`omkl_core.repro.report`), and
 judge a paper's speed claim ("SFG-MKL runs faster than Raker", paper 003 section 5) from
 :func:`cpu_seconds`: CPU time of this process (``time.process_time``, so other processes sharing
 the machine do not count), with one BLAS/OpenMP thread (so a multi-threaded BLAS does not turn

@@ -3,8 +3,8 @@
 ``./reproduce.sh verify [--quick]`` (or ``python -m omkl_core.repro.verify [--quick]``) reads
 every number table in ``results/tables/`` (``results/quick/tables/`` with ``--quick``; the folder
 follows ``$OMKL_RESULTS`` like the notebook run) and ``results/scorecard.csv``, puts each in the
-canonical form of :func:`omkl_core.report.canonical_table` (numbers rounded to
-:data:`~omkl_core.report.HASH_DIGITS` significant digits, so the NumPy and the Numba engine give
+canonical form of :func:`omkl_core.repro.report.canonical_table` (numbers rounded to
+:data:`~omkl_core.repro.report.HASH_DIGITS` significant digits, so the NumPy and the Numba engine give
 the same form), and compares it with ``reference/quick/hashes.json`` or
 ``reference/full/hashes.json``: per table its SHA-256 and its rounded cells, so that a
 difference is shown cell by cell. Timing tables (``*_timing``) are never compared.
@@ -30,7 +30,7 @@ import os
 import sys
 from pathlib import Path
 
-from .. import report
+from . import report
 
 __all__ = ["main", "current_tables", "compare_tables", "write_reference", "read_reference", "ROOT",
            "SCORECARD"]

@@ -62,10 +62,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import registry
-from .aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd
-from .mixture import aggregate
-from .sweep import Store, _make_learner, _one_blas_thread, code_version, data_hash
+from .. import registry
+from ..aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd
+from ..mixture import aggregate
+from ..sweep import Store, _make_learner, _one_blas_thread, code_version, data_hash
 
 __all__ = ["NAMES", "DICTS", "VAW_FAMILY", "PAPER003", "RIVER_POOL", "METAS", "CLAIM_TOLERANCE", "Entry",
            "entries", "family", "order", "pool_labels", "ForecastStore", "run_singles", "mixture_runs",
@@ -127,7 +127,7 @@ def entries(T: int, *, river: bool = True) -> list[Entry]:
     out.append(Entry("floor: OnlineRidge (linear)", "omkl", "OnlineRidge", {"a": 1.0, "fit_intercept": True},
                      seeded=False))
     if river:
-        from .interop.river import RIVER_BASELINES  # noqa: PLC0415  (River is an optional extra)
+        from ..interop.river import RIVER_BASELINES  # noqa: PLC0415  (River is an optional extra)
 
         out += [Entry(label, "river", label, seeded=stochastic) for label, stochastic in RIVER_BASELINES.items()]
     return out
@@ -189,7 +189,7 @@ class ForecastStore(Store):
 def _river_version() -> str:
     import river  # noqa: PLC0415
 
-    src = Path(__file__).with_name("interop").joinpath("river.py").read_bytes()
+    src = Path(__file__).resolve().parent.parent.joinpath("interop").joinpath("river.py").read_bytes()
     return f"{river.__version__}:{hashlib.sha256(src).hexdigest()}"
 
 
@@ -212,12 +212,12 @@ def _forecast_task(entry: Entry, dataset: str, max_steps, seed: int) -> dict:
         t0, c0 = time.perf_counter(), time.process_time()
         if entry.kind == "omkl":
             model = _make_learner(registry.learners()[entry.name], entry.params, seed)
-            from .protocol import run_online  # noqa: PLC0415
+            from ..protocol import run_online  # noqa: PLC0415
 
             preds = run_online(model, X, y).predictions
             abstained = np.zeros(len(y), dtype=bool)
         else:
-            from .interop.river import river_forecasts  # noqa: PLC0415
+            from ..interop.river import river_forecasts  # noqa: PLC0415
 
             r = river_forecasts(entry.name, X, y, seed)
             preds, abstained = r["predictions"], r["abstained"]
@@ -382,7 +382,7 @@ def mixture_runs(forecasts, datasets, seeds, *, max_steps=None, metas=None, rive
 def _aggregate_inputs(Z, A, y, metas) -> np.ndarray:
     """Z with the abstentions replaced by the fallback f_t (what every meta-learner and River's
     EWARegressor see): the running mean of past labels, the midpoint of the bounds at t = 1."""
-    from .mixture import _fallback_sequence, _first_fallback  # noqa: PLC0415
+    from ..mixture import _fallback_sequence, _first_fallback  # noqa: PLC0415
 
     first = {_first_fallback(m) for m in metas.values()}
     if len(first) != 1:

@@ -52,7 +52,13 @@ __all__ = ["results_dir", "save_table", "save_figure", "plain_log_ticks", "add_s
 
 #: The modes a run can be stamped with.
 MODES = ("quick", "full", "unspecified")
-_REPO = Path(__file__).resolve().parent.parent
+_REPO = Path(__file__).resolve().parent.parent.parent
+
+
+def _checkout() -> Path | None:
+    """The omkl checkout this package runs from (its root holds ``reproduce.sh``), or None for an
+    installed package (a wheel in site-packages)."""
+    return _REPO if (_REPO / "reproduce.sh").is_file() and (_REPO / "omkl_core").is_dir() else None
 
 
 def set_mode(mode: str) -> None:
@@ -64,6 +70,10 @@ def set_mode(mode: str) -> None:
 
 @lru_cache(maxsize=1)
 def _commit() -> str:
+    if _checkout() is None:
+        from .. import __version__  # noqa: PLC0415
+
+        return f"omkl {__version__} (installed package, not a checkout)"
     try:
         out = subprocess.run(["git", "-C", str(_REPO), "describe", "--always", "--dirty", "--abbrev=10"],
                              capture_output=True, text=True, timeout=10)
@@ -76,7 +86,7 @@ def _commit() -> str:
 def _machine() -> str:
     import numpy  # noqa: PLC0415
 
-    from ._validation import physical_memory  # noqa: PLC0415
+    from ..validation import physical_memory  # noqa: PLC0415
 
     mem = physical_memory()
     parts = [f"{platform.system()} {platform.machine()}", f"{os.cpu_count()} CPUs",
@@ -87,11 +97,12 @@ def _machine() -> str:
 
 
 def run_stamp() -> dict:
-    """What produced a result: mode, UTC date, commit (``-dirty``: uncommitted changes), machine."""
+    """What produced a result: mode, UTC date, commit (``-dirty``: uncommitted changes; the
+    version for an installed package), machine, and the results folder it went to."""
     mode = os.environ.get("OMKL_MODE", "unspecified")
     return {"mode": mode if mode in MODES else "unspecified",
             "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "commit": _commit(), "machine": _machine()}
+            "commit": _commit(), "machine": _machine(), "results": str(_results_root())}
 
 
 def _stamp_line(stamp: dict) -> str:
@@ -145,11 +156,20 @@ def claim_row(paper: str, item: str, claim: str, holds: bool, note: str = "") ->
             "tolerance": "qualitative", "within_tolerance": bool(holds), "note": note}
 
 
+def _results_root() -> Path:
+    env = os.environ.get("OMKL_RESULTS")
+    if env:
+        return Path(env)
+    base = _checkout() or Path.cwd()         # never the package's own installation
+    return base / "results" / ("quick" if os.environ.get("OMKL_MODE") == "quick" else "")
+
+
 def results_dir(sub: str | None = None) -> Path:
-    """``results/`` (or ``results/<sub>``), created if missing: ``$OMKL_RESULTS`` if set, else
-    ``results/quick/`` in quick mode (:func:`set_mode`) and ``results/`` otherwise."""
-    default = _REPO / "results" / ("quick" if os.environ.get("OMKL_MODE") == "quick" else "")
-    root = Path(os.environ.get("OMKL_RESULTS") or default)
+    """The results folder (or its subfolder ``sub``), created if missing: ``$OMKL_RESULTS`` if set;
+    else ``results/`` of the checkout this package runs from (``results/quick/`` in quick mode,
+    :func:`set_mode`), and for an installed package ``./results`` of the working directory -- an
+    installed omkl never writes into its own installation."""
+    root = _results_root()
     path = root / sub if sub else root
     path.mkdir(parents=True, exist_ok=True)
     return path
@@ -295,7 +315,7 @@ def save_table(df: pd.DataFrame, name: str, floatfmt: str = ".4g", index: bool =
         canon = canonical_table(text, roundoff=roundoff)
         stamp.update(numbers_sha256=numbers_hash(canon), hash_digits=HASH_DIGITS, roundoff=dict(roundoff or {}),
                      hash_rule=f"SHA-256 of the CSV's cells, numbers rounded to {HASH_DIGITS} significant digits "
-                               "(omkl_core.report.canonical_table)")
+                               "(omkl_core.repro.report.canonical_table)")
     (out / f"{name}.csv").write_text(text, encoding="utf-8")
     (out / f"{name}.stamp.json").write_text(json.dumps(stamp, indent=1) + "\n", encoding="utf-8")
     md = out / f"{name}.md"

@@ -14,7 +14,7 @@ here (``erratum E004-7``), so the text of an erratum lives in one place: :data:`
 Typos that leave the statement's meaning clear (a variable named q(x) for q(theta), an unbalanced
 parenthesis, "n'_2 != n'_2") stay as notes in THEORY.md: they have no printed form a test can fail.
 
-:func:`write_markdown` is called by :func:`omkl_core.report.scorecard`, so quick and full runs both
+:func:`write_markdown` is called by :func:`omkl_core.repro.report.scorecard`, so quick and full runs both
 write ``results/errata.md`` (``results/quick/errata.md`` in quick mode).
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ a 10x step", "Python overhead dominates") and the papers state claims about thei
 ("VAW2 has the lowest MSE throughout", "ML-Prod is sparse, EWA broad, VAW2 has negative
 weights", "SFG-MKL converges faster", "SFG-MKL-R costs more than SFG-MKL"). This module turns
 each into a number a table holds, and each claim into a verdict evaluated on the reproduced
-numbers and, where the paper prints numbers (:mod:`omkl_core.paper_values`), on the published
+numbers and, where the paper prints numbers (:mod:`omkl_core.repro.paper_values`), on the published
 ones. The notebooks call these functions; nothing here reads ``results/``.
 
 Step records (paper 003, Algorithms 2-3)
@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._validation import check_int, check_matrix, check_vector
+from ..validation import check_int, check_matrix, check_vector
 
 __all__ = ["StepRecord", "record_steps", "count_switches", "checkpoints", "lowest_share",
            "effective_number", "negative_share", "lowest_in", "profile_split", "per_step_cost",
@@ -73,7 +73,7 @@ def record_steps(learner, X, y, repetitions: int, *, switch_at: int | None = Non
     continues from its state: an ablation of the steps after k only. The learner keeps the
     ``after`` values (clone it first to keep the original).
     """
-    from .mkl.sfg import SFGMKL  # noqa: PLC0415
+    from ..mkl.sfg import SFGMKL  # noqa: PLC0415
 
     if not isinstance(learner, SFGMKL):
         raise TypeError(f"learner must be an SFGMKL or SFGMKLR, got {type(learner).__name__}")
@@ -328,8 +328,8 @@ def sfg_diagnostics(dataset: str, X, y, repetitions: int, seed: int = 0) -> dict
     Returns ``{"switches": DataFrame, "ablation": DataFrame, "records": {row: StepRecord}}``;
     MSE in units of 1e-3 as the tables.
     """
-    from .mkl.sfg import SFGMKL, SFGMKLR  # noqa: PLC0415
-    from .registry import paper003  # noqa: PLC0415
+    from ..mkl.sfg import SFGMKL, SFGMKLR  # noqa: PLC0415
+    from ..registry import paper003  # noqa: PLC0415
 
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])
@@ -396,7 +396,7 @@ def paper003_claims(curves: Mapping[str, Mapping[str, np.ndarray]], curve_t: Map
                     subset_size: Mapping[str, Mapping[str, float]] | None = None, *, sfg=("SFG-MKL", "SFG-MKL-R"),
                     baselines=PAPER003_BASELINES, label: str = "text", published: bool = True,
                     n_checkpoints: int = 20) -> list[dict]:
-    """Scorecard claim rows (:func:`omkl_core.report.claim_row`) of paper 003's Figures 1-2 and
+    """Scorecard claim rows (:func:`omkl_core.repro.report.claim_row`) of paper 003's Figures 1-2 and
     the cost remark of section 4, on our numbers and on the published ones.
 
     * Figures 1-2, "our proposed algorithms converge faster than all other alternatives"

@@ -1,4 +1,22 @@
-"""Shared argument checks: every public entry point fails loudly, naming the argument."""
+"""The validation vocabulary: argument checks and the constraints of ``_parameter_constraints``.
+
+Every public entry point of omkl fails loudly, naming the argument; a learner written outside
+the package uses the same vocabulary (scikit-learn's ``_parameter_constraints`` is the model)::
+
+    from omkl_core.base import OnlineLearner
+    from omkl_core.validation import Integer, Options, Positive, Real
+
+    class MyLearner(OnlineLearner):
+        _parameter_constraints = {"lam": Positive(), "m": Integer(1), "kind": Options("a", "b"),
+                                  "prior": Real()}
+
+Constraints (each ``constraint(value, name)`` raises ``ValueError``/``TypeError`` naming ``name``):
+:class:`Real`, :class:`Positive`, :class:`NonNegative`, :class:`Integer`, :class:`Boolean`,
+:class:`Options`, :class:`Seed`, :class:`Optional`, :class:`Interval`, :class:`Check`.
+Checks for data (each returns the checked value): :func:`check_point`, :func:`check_label`,
+:func:`check_vector`, :func:`check_matrix`, :func:`check_scalar`, and for scalars
+:func:`check_positive`, :func:`check_int`, :func:`check_interval`, :func:`check_option`, ...
+"""
 from __future__ import annotations
 
 import numbers
@@ -224,6 +242,10 @@ class Constraint:
     def invalid(self) -> list:
         return []
 
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        return f"{type(self).__name__}({args})"
+
 
 class Real(Constraint):
     """A finite real number in [low, high] (``closed`` as in :func:`check_interval`)."""
@@ -248,9 +270,24 @@ class Real(Constraint):
         return bad
 
 
-#: x > 0 and x >= 0
-Positive = Real(0, None, closed="neither")
-NonNegative = Real(0, None, closed="left")
+class Positive(Real):
+    """A finite real number > 0 (``Positive()``)."""
+
+    def __init__(self):
+        super().__init__(0, None, closed="neither")
+
+    def __repr__(self) -> str:
+        return "Positive()"
+
+
+class NonNegative(Real):
+    """A finite real number >= 0 (``NonNegative()``)."""
+
+    def __init__(self):
+        super().__init__(0, None, closed="left")
+
+    def __repr__(self) -> str:
+        return "NonNegative()"
 
 
 class Integer(Constraint):

@@ -13,7 +13,7 @@ from importlib.resources.abc import Traversable
 
 import pandas as pd
 
-from .datasets import DATA_DIR
+from ..datasets import DATA_DIR
 
 __all__ = ["PUBLISHED_CSV", "published", "published_value", "published_table"]
 

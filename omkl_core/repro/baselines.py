@@ -4,7 +4,7 @@
   :meth:`omkl_core.registry.paper000.baseline_rows` and
   :meth:`omkl_core.registry.paper003.variant_rows`), each run for R batched repetitions on
   each stream -> ``{(dataset, label): per-repetition MSE x 10^3}``, the input of
-  :func:`omkl_core.report.compare`.
+  :func:`omkl_core.repro.report.compare`.
 * :func:`row_ratios` -- a check free of the realisation's *scale*: paper 000's MSE (labels
   normalised by eqs. 33-34) of every method on one stream carries the same factor
   1/(max y - min y)^2 of that realisation, so the ratio of two rows' MSE on one stream
@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import registry as _registry
+from ..validation import check_int
 from . import paper_values
-from . import registry as _registry
-from ._validation import check_int
 
 __all__ = ["run_rows", "row_ratios", "published_label", "ar4_noise_sweep", "ratio_ranges"]
 
@@ -83,7 +83,7 @@ def row_ratios(values: dict, *, paper: str = "000", table=2, reference: str = "V
     ----------
     values : dict
         ``{(dataset, label): per-repetition values}`` (or means), as for
-        :func:`omkl_core.report.compare`; must hold ``(dataset, reference)`` for every dataset
+        :func:`omkl_core.repro.report.compare`; must hold ``(dataset, reference)`` for every dataset
         it names. A label's published row is :func:`published_label` of it.
     paper, table : the published table (default paper 000, Table 2).
     reference : str, default="VAW2"
@@ -153,7 +153,7 @@ def ar4_noise_sweep(noise_seeds, *, meta_rows=("VAW2",), baseline_rows: dict | N
         ``label_range`` (max - min of the unnormalised labels), the MSE x 10^3 of every row
         (column = row label) and ``ratio: <row> / <reference>`` for every other row.
     """
-    from .mkl import expert_predictions, make_meta  # noqa: PLC0415
+    from ..mkl import expert_predictions, make_meta  # noqa: PLC0415
 
     baseline_rows = baseline_rows or {}
     labels = [*meta_rows, *baseline_rows]
