@@ -50,7 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from . import datasets, registry
-from .protocol import run_online
+from .protocol import run_online, running_mean
 from .validation import check_memory
 
 #: Exit status of a user error (argparse's convention) and of a reader that closed early.
@@ -280,14 +280,6 @@ def _scaled(X, y, scaling: str, experts: bool, source: str):
     return Xs, ys, lo, hi - lo
 
 
-def running_mean_predictions(y) -> np.ndarray:
-    """The baseline: y_hat_t = mean of y_1..y_{t-1}, and 0 at t = 1 (as a learner starts)."""
-    y = np.asarray(y, dtype=np.float64)
-    s = np.concatenate([[0.0], np.cumsum(y)[:-1]])
-    n = np.arange(y.shape[0], dtype=np.float64)
-    return np.where(n > 0, s / np.maximum(n, 1.0), 0.0)
-
-
 def _check_output(path: str, flag: str = "--predictions") -> Path:
     """Fail before the run, not after it, when the output file of ``flag`` cannot be written."""
     p = Path(path)
@@ -376,7 +368,7 @@ def _cmd_run(args) -> int:
         raise UserError(f"{args.model} with {shown} failed on this stream: {exc} (a parameter outside the "
                         "range where the computation stays finite?)") from None
     pred = lo + width * trace.predictions if scaling == "paper" else trace.predictions
-    base = lo + width * running_mean_predictions(y) if scaling == "paper" else running_mean_predictions(y)
+    base = lo + width * running_mean(y) if scaling == "paper" else running_mean(y)
     losses = (pred - y_raw) ** 2
     mse, base_mse = float(losses.mean()), float(np.mean((base - y_raw) ** 2))
     ratio = f" ({mse / base_mse:.3g} of the baseline)" if base_mse > 0 else ""

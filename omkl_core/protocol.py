@@ -18,7 +18,7 @@ from ._progress import progress_bar, progress_iter
 from .backend import to_numpy
 from .validation import check_magnitude, check_matrix, check_vector
 
-__all__ = ["Trace", "run_online", "mse_curve", "PROGRESS_CHUNK"]
+__all__ = ["Trace", "run_online", "running_mean", "mse_curve", "PROGRESS_CHUNK"]
 
 #: With ``progress=True`` a vectorised ``run`` is called on chunks of a multiple of this many
 #: steps (the VAW family's feature block, so the blocks and hence the numbers stay the same).
@@ -136,3 +136,16 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
         preds[t] = float(model.predict_one(x_t))
         model.learn_one(x_t, float(y[t]))
     return Trace.from_predictions(preds, y, time.perf_counter() - t0)
+
+
+def running_mean(y, prior: float = 0.0) -> np.ndarray:
+    """The forecasts of the running mean, the baseline every learner should beat on its stream:
+    y_hat_1 = ``prior`` and y_hat_t = (y_1 + ... + y_{t-1}) / (t - 1) for t >= 2 (no look-ahead).
+
+    >>> running_mean([1.0, 3.0, 2.0]).tolist()
+    [0.0, 1.0, 2.0]
+    """
+    y = check_vector(y, "y")
+    s = np.concatenate([[0.0], np.cumsum(y)[:-1]])
+    n = np.arange(y.shape[0], dtype=np.float64)
+    return np.where(n > 0, s / np.maximum(n, 1.0), float(prior))

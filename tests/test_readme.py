@@ -27,10 +27,12 @@ def blocks() -> list[tuple[int, str]]:
     return [(text.count("\n", 0, m.start(1)) + 1, m.group(1)) for m in FENCE.finditer(text)]
 
 
-def test_the_readme_has_doctest_examples_for_river_and_sklearn():
-    doctests = [src for _, src in blocks() if ">>>" in src]
-    assert any("TargetStandardScaler" in src and "progressive_val_score" in src for src in doctests)
-    assert any('"model__model__a"' in src and "Pipeline" in src for src in doctests)
+def test_the_readme_is_a_front_door():
+    """At most 150 lines (issue 30 item 8): what omkl is, install, the commands, one example, where
+    results land, links; the measurement history lives in CHANGELOG.md."""
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 150, len(text.splitlines())
+    assert len(blocks()) >= 1 and (README.parent / "CHANGELOG.md").is_file()
 
 
 def test_every_python_block_of_the_readme_runs(tmp_path, monkeypatch):
@@ -47,7 +49,7 @@ def test_every_python_block_of_the_readme_runs(tmp_path, monkeypatch):
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
     found = blocks()
-    assert len(found) >= 4, "the README's Python examples were not found"
+    assert found, "the README's Python examples were not found"
     caught = []
     for line, src in found:
         where = f"README.md line {line}"
