@@ -74,10 +74,8 @@ bit), and both reproduce opera's outputs at the same tolerance.  Both read and w
 state, so ``run`` / ``learn_one`` / ``run`` may be mixed on either engine; ``predict_one`` and
 ``learn_one`` always run NumPy.  VAWMeta has no kernel (its step is the Sherman-Morrison core
 of ``omkl_core.vaw``, a BLAS matrix-vector product).
-Speed (``benchmarks/bench_aggregators.py``, Airfoil/Bias, N = 76, one stream): the kernels take
-0.3-2 µs per step (calibrated EWA about 20 µs), 0.1-0.6 times opera 1.2.0's C++ figures; the
-NumPy rules 15-30 µs per step (calibrated EWA about 100 µs), 3-8 µs per stream when 5 streams
-run batched.
+Speed: ``benchmarks/bench_aggregators.py`` times both engines beside opera's C++ (its latest
+figures are in ``benchmarks/results/`` and CHANGELOG.md).
 
 Notation: p_t = weights, yhat_t = aggregate forecast, r_{t,k} = 2 (yhat_t - y_t)(yhat_t - z_{t,k})
 is opera's instantaneous regret of expert k under the "gradient trick" (linearised square
