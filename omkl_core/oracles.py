@@ -38,7 +38,8 @@ They are the oracles of the R package opera (``oracle(Y, experts, model = "exper
 * *shifting*: dynamic programming over (at most k shifts, current expert), O(T N (K + 1)) time;
   with D_t(k, j) the smallest cumulative loss of a sequence ending in j at step t with at most k
   shifts, D_t(k, j) = l_t(j) + min(D_{t-1}(k, j), min_i D_{t-1}(k - 1, i)). k = 0 is the best
-  expert; the loss is non-increasing in k, and at k = T - 1 it is sum_t min_j l_t(j). Back-pointers (T x (K + 1) x N booleans) give the best path for each k.
+  expert; the loss is non-increasing in k, and at k = T - 1 it is sum_t min_j l_t(j).
+  Back-pointers (T x (K + 1) x N booleans) give the best path for each k.
 
 Every function validates its inputs (a ``ValueError``/``TypeError`` naming ``Z``, ``y`` or ``K``).
 """
