@@ -361,6 +361,12 @@ def _cmd_run(args) -> int:
                                   "--csv " + ("standard input" if args.csv == "-" else args.csv))
     model = _construct(args.model, cls, params)
     _check_budget(args.model, model, X.shape)
+    if args.regret:
+        from .regret import aggregates_experts  # noqa: PLC0415
+
+        if not aggregates_experts(model):
+            raise UserError(f"--regret needs a learner that aggregates experts (a meta-learner with --experts, a "
+                            f"VAW-family learner or a Mixture); {args.model} is not one")
     try:
         trace = run_online(model, X, y, progress=args.progress)
     except (ValueError, FloatingPointError, OverflowError) as exc:
@@ -378,6 +384,10 @@ def _cmd_run(args) -> int:
           f"the running mean of y before step t on the same stream"
           f"{'; mse_scaled on the [0, 1] target, as the papers report' if scaled else ''}; "
           f"scaling: {SCALINGS[scaling]}]")
+    if args.regret:   # issue 34: the run's regret beside opera's oracles, and the stated bounds (scaled units)
+        from .regret import regret_report  # noqa: PLC0415
+
+        print(regret_report(model, X, y))
     if out is not None:
         t = np.arange(1, len(y) + 1)
         _write_csv(out, ["t", "y", "y_hat", "mse"], zip(t.tolist(), y_raw.tolist(), pred.tolist(),
@@ -501,6 +511,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--param", action="append", metavar="NAME=VALUE", help="constructor argument")
     run.add_argument("--predictions", help="write t, y, y_hat, running MSE (in the target's units) to this CSV")
     run.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
+    run.add_argument("--regret", action="store_true",
+                     help="also print the regret table: the loss beside the best expert / convex / linear "
+                          "combination and 1-5 shift paths in hindsight, and each bound papers 000-004 state "
+                          "for the meta-learner, evaluated on this run (learners that aggregate experts)")
     run.set_defaults(func=_cmd_run)
     sweep = sub.add_parser("sweep", help="run a (dataset, learner, params, seed) grid from a TOML spec")
     sweep.add_argument("spec", help="TOML file: datasets, seeds, [[learners]] name/params, max_steps")

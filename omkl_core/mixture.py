@@ -374,3 +374,12 @@ class Mixture(OnlineLearner):
     def weights_(self):
         """The meta weights the next prediction uses ((N,)); see the meta-learner's ``weights_``."""
         return self.meta_.weights_
+
+    def summary(self, X, y, *, shifts: int = 5):
+        """opera's ``summary()`` of a mixture: a fresh copy of this mixture run on (X, y), its mean
+        square loss beside the oracles in hindsight (best expert / convex / linear / 1..``shifts``-shift
+        paths) and the bound its meta-learner has in papers 000-004, evaluated on the run
+        (:func:`omkl_core.regret.regret_report`; print it for the table). This mixture is not modified."""
+        from .regret import regret_report  # noqa: PLC0415  (regret imports this module)
+
+        return regret_report(self, X, y, shifts=shifts)
