@@ -1,0 +1,166 @@
+"""omkl_core.regret: regret against opera's oracles and the papers' bounds evaluated on a run.
+
+The bound checks have power: on the same stream where the correct learner satisfies its stated
+bound, a broken one violates it (EWA with eta x 4; a meta-learner that ignores its weights).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import omkl_core as ok
+from omkl_core import bounds, oracles
+from omkl_core.aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, VAWMeta
+from omkl_core.cli import main
+from omkl_core.regret import NO_BOUND, regret_report, report_from_forecasts
+
+
+def _alternating(T=1000):
+    """Experts 0 and 1, labels 1, 0, 1, ...: the leader changes every step (follow-the-leader's worst case)."""
+    return np.tile([0.0, 1.0], (T, 1)), np.where(np.arange(T) % 2 == 0, 1.0, 0.0)
+
+
+def _one_good_expert(T=500, seed=1):
+    rng = np.random.default_rng(seed)
+    y = rng.uniform(0, 1, T)
+    return np.column_stack([y, rng.uniform(0, 1, T), rng.uniform(0, 1, T)]), y
+
+
+def _row(report, equation, comparator=None):
+    rows = [b for b in report.bounds if b.equation.startswith(equation) and (comparator is None or b.comparator == comparator)]
+    assert len(rows) == 1, [b.equation for b in report.bounds]
+    return rows[0]
+
+
+# ------------------------------------------------------------------------- power of the checks
+def test_ewa_eq30_holds_for_eta_and_is_violated_by_eta_times_4_on_the_same_stream():
+    Z, y = _alternating()
+    good = report_from_forecasts(Z, y, EWA().run(Z, y), rule=EWA())
+    broken = report_from_forecasts(Z, y, EWA(eta=4 * 0.5).run(Z, y), rule=EWA())   # claims eta = 1/2, uses 2
+    rhs = bounds.ewa_bound(2, 0.0, 1.0)                                          # ln 2 / (1/2)
+    for rep in (good, broken):
+        row = _row(rep, "P000 eq. (30)")
+        assert row.bound == rhs
+        best = np.min(np.sum((Z - y[:, None]) ** 2, axis=0))
+        assert row.lhs == pytest.approx(rep.T * rep.loss - best, rel=1e-12)
+    assert _row(good, "P000 eq. (30)").holds is True
+    assert _row(broken, "P000 eq. (30)").holds is False
+    assert _row(broken, "P000 eq. (30)").lhs > 5 * rhs
+    # the broken learner's own eta is refused as a bound parameter: no bound is borrowed for it
+    own = report_from_forecasts(Z, y, EWA(eta=2.0).run(Z, y), rule=EWA(eta=2.0))
+    assert own.bounds[0].holds is None and NO_BOUND in own.bounds[0].note
+
+
+@pytest.mark.parametrize("rule", [VAWMeta(), VAWMeta(bounds=(0, 1)), EWA(), AggregatingAlgorithm()],
+                         ids=["VAW2", "VAW2-trunc", "EWA", "AA"])
+def test_meta_learner_ignoring_its_weights_violates_the_bound_the_rule_satisfies(rule):
+    """The uniform average of the experts (weights never updated) against the rule's bound, on a stream
+    where one expert is exact: every evaluated row holds for the rule's run and some row fails for the fake."""
+    Z, y = _one_good_expert()
+    good = report_from_forecasts(Z, y, rule.clone().run(Z, y), rule=rule)
+    fake = report_from_forecasts(Z, y, Z.mean(axis=1), rule=rule)
+    evaluated = [b for b in good.bounds if b.holds is not None]
+    assert evaluated and all(b.holds for b in evaluated)
+    assert good.all_hold is True
+    assert fake.all_hold is False
+
+
+def test_vaw2_eq11_sup_row_is_the_worst_comparator():
+    """regret(delta) - lam/2 |delta|^2 is largest at the ridge delta_lam: the sup row's margin is the smallest."""
+    Z, y = _one_good_expert()
+    rep = report_from_forecasts(Z, y, VAWMeta().run(Z, y), rule=VAWMeta())
+    rows = [b for b in rep.bounds if b.equation == "P000 eq. (11)"]
+    margins = {b.comparator: b.bound - b.lhs for b in rows}
+    assert min(margins, key=margins.get) == "sup over delta (ridge delta_lam)"
+
+
+# ---------------------------------------------------------------------------- learners
+def test_regret_report_vaw2_is_the_learners_run_and_states_eq25():
+    X, y = ok.datasets.load("airfoil")
+    X, y = X[:300], y[:300]
+    model = ok.VAW2(m=8, seed=0)
+    rep = regret_report(model, X, y)
+    assert model.t_ == 0                                          # the learner passed is not modified
+    p = ok.VAW2(m=8, seed=0).run(X, y)
+    assert rep.loss == np.mean((p - y) ** 2)
+    assert _row(rep, "P000 eq. (25)").holds is True
+    assert _row(rep, "P000 Theorem 2").holds is None
+    Z = ok.mkl.expert_predictions(X, y, m=8, repetitions=1, seed=0)[0]
+    assert rep.oracles["best expert"] == pytest.approx(oracles.best_expert(Z, y).loss, rel=1e-12)
+    assert rep.regret("best linear") == pytest.approx(rep.T * (rep.loss - oracles.best_linear(Z, y).loss), rel=1e-9)
+
+
+def test_regret_report_vaw_ewa_states_eq30_and_theorem3():
+    X, y = ok.datasets.load("airfoil")
+    rep = regret_report(ok.VAWEWA(m=8, seed=0), X[:300], y[:300])
+    assert _row(rep, "P000 eq. (30)").holds is True
+    assert _row(rep, "P000 Theorem 3").holds is None
+    assert rep.forecasts.startswith("truncated to [0, 1]")
+
+
+def test_mixture_summary_reports_its_meta_learners_bound():
+    X, y = ok.datasets.ar4(T=300, seed=0)
+    y = (y - y.min()) / (y.max() - y.min())
+    mix = ok.Mixture([ok.OnlineRidge(fit_intercept=True), ok.OnlineRidge(a=10.0)], meta=AggregatingAlgorithm())
+    rep = mix.summary(X, y)
+    assert mix.t_ == 0
+    assert rep.loss == np.mean((ok.Mixture(mix.learners, meta=AggregatingAlgorithm()).run(X, y) - y) ** 2)
+    row = _row(rep, "P000 sec. 4 (CBL Prop. 3.2)")
+    assert row.holds is True and row.bound == pytest.approx(math.log(2) / 2)
+    assert "best 5-shift path" in str(rep)
+
+
+@pytest.mark.parametrize("rule", [BOA(), MLPoly(), EWA(gradient=True, eta=0.5), ok.aggregation.CalibratedEWA(),
+                                  VAWMeta(shrink_to="uniform")])
+def test_no_bound_stated_is_said_not_borrowed(rule):
+    Z, y = _one_good_expert(T=100)
+    rep = regret_report(rule, Z, y)
+    assert [b.equation for b in rep.bounds] == [NO_BOUND]
+    assert rep.bounds[0].holds is None and rep.all_hold is None
+    assert NO_BOUND in rep.to_text()
+
+
+def test_online_ridge_meta_uses_paper002_corollary2():
+    Z, y = _one_good_expert(T=200)
+    rep = regret_report(VAWMeta(ridge=True), Z, y)
+    row = _row(rep, "P002 Corollary 2, eq. (4)")
+    assert row.holds is True
+    assert row.bound == pytest.approx(bounds.paper002_corollary2_bound(Z, y, 1.0), rel=1e-12)
+
+
+def test_report_to_dict_and_text():
+    Z, y = _one_good_expert(T=120)
+    rep = regret_report(EWA(), Z, y, shifts=2)
+    d = rep.to_dict()
+    assert set(d["oracles"]) == {"best expert", "best convex", "best linear", "best 1-shift path", "best 2-shift path"}
+    assert d["regret"]["best convex"] == rep.T * (rep.loss - rep.oracles["best convex"])
+    assert d["bounds"][0]["equation"].startswith("P000 eq. (30)") and d["all_hold"] is True
+    text = str(rep)
+    assert "best linear" in text and "holds" in text and "(30)" in text
+
+
+def test_regret_report_bad_input_names_the_argument():
+    with pytest.raises(TypeError, match="aggregates experts"):
+        regret_report(ok.OnlineRidge(), np.ones((5, 2)), np.ones(5))
+    with pytest.raises(ValueError, match="y"):
+        regret_report(EWA(), np.ones((5, 2)), np.ones(4))
+    with pytest.raises(ValueError, match="predictions"):
+        report_from_forecasts(np.ones((5, 2)), np.ones(5), np.ones(3))
+    with pytest.raises(ValueError, match="shifts"):
+        regret_report(EWA(), np.full((5, 2), 0.5), np.full(5, 0.5), shifts=-1)
+
+
+# -------------------------------------------------------------------------------- CLI
+def test_cli_run_regret_prints_oracles_and_stated_bounds(capsys):
+    assert main(["run", "VAW2", "--dataset", "airfoil", "--param", "m=4", "--regret"]) == 0
+    out = capsys.readouterr().out
+    for needle in ("best expert", "best convex", "best linear", "best 5-shift path", "P000 eq. (25)", "holds"):
+        assert needle in out
+
+
+def test_cli_regret_refuses_a_learner_without_experts(capsys):
+    assert main(["run", "OnlineRidge", "--dataset", "airfoil", "--regret"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("omkl: error: --regret") and err.count("\n") == 1
