@@ -15,7 +15,9 @@ seaborn, papermill, ipykernel, JupyterLab); the library never imports it.
   the cross-paper leaderboard;
 * :mod:`~omkl_core.repro.verify`: the current results against the reference in ``reference/``
   (``./reproduce.sh verify [--quick]``);
-* :mod:`~omkl_core.repro.timing`: CPU time measured in a controlled way, for the speed claims.
+* :mod:`~omkl_core.repro.timing`: CPU time measured in a controlled way, for the speed claims;
+* :mod:`~omkl_core.repro.regret_tables`: paper 000 Table 2 beside its oracles in hindsight and its
+  stated bounds evaluated on every run (issue 34).
 
 Submodules load on first use (``import omkl_core.repro as repro; repro.report``), so the driver
 starts without pandas.
