@@ -76,6 +76,34 @@ def test_vaw2_eq11_sup_row_is_the_worst_comparator():
     assert min(margins, key=margins.get) == "sup over delta (ridge delta_lam)"
 
 
+def test_vaw2_eq11_rows_are_half_losses_with_the_runs_rho_and_y():
+    """(11): R_T(delta) = 1/2 sum (yhat - y)^2 - 1/2 sum (<delta, z_t> - y)^2 <= lam/2 |delta|^2
+    + N Y^2/2 ln(1 + rho^2 T/(lam N)), rho = max ||z_t||, Y = max |y_t| (written out here)."""
+    Z, y = _one_good_expert(T=300)
+    Z = 1.5 * Z                                        # rho and Y differ from 1
+    p = VAWMeta(lam=2.0).run(Z, y)
+    rep = report_from_forecasts(Z, y, p, rule=VAWMeta(lam=2.0))
+    row = _row(rep, "P000 eq. (11)", "best expert")
+    T, N = Z.shape
+    j = int(np.argmin(np.sum((Z - y[:, None]) ** 2, axis=0)))
+    lhs = 0.5 * np.sum((p - y) ** 2) - 0.5 * np.sum((Z[:, j] - y) ** 2)
+    rho2 = float(np.max(np.sum(Z * Z, axis=1)))
+    Y = float(np.max(np.abs(y)))
+    rhs = 2.0 / 2 * 1.0 + N * Y * Y / 2 * math.log(1 + rho2 * T / (2.0 * N))
+    assert row.lhs == pytest.approx(lhs, rel=1e-12) and row.bound == pytest.approx(rhs, rel=1e-12)
+
+
+def test_ewa_row_compares_with_the_best_truncated_expert():
+    """(30) is stated for zbar = clip(z, A, B) (eq. 28): the experts forecast -0.5 and 1.5, outside [0, 1]
+    (loss 250 each as given, 100 truncated)."""
+    Z, y = _alternating(200)
+    Z = 2.0 * Z - 0.5
+    p = EWA().run(Z, y)
+    row = _row(report_from_forecasts(Z, y, p, rule=EWA()), "P000 eq. (30)")
+    best = np.min(np.sum((np.clip(Z, 0, 1) - y[:, None]) ** 2, axis=0))
+    assert row.lhs == pytest.approx(np.sum((p - y) ** 2) - best, rel=1e-12)
+
+
 # ---------------------------------------------------------------------------- learners
 def test_regret_report_vaw2_is_the_learners_run_and_states_eq25():
     X, y = ok.datasets.load("airfoil")
@@ -118,7 +146,10 @@ def test_no_bound_stated_is_said_not_borrowed(rule):
     Z, y = _one_good_expert(T=100)
     rep = regret_report(rule, Z, y)
     assert [b.equation for b in rep.bounds] == [NO_BOUND]
+    assert type(rule).__name__ in rep.bounds[0].note
     assert rep.bounds[0].holds is None and rep.all_hold is None
+    if not isinstance(rule, VAWMeta):
+        assert "opera" in rep.bounds[0].note
     assert NO_BOUND in rep.to_text()
 
 
