@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.optimize
 
-from ._validation import check_int, check_matrix, check_memory, check_vector
+from .validation import check_int, check_matrix, check_memory, check_vector
 
 __all__ = ["OracleResult", "ShiftingResult", "best_expert", "best_convex", "best_linear", "best_shifting",
            "oracle", "MODELS"]

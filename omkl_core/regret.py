@@ -46,11 +46,11 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from . import aggregation as _agg
-from ._validation import check_int, check_matrix, check_vector
 from .bounds import aggregation as _bagg
 from .bounds import paper000 as _b000
 from .bounds import paper002 as _b002
 from .oracles import best_convex, best_expert, best_linear, best_shifting
+from .validation import check_int, check_matrix, check_vector
 
 __all__ = ["BoundCheck", "RegretReport", "regret_report", "report_from_forecasts", "stated_bounds", "aggregates_experts",
            "NO_BOUND"]
@@ -289,15 +289,20 @@ def report_from_forecasts(Z, y, predictions, *, rule=None, name: str | None = No
 
 def aggregates_experts(learner) -> bool:
     """Whether :func:`regret_report` accepts ``learner``: an aggregation rule, a VAW-family learner or a Mixture."""
-    from .mixture import Mixture  # noqa: PLC0415
     from .mkl.vaw2 import _VAWFamily  # noqa: PLC0415
 
-    return isinstance(learner, (_agg._MetaLearner, _VAWFamily, Mixture))
+    return isinstance(learner, (_agg._MetaLearner, _VAWFamily)) or _is_mixture(learner)
+
+
+def _is_mixture(learner) -> bool:
+    """A :class:`omkl_core.mixture.Mixture` (by its interface: this module does not import mixture,
+    which imports it for ``Mixture.summary``): experts' forecasts from ``_expert_stream``, a ``meta``."""
+    return callable(getattr(learner, "_expert_stream", None)) and hasattr(learner, "meta") and \
+        callable(getattr(learner, "clone", None))
 
 
 def _run_with_experts(learner, X, y):
     """(Z, predictions, rule, expert_layer) of a fresh copy of ``learner`` over (X, y)."""
-    from .mixture import Mixture  # noqa: PLC0415  (mixture imports this module's users; no circle at import)
     from .mkl.vaw2 import TIME_BLOCK, _VAWFamily, feature_blocks  # noqa: PLC0415
 
     if isinstance(learner, _agg._MetaLearner):
@@ -315,7 +320,7 @@ def _run_with_experts(learner, X, y):
         Z = np.asarray(fresh.experts_.run(blocks, y).T)
         layer = {"m": fresh.m, "lam": float(fresh.lam), "vaw": not fresh.ridge, "feature_map": fresh.feature_map}
         return Z, fresh.meta_.run(Z, y), fresh.meta_, layer
-    if isinstance(learner, Mixture):
+    if _is_mixture(learner):
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         fresh = learner.clone()

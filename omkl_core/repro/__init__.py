@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib
 
 _SUBMODULES = ("baselines", "claims", "driver", "errata", "leaderboard", "notebooks", "paper_values",
-               "process", "report", "runner", "style", "timing", "verify")
+               "process", "regret_tables", "report", "runner", "style", "timing", "verify")
 
 __all__ = list(_SUBMODULES)
 
