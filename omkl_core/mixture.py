@@ -59,8 +59,8 @@ import math
 import numpy as np
 
 from .aggregation import BOA
-from .base import OnlineLearner
-from .validation import Check, check_label, check_matrix, check_point, check_vector
+from .pairing import Pairing
+from .validation import Check, check_vector
 
 __all__ = ["Mixture", "aggregate"]
 
@@ -154,12 +154,14 @@ def aggregate(Z, y, *, meta=BOA(), abstained=None):  # noqa: B008  (a template, 
     return np.asarray(meta_.run(Z, y), dtype=np.float64)
 
 
-class Mixture(OnlineLearner):
+class Mixture(Pairing):
     """Online aggregation of any online learners by a meta-learner (issue 24; P000 sec. 3).
 
     At step t every expert forecasts z_{t,j} from x_t, the meta-learner forecasts
     yhat_t = meta(z_t); then every expert learns (x_t, y_t) and the meta-learner learns
-    (z_t, y_t) (module docstring).  The meta-learner's regret bound against the best expert
+    (z_t, y_t) (module docstring): the pairing of :class:`omkl_core.pairing.Pairing`, shared
+    with the VAW family (whose experts are the batched VAW layer; ``meta`` may be a Table 2
+    row's meta-learner, :func:`omkl_core.mkl.make_meta`).  The meta-learner's regret bound against the best expert
     holds for any experts: e.g. with ``meta=EWA()`` on labels in [A, B] (P000 eq. (30), CBL
     Prop. 3.1)
 
@@ -243,16 +245,17 @@ class Mixture(OnlineLearner):
         if fixed is not None and fixed != N:
             raise ValueError(f"meta has n_experts={fixed} but learners holds N={N} experts")
 
+    def _make_meta(self):
+        return _fresh_meta(self.meta, len(self.learners))
+
     def _reset(self):
+        super()._reset()         # meta_, expert_predictions_ and the cached forecasts of a step
         N = len(self.learners)
         self.learners_ = [_fresh(e) for e in self.learners]
-        self.meta_ = _fresh_meta(self.meta, N)
         self._first_fallback = _first_fallback(self.meta_)
         self.label_sum_ = 0.0
-        self.expert_predictions_ = None
         self.abstained_ = None
         self.n_abstained_ = np.zeros(N, dtype=np.int64)
-        self._last = None        # (x, z, abstained) of the step predicted and not yet learned
 
     # ---- the fallback for abstaining experts ----------------------------------------
     def _fallback(self) -> float:
@@ -276,39 +279,23 @@ class Mixture(OnlineLearner):
                                      f"{self.t_ + 1} (None is how an expert abstains; NaN/inf is not)")
         return z
 
-    def _forecasts(self, x):
-        """(z_t, abstained) from the experts' states after steps < t (cached until learn_one)."""
-        if self._last is not None and np.array_equal(self._last[0], x):
-            return self._last[1], self._last[2]
+    def _predict_experts(self, x):
+        """(z_t, abstained) from the experts' states after steps < t (the pairing caches them
+        until learn_one)."""
         raw = [self._expert_forecast(j, x) for j in range(len(self.learners_))]
         abstained = np.array([r is None for r in raw])
         z = np.array([self._fallback() if r is None else r for r in raw], dtype=np.float64)
-        self._last = (x.copy(), z, abstained)
         return z, abstained
 
-    def predict_one(self, x) -> float:
-        """yhat_t = meta(z_t) from x_t (d,): the experts' forecasts, then the meta-learner's."""
-        x = check_point(x, name="x")
-        z, _ = self._forecasts(x)
-        return float(self.meta_.predict_one(z))
-
-    def learn_one(self, x, y) -> None:
-        """Reveal y_t: every expert learns (x_t, y_t), then the meta-learner (z_t, y_t)."""
-        x = check_point(x, name="x")
-        y = check_label(y, "y")
-        z, abstained = self._forecasts(x)                  # z_t: forecasts made before y_t
+    def _learn_experts(self, x, y, abstained):
         for e in self.learners_:
             e.learn_one(x, y)
-        self.meta_.learn_one(z, y)
-        self._finish_step(z, abstained, y)
 
     def _finish_step(self, z, abstained, y):
         self.label_sum_ += y
         self.n_abstained_ += abstained
-        self.expert_predictions_ = z
         self.abstained_ = abstained
-        self._last = None
-        self.t_ += 1
+        super()._finish_step(z, abstained, y)
 
     # ---- whole stream -----------------------------------------------------------------
     def _expert_column(self, j, X, y):
@@ -348,32 +335,11 @@ class Mixture(OnlineLearner):
             Z = np.where(A, self._fallbacks(y)[:, None], Z)
         return Z, A
 
-    def run(self, X, y):
-        """Predict-then-learn over (X, y), continuing from the current state: each expert's
-        whole-stream forecasts (its own ``run``), then the meta-learner's ``run(Z, y)``."""
-        X = check_matrix(X, "X")
-        y = check_vector(y, "y", length=X.shape[0])
-        self._last = None                                  # a pending predict_one's forecasts: dropped
-        Z, A = self._expert_stream(X, y)
-        run = getattr(self.meta_, "run", None)
-        if callable(run):
-            preds = np.asarray(run(Z, y), dtype=np.float64)
-        else:
-            preds = np.empty(X.shape[0])
-            for t in range(X.shape[0]):
-                preds[t] = self.meta_.predict_one(Z[t])
-                self.meta_.learn_one(Z[t], float(y[t]))
+    def _finish_run(self, Z, A, y):
         self.label_sum_ = float(np.cumsum(np.concatenate([[self.label_sum_], y]))[-1])
         self.n_abstained_ += A.sum(axis=0)
-        self.expert_predictions_ = Z[-1].copy()
         self.abstained_ = A[-1].copy()
-        self.t_ += X.shape[0]
-        return preds
-
-    @property
-    def weights_(self):
-        """The meta weights the next prediction uses ((N,)); see the meta-learner's ``weights_``."""
-        return self.meta_.weights_
+        super()._finish_run(Z, A, y)
 
     def summary(self, X, y, *, shifts: int = 5):
         """opera's ``summary()`` of a mixture: a fresh copy of this mixture run on (X, y), its mean

@@ -329,6 +329,33 @@ class paper000:  # noqa: N801 - a namespace read as ``registry.paper000.defaults
         return _pick(presets, learner, "000")
 
     @staticmethod
+    def vaw_rows(form: str | None = None) -> dict:
+        """Paper 000's VAW-family rows of Table 2 -> ``{label: (class name, parameters)}``.
+
+        ``form="text"``: the seven rows of Table 2 in the paper's order -- "VAW2" (Theorem 2),
+        "VAW2 (trunc)" (the meta VAW on zbar_t, eq. 28), "VAW-Aggr", "VAW-EWA" (eq. 29,
+        Theorem 3), "VAW-BOA", "VAW-ML-Poly", "VAW-ML-Prod" (section 4), each with the
+        :meth:`defaults` of its class. ``form="code"``: "VAW-EWA [opera calibrated]", VAW-EWA
+        with opera's default online-calibrated EWA (``ewaCalib``, reference A.2) instead of
+        eq. (29)'s fixed eta. None: both forms, text first. A row's meta-learner alone (for
+        stored expert predictions): :func:`omkl_core.mkl.make_meta`.
+        """
+        d = paper000.defaults()
+        forms = {"text": {"VAW2": ("VAW2", d["VAW2"]),
+                          "VAW2 (trunc)": ("VAW2", {**d["VAW2"], "truncate": True}),
+                          "VAW-Aggr": ("VAWAggr", d["VAWAggr"]),
+                          "VAW-EWA": ("VAWEWA", d["VAWEWA"]),
+                          "VAW-BOA": ("VAWBOA", d["VAWBOA"]),
+                          "VAW-ML-Poly": ("VAWMLPoly", d["VAWMLPoly"]),
+                          "VAW-ML-Prod": ("VAWMLProd", d["VAWMLProd"])},
+                 "code": {"VAW-EWA [opera calibrated]": ("VAWEWA", {**d["VAWEWA"], "calibrated": True})}}
+        if form is None:
+            return {**forms["text"], **forms["code"]}
+        if form not in forms:
+            raise ValueError(f"form must be one of {list(forms)} or None, got {form!r}")
+        return forms[form]
+
+    @staticmethod
     def baseline_rows(form: str | None = None) -> dict:
         """Paper 000's Raker and OMKL-GF rows of Table 2 -> ``{label: (class name, parameters)}``.
 

@@ -43,8 +43,9 @@ import numpy as np
 
 from .. import aggregation as _agg
 from .. import backend as _backend
-from ..base import OnlineLearner
+from .. import registry as _registry
 from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, dictionary_spec, shifted_projection
+from ..pairing import Pairing
 from ..validation import (
     Boolean,
     Check,
@@ -56,11 +57,9 @@ from ..validation import (
     Seed,
     check_bool,
     check_int,
-    check_label,
     check_magnitude,
     check_matrix,
     check_memory,
-    check_point,
     check_positive,
     check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
     check_vector,
@@ -68,7 +67,7 @@ from ..validation import (
 )
 from ..vaw import VAWExperts
 
-__all__ = ["expert_predictions", "feature_blocks", "make_meta", "META_LEARNERS", "TABLE2_ROWS", "VARIANT_META",
+__all__ = ["expert_predictions", "feature_blocks", "make_meta", "TABLE2_ROWS", "VARIANT_META",
            "VAW2", "VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA"]
 
 #: Default number of time steps whose features are computed by one matrix product.
@@ -197,68 +196,51 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     return (Z, dicts) if return_dictionaries else Z
 
 
-# --------------------------------------------------------------------------- meta-learners
-def _vaw2_meta(lam_meta=1.0, truncate=False, bounds=(0, 1), meta_ridge=False):
-    return _agg.VAWMeta(lam=lam_meta, bounds=tuple(bounds) if truncate else None, ridge=meta_ridge)
-
-
-def _ewa_meta(bounds=(0, 1), eta=None, calibrated=False, gradient=False):
-    if check_bool(calibrated, "calibrated"):   # opera's calibrated EWA is its own class (eta must then be None)
-        if eta is not None:
-            raise ValueError("eta must be None when calibrated=True (the grid is calibrated online)")
-        return _agg.CalibratedEWA(bounds=bounds)
-    return _agg.EWA(eta=eta, bounds=bounds, gradient=gradient)
-
-
-def _aggr_meta(bounds=(0, 1), eta=None):
-    return _agg.AggregatingAlgorithm(bounds=bounds, eta=eta)
-
-
-def _mlprod_meta(bounds=(0, 1)):
-    return _agg.MLProd(bounds=bounds)
-
-
-def _mlpoly_meta(bounds=(0, 1)):
-    return _agg.MLPoly(bounds=bounds)
-
-
-def _boa_meta(bounds=(0, 1), version="v120"):
-    return _agg.BOA(version=version, bounds=bounds)
-
-
-#: Table 2 row name -> (meta-learner factory, fixed keyword arguments).
-META_LEARNERS = {
-    "VAW2": (_vaw2_meta, {}),
-    "VAW2 (trunc)": (_vaw2_meta, {"truncate": True}),
-    "VAW-Aggr": (_aggr_meta, {}),
-    "VAW-EWA": (_ewa_meta, {}),
-    "VAW-BOA": (_boa_meta, {}),
-    "VAW-ML-Poly": (_mlpoly_meta, {}),
-    "VAW-ML-Prod": (_mlprod_meta, {}),
-}
-#: The VAW-family rows of paper 000 Table 2, in the paper's order.
-TABLE2_ROWS = list(META_LEARNERS)
+# ----------------------------------------------------------------------- Table 2's rows
+#: The VAW-family rows of paper 000 Table 2, in the paper's order (row -> class and parameters:
+#: :meth:`omkl_core.registry.paper000.vaw_rows`, the one name -> class map).
+TABLE2_ROWS = list(_registry.paper000.vaw_rows("text"))
 #: Named variant rows (not in Table 2's text): "VAW-EWA [opera calibrated]" is VAW-EWA with
 #: opera's default, online-calibrated EWA (``ewaCalib``, reference A.2) instead of eq. (29)'s
 #: fixed eta = 1/(2(B - A)^2). The label before " [" is the published row it is compared with.
-VARIANT_META = {
-    "VAW-EWA [opera calibrated]": (_ewa_meta, {"calibrated": True}),
-}
+VARIANT_META = list(_registry.paper000.vaw_rows("code"))
 
 
 def make_meta(name: str, **kwargs):
     """A fresh meta-learner for Table 2 row ``name`` (e.g. "VAW2 (trunc)", "VAW-EWA") or for a
-    named variant row of :data:`VARIANT_META` (e.g. "VAW-EWA [opera calibrated]")."""
-    known = {**META_LEARNERS, **VARIANT_META}
-    if name not in known:
-        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(known)}")
-    factory, fixed = known[name]
-    return factory(**{**fixed, **kwargs})
+    named variant row of :data:`VARIANT_META` (e.g. "VAW-EWA [opera calibrated]").
+
+    The meta-learner of the row's class (:meth:`omkl_core.registry.paper000.vaw_rows`: row ->
+    class and parameters) as that class builds it (``meta_`` of a fresh learner), so a Table 2
+    row run on stored expert predictions Z is the learner's meta layer, and
+    ``Mixture(experts, meta=make_meta(row))`` pairs other experts with it.  ``kwargs``: the
+    class's meta-level parameters (``_meta_parameters``, e.g. ``meta_ridge=True`` for
+    "VAW2", ``eta`` or ``calibrated`` for "VAW-EWA", ``bounds``) on top of the row's.
+    """
+    rows = _registry.paper000.vaw_rows()
+    if name not in rows:
+        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(rows)}")
+    cls_name, params = rows[name]
+    cls = _registry.learners()[cls_name]
+    unknown = sorted(set(kwargs) - set(cls._meta_parameters))
+    if unknown:
+        raise TypeError(f"make_meta({name!r}) takes the meta-learner's parameters of {cls_name} "
+                        f"({', '.join(cls._meta_parameters)}), got {', '.join(unknown)}")
+    own = {k: v for k, v in params.items() if k in cls._meta_parameters}
+    return cls(**own, **kwargs).meta_
 
 
 # ------------------------------------------------------------------------------ learners
-class _VAWFamily(OnlineLearner):
+class _VAWFamily(Pairing):
     """Two-level learner: VAW experts on N kernels' random features + a meta-learner.
+
+    The pairing of :class:`omkl_core.pairing.Pairing` (the protocol, ``weights_``,
+    ``expert_predictions_``, ``run``), shared with :class:`omkl_core.mixture.Mixture`, with the
+    batched expert layer of paper 000 as its experts: z_{t,j} = <w_{t,j}, Phi_{theta_j}(x_t)>,
+    VAW (eqs. 9-10) on kernel j's random features, all N experts one
+    :class:`omkl_core.vaw.VAWExperts`. A subclass names its meta-learner (``_make_meta``: the
+    class of :mod:`omkl_core.aggregation` and section 4's settings) and the constructor
+    parameters that meta-learner reads (``_meta_parameters``).
 
     Parameters
     ----------
@@ -293,7 +275,6 @@ class _VAWFamily(OnlineLearner):
         z of the last step, before truncation.
     """
 
-    _table2_name = ""
     _parameter_constraints = {
         "m": Integer(1),
         "lam": Positive(),
@@ -304,6 +285,8 @@ class _VAWFamily(OnlineLearner):
         "backend": Options("numpy", "cupy", "auto"),
         "bounds": Optional(Interval()),
     }
+    #: the constructor parameters the meta-learner reads (what :func:`make_meta` takes)
+    _meta_parameters: tuple = ("bounds",)
 
     @classmethod
     def _unit_test_params(cls):
@@ -330,18 +313,12 @@ class _VAWFamily(OnlineLearner):
     def _validate_joint(self):
         _check_state_memory(self.m, self.feature_map, self.dictionary)
 
-    # subclasses: return a fresh meta-learner
-    def _make_meta(self):
-        raise NotImplementedError
-
     def _reset(self):
         """Forget the learned state (the same seed redraws the same features)."""
         _backend.get_namespace(self.backend)
         self.dictionary_ = None
         self.experts_ = None
-        self.meta_ = self._make_meta()
-        self.expert_predictions_ = None
-        self._last = None
+        super()._reset()
 
     def _ensure(self, d: int):
         if self.dictionary_ is None:
@@ -351,38 +328,32 @@ class _VAWFamily(OnlineLearner):
         elif d != self.dictionary_.d:
             raise ValueError(f"x has dimension {d}, expected d={self.dictionary_.d}")
 
-    @property
-    def weights_(self):
-        """Meta weights the next prediction uses ((N,)); None before the first step."""
-        return None if self.experts_ is None else self.meta_.weights_
-
-    def _z(self, x):
-        x = check_point(x, name="x")
+    # ---- the experts of the pairing: VAW on each kernel's random features ------------------
+    def _predict_experts(self, x):
+        """z_t (N,) of the N expert VAWs (eq. 9) on Phi_{theta_j}(x_t); aux: the features."""
         self._ensure(x.shape[0])
         phi = self.dictionary_.transform(x, validate=False)                 # (N, m')
-        if self._last is not None and np.array_equal(self._last[0], x):
-            return x, phi, self._last[1]
-        z = self.experts_.predict_one(phi)                                  # (N,)
-        self._last = (x.copy(), z)
-        return x, phi, z
+        return np.array(self.experts_.predict_one(phi), dtype=np.float64), phi   # (N,)
 
-    def predict_one(self, x) -> float:
-        """Forecast of y_t from x_t (d,): experts' z_t, then the meta-learner."""
-        _, _, z = self._z(x)
-        return self.meta_.predict_one(z)
+    def _learn_experts(self, x, y, phi):
+        self.experts_.learn_one(phi, y)                                     # eq. (10), every expert
 
-    def learn_one(self, x, y) -> None:
-        """Observe y_t: the meta-learner learns on z_t, then every expert VAW updates."""
-        y = check_label(y, "y")
-        self._warn_unscaled(x, y)
-        x, phi, z = self._z(x)
-        self.meta_.learn_one(z, y)
-        self.experts_.learn_one(phi, y)
-        self.expert_predictions_ = np.asarray(z).copy()
-        self._last = None
-        self.t_ += 1
+    def _expert_stream(self, X, y, time_block: int = TIME_BLOCK):
+        """Z (T, N): the expert layer block-wise (features of ``time_block`` steps per product,
+        :func:`feature_blocks`; the batched VAW of :class:`VAWExperts`)."""
+        self._ensure(X.shape[1])
+        blocks = (b[0] for b in feature_blocks(X, [self.dictionary_], time_block, reuse=True))
+        return self.experts_.run(blocks, y).T, None                         # (T, N)
 
-    def _warn_unscaled(self, X, y) -> None:
+    def _check_step(self, x, y) -> None:
+        self._warn_unscaled(x, y, stacklevel=4)         # the caller of learn_one
+
+    def _check_stream(self, X, y) -> None:
+        check_magnitude(X, "X")
+        check_magnitude(y, "y")
+        self._warn_unscaled(X, y, stacklevel=5)         # the caller of run
+
+    def _warn_unscaled(self, X, y, stacklevel: int) -> None:
         """Warn once when the stream is not scaled as the model assumes: labels in
         ``bounds`` (eq. 33) and ||x_t|| <= 1 (eq. 34), the range the paper's kernel
         bandwidths (section 4) and the truncation (eq. 28) are chosen for."""
@@ -404,24 +375,12 @@ class _VAWFamily(OnlineLearner):
             warnings.warn(f"{type(self).__name__}: the stream is not normalised ({'; '.join(problems)}); the kernel "
                           "bandwidths of paper 000 section 4 and the truncation bounds assume normalised data, "
                           "so expect a large error. Normalise it (omkl_core.datasets.normalise_stream; "
-                          "omkl run --scale paper)", RuntimeWarning, stacklevel=3)
+                          "omkl run --scale paper)", RuntimeWarning, stacklevel=stacklevel)
 
     def run(self, X, y, time_block: int = TIME_BLOCK):
         """Predictions for a whole stream (same as the predict_one/learn_one loop, to rounding):
         the expert layer runs block-wise (batched VAW), then the meta-learner over Z (T, N)."""
-        X = check_matrix(X, "X")
-        y = check_vector(y, "y", length=X.shape[0])
-        check_magnitude(X, "X")
-        check_magnitude(y, "y")
-        self._warn_unscaled(X, y)
-        self._ensure(X.shape[1])
-        blocks = (b[0] for b in feature_blocks(X, [self.dictionary_], time_block, reuse=True))
-        Z = self.experts_.run(blocks, y).T                                  # (T, N)
-        preds = self.meta_.run(Z, y)
-        self.expert_predictions_ = Z[-1].copy()
-        self._last = None
-        self.t_ += X.shape[0]
-        return preds
+        return self._run(X, y, time_block=time_block)
 
 
 class VAW2(_VAWFamily):
@@ -469,6 +428,7 @@ class VAW2(_VAWFamily):
                          backend=backend, bounds=bounds)
 
     _parameter_constraints = {"lam_meta": Positive(), "truncate": Boolean(), "meta_ridge": Boolean()}
+    _meta_parameters = ("lam_meta", "truncate", "bounds", "meta_ridge")
 
     @classmethod
     def _unit_test_params(cls):
@@ -476,7 +436,9 @@ class VAW2(_VAWFamily):
         yield {"m": 6, "seed": 3, "truncate": True}
 
     def _make_meta(self):
-        return _vaw2_meta(self.lam_meta, self.truncate, self.bounds, self.meta_ridge)
+        # eqs. (9)-(10) on z_t (lambda = 1, section 4); on zbar_t (eq. 28) for "VAW2 (trunc)"
+        return _agg.VAWMeta(lam=self.lam_meta, bounds=tuple(self.bounds) if self.truncate else None,
+                            ridge=self.meta_ridge)
 
 
 class VAWEWA(_VAWFamily):
@@ -492,9 +454,14 @@ class VAWEWA(_VAWFamily):
                          backend=backend, bounds=bounds)
 
     _parameter_constraints = {"eta": Optional(Positive()), "calibrated": Boolean(), "gradient": Boolean()}
+    _meta_parameters = ("bounds", "eta", "calibrated", "gradient")
 
     def _make_meta(self):
-        return _ewa_meta(self.bounds, self.eta, self.calibrated, self.gradient)
+        if check_bool(self.calibrated, "calibrated"):   # opera's calibrated EWA is its own class
+            if self.eta is not None:
+                raise ValueError("eta must be None when calibrated=True (the grid is calibrated online)")
+            return _agg.CalibratedEWA(bounds=self.bounds)
+        return _agg.EWA(eta=self.eta, bounds=self.bounds, gradient=self.gradient)   # eq. (29)
 
 
 class VAWAggr(_VAWFamily):
@@ -509,23 +476,24 @@ class VAWAggr(_VAWFamily):
                          backend=backend, bounds=bounds)
 
     _parameter_constraints = {"eta": Optional(Positive())}
+    _meta_parameters = ("bounds", "eta")
 
     def _make_meta(self):
-        return _aggr_meta(self.bounds, self.eta)
+        return _agg.AggregatingAlgorithm(bounds=self.bounds, eta=self.eta)
 
 
 class VAWMLProd(_VAWFamily):
     """VAW-ML-Prod, paper 000 section 4: opera's ML-Prod (reference A.5) on truncated z_t."""
 
     def _make_meta(self):
-        return _mlprod_meta(self.bounds)
+        return _agg.MLProd(bounds=self.bounds)
 
 
 class VAWMLPoly(_VAWFamily):
     """VAW-ML-Poly, paper 000 section 4: opera's MLpol (reference A.4) on truncated z_t."""
 
     def _make_meta(self):
-        return _mlpoly_meta(self.bounds)
+        return _agg.MLPoly(bounds=self.bounds)
 
 
 class VAWBOA(_VAWFamily):
@@ -540,6 +508,7 @@ class VAWBOA(_VAWFamily):
                          backend=backend, bounds=bounds)
 
     _parameter_constraints = {"version": Options("v120", "v122")}
+    _meta_parameters = ("bounds", "version")
 
     def _make_meta(self):
-        return _boa_meta(self.bounds, self.version)
+        return _agg.BOA(version=self.version, bounds=self.bounds)

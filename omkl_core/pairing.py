@@ -1,0 +1,168 @@
+"""One pairing of experts with a meta-learner: the base of :class:`~omkl_core.mixture.Mixture`
+and of the VAW family (:mod:`omkl_core.mkl.vaw2`).
+
+Paper 000 (Rokhlin & Gurtovaya, arXiv:2503.20087), section 3, the two-level procedure before
+Theorem 2: at step t
+
+1. every expert j forecasts z_{t,j} from x_t and its state after steps < t
+   (z_t = (z_{t,1}, ..., z_{t,N}), Theorem 2);
+2. the meta-learner forecasts yhat_t from z_t (VAW eqs. (9)-(10) on z_t for VAW2; EWA
+   eq. (29) on zbar_t = clip(z_t, A, B), eq. (28), for VAW-EWA; section 4's AA, ML-Poly,
+   ML-Prod, BOA: :mod:`omkl_core.aggregation`);
+3. y_t is revealed: every expert learns (x_t, y_t) and the meta-learner learns (z_t, y_t).
+
+The meta-learner's regret bounds (eq. (30), Theorems 2-3, references A.4-A.6 and B) ask only
+that z_t be fixed before y_t, whatever the experts are; and no expert depends on the
+meta-learner or on another expert.  So a whole stream is two passes (:meth:`Pairing.run`):
+the experts' forecasts Z (T, N) for the whole stream (each expert predict-then-learn on its
+own), then the meta-learner's vectorised ``run(Z, y)``.  The numbers are those of the
+``predict_one`` / ``learn_one`` loop (bit for bit, or to rounding where an expert's or the
+meta-learner's whole-stream driver sums in another order).
+
+:class:`Pairing` owns that protocol and its bookkeeping -- the forecasts of a step cached
+between ``predict_one`` and ``learn_one``, ``meta_``, ``weights_``, ``expert_predictions_``,
+``t_``, ``run`` -- and leaves the experts to a subclass:
+
+=============================  ===============================================================
+hook                           what the subclass supplies
+=============================  ===============================================================
+``_make_meta()``               a fresh meta-learner (called by ``reset``)
+``_predict_experts(x)``        ``(z, aux)``: z_t (N,) a fresh float64 array, ``aux`` whatever
+                               ``_learn_experts`` needs again (features, an abstention mask)
+``_learn_experts(x, y, aux)``  every expert learns (x_t, y_t)
+``_expert_stream(X, y, **kw)`` ``(Z, aux)``: the experts' forecasts (T, N) over a stream,
+                               predict-then-learn, continuing from their state
+``_check_step(x, y)``,         checks / warnings on a labelled step or a stream before anything
+``_check_stream(X, y)``        learns (default: none)
+``_finish_step``,              bookkeeping after a step / a stream (extend with ``super()``)
+``_finish_run``
+=============================  ===============================================================
+
+:class:`~omkl_core.mixture.Mixture` pairs any online learners (a list, one forecast each,
+abstentions replaced by a fallback) with any meta-learner; the VAW family pairs the batched
+VAW expert layer over N kernels' random features (paper 000 eqs. (9)-(10),
+:class:`omkl_core.vaw.VAWExperts`) with the meta-learner its class names.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import OnlineLearner
+from .validation import check_label, check_matrix, check_point, check_vector
+
+__all__ = ["Pairing"]
+
+
+class Pairing(OnlineLearner):
+    """Experts forecast, the meta-learner aggregates, all learn (paper 000 section 3).
+
+    An abstract base: subclasses supply the experts and the meta-learner (module docstring).
+
+    Attributes
+    ----------
+    meta_ : meta-learner
+        The meta-learner that learns (:mod:`omkl_core.aggregation`), from ``_make_meta()``.
+    weights_ : ndarray of shape (N,) or None
+        The meta weights the next prediction uses (``meta_.weights_``).
+    expert_predictions_ : ndarray of shape (N,) or None
+        z of the last step learned, as the meta-learner saw it (before truncation).
+    t_ : int
+        Steps learned.
+    """
+
+    # ---- the subclass's part -------------------------------------------------------------
+    def _make_meta(self):
+        """A fresh meta-learner."""
+        raise NotImplementedError
+
+    def _predict_experts(self, x):
+        """``(z_t, aux)`` from the experts' states after steps < t (x already checked)."""
+        raise NotImplementedError
+
+    def _learn_experts(self, x, y: float, aux) -> None:
+        """Every expert learns (x_t, y_t); ``aux`` is what ``_predict_experts`` returned."""
+        raise NotImplementedError
+
+    def _expert_stream(self, X, y, **options):
+        """``(Z, aux)``: the experts' forecasts Z (T, N) over the stream, predict-then-learn."""
+        raise NotImplementedError
+
+    def _check_step(self, x, y: float) -> None:
+        """Checks or warnings on a labelled step (x_t, y_t), before anything learns."""
+
+    def _check_stream(self, X, y) -> None:
+        """Checks or warnings on a stream (X, y), before anything learns."""
+
+    # ---- state ----------------------------------------------------------------------------
+    def _reset(self):
+        self.meta_ = self._make_meta()
+        self.expert_predictions_ = None
+        self._last = None        # (x, z, aux) of the step predicted and not yet learned
+
+    @property
+    def weights_(self):
+        """The meta weights the next prediction uses ((N,)); see the meta-learner's ``weights_``."""
+        return self.meta_.weights_
+
+    # ---- one step -------------------------------------------------------------------------
+    def _forecasts(self, x):
+        """(z_t, aux) for the checked point x_t, cached until ``learn_one``: the experts forecast
+        once per step however often ``predict_one`` asks."""
+        last = self._last
+        if last is not None and np.array_equal(last[0], x):
+            return last[1], last[2]
+        z, aux = self._predict_experts(x)
+        self._last = (x.copy(), z, aux)
+        return z, aux
+
+    def predict_one(self, x) -> float:
+        """yhat_t = meta(z_t) from x_t (d,): the experts' forecasts, then the meta-learner's."""
+        z, _ = self._forecasts(check_point(x, name="x"))
+        return float(self.meta_.predict_one(z))
+
+    def learn_one(self, x, y) -> None:
+        """Reveal y_t: every expert learns (x_t, y_t), then the meta-learner learns (z_t, y_t)."""
+        x = check_point(x, name="x")
+        y = check_label(y, "y")
+        self._check_step(x, y)
+        z, aux = self._forecasts(x)                 # z_t: forecasts made before y_t
+        self._learn_experts(x, y, aux)
+        self.meta_.learn_one(z, y)
+        self._finish_step(z, aux, y)
+
+    def _finish_step(self, z, aux, y: float) -> None:
+        self.expert_predictions_ = z
+        self._last = None
+        self.t_ += 1
+
+    # ---- whole stream ---------------------------------------------------------------------
+    def run(self, X, y):
+        """Predict-then-learn over (X, y), continuing from the current state: the experts'
+        whole-stream forecasts Z (T, N), then the meta-learner's ``run(Z, y)``."""
+        return self._run(X, y)
+
+    def _run(self, X, y, **options):
+        X = check_matrix(X, "X")
+        y = check_vector(y, "y", length=X.shape[0])
+        self._check_stream(X, y)
+        self._last = None                           # a pending predict_one's forecasts: dropped
+        Z, aux = self._expert_stream(X, y, **options)
+        preds = self._meta_run(Z, y)
+        self._finish_run(Z, aux, y)
+        return preds
+
+    def _meta_run(self, Z, y):
+        """The meta-learner over the stream of forecasts: its vectorised ``run`` where it has one,
+        else its predict_one/learn_one loop."""
+        run = getattr(self.meta_, "run", None)
+        if callable(run):
+            return np.asarray(run(Z, y), dtype=np.float64)
+        preds = np.empty(Z.shape[0])
+        for t in range(Z.shape[0]):
+            preds[t] = self.meta_.predict_one(Z[t])
+            self.meta_.learn_one(Z[t], float(y[t]))
+        return preds
+
+    def _finish_run(self, Z, aux, y) -> None:
+        self.expert_predictions_ = Z[-1].copy()
+        self.t_ += Z.shape[0]
