@@ -458,14 +458,15 @@ MUTANTS: list[Mutant] = [
       "logit = np.log(q0) - lam * risk",
       "Gibbs posterior (8) with exp(-lam risk) instead of exp(-risk/lam)"),
     # ------------------------------------------ Mixture (issue 24), judged by tests/test_mixture.py
-    M("mix-meta-learns-on-forecasts-after-y", "mixture", "omkl_core/mixture.py",
-      "        for e in self.learners_:\n            e.learn_one(x, y)\n        self.meta_.learn_one(z, y)\n",
-      "        for e in self.learners_:\n            e.learn_one(x, y)\n        self._last = None\n"
-      "        z, abstained = self._forecasts(x)\n        self.meta_.learn_one(z, y)\n",
+    # (the step and the run of a mixture are the shared pairing's, omkl_core/pairing.py)
+    M("mix-meta-learns-on-forecasts-after-y", "mixture", "omkl_core/pairing.py",
+      "        self._learn_experts(x, y, aux)\n        self.meta_.learn_one(z, y)\n",
+      "        self._learn_experts(x, y, aux)\n        self._last = None\n"
+      "        z, aux = self._forecasts(x)\n        self.meta_.learn_one(z, y)\n",
       "the meta-learner learns on forecasts the experts make after seeing y_t (look-ahead)"),
-    M("mix-run-ignores-meta-weights", "mixture", "omkl_core/mixture.py",
-      "preds = np.asarray(run(Z, y), dtype=np.float64)",
-      "preds = (run(Z, y), np.mean(np.clip(Z, 0, 1), axis=1))[1]",
+    M("mix-run-ignores-meta-weights", "mixture", "omkl_core/pairing.py",
+      "return np.asarray(run(Z, y), dtype=np.float64)",
+      "return (run(Z, y), np.mean(np.clip(Z, 0, 1), axis=1))[1]",
       "run forecasts the plain average of the experts (the meta-learner learns, its weights unused)"),
     M("mix-fallback-zero", "mixture", "omkl_core/mixture.py",
       "return self.label_sum_ / self.t_ if self.t_ else self._first_fallback",
@@ -475,6 +476,23 @@ MUTANTS: list[Mutant] = [
       "sums = np.cumsum(np.concatenate([[label_sum], y[:-1]]))",
       "sums = np.cumsum(np.concatenate([[label_sum], y]))[1:]",
       "run's fallback running mean includes y_t (off by one: look-ahead)"),
+    # ------------------------ the pairing of experts and meta-learner (issue 30), tests/test_pairing.py
+    M("pair-stale-step-forecasts", "pairing", "omkl_core/pairing.py",
+      "if last is not None and np.array_equal(last[0], x):",
+      "if last is not None:",
+      "the forecasts cached for one point are reused for another (predict_one of a probe point changes z_t)"),
+    M("pair-run-keeps-first-z", "pairing", "omkl_core/pairing.py",
+      "self.expert_predictions_ = Z[-1].copy()",
+      "self.expert_predictions_ = Z[0].copy()",
+      "after run, expert_predictions_ holds z_1 instead of the last step's z_T"),
+    M("pair-vaw2-trunc-untruncated", "pairing", "omkl_core/mkl/vaw2.py",
+      "bounds=tuple(self.bounds) if self.truncate else None",
+      "bounds=None",
+      "VAW2 (trunc) runs the meta VAW on z_t instead of zbar_t = clip(z_t, A, B) (eq. 28)"),
+    M("pair-row-aggr-is-ewa", "pairing", "omkl_core/registry.py",
+      '"VAW-Aggr": ("VAWAggr", d["VAWAggr"])',
+      '"VAW-Aggr": ("VAWEWA", d["VAWAggr"])',
+      "Table 2's VAW-Aggr row mapped to the EWA class"),
     # -------------------------- the leaderboard's mixture rows and claim (issue 24), tests/test_leaderboard.py
     M("lb-best-single-includes-mixtures", "leaderboard", "omkl_core/repro/leaderboard.py",
       "single = sub[~is_mix.loc[sub.index]]", "single = sub",
@@ -508,7 +526,7 @@ MUTANTS: list[Mutant] = [
 ]
 
 #: the test file that judges the mutants of a key that is not a paper number
-TEST_FILES = {"mixture": "tests/test_mixture.py", "leaderboard": "tests/test_leaderboard.py",
+TEST_FILES = {"mixture": "tests/test_mixture.py", "pairing": "tests/test_pairing.py", "leaderboard": "tests/test_leaderboard.py",
               "codeforms": "tests/test_baselines_code_forms.py"}
 
 COPY_DIRS = ("omkl_core", "tests")   # the datasets are package data (omkl_core/data)
