@@ -142,6 +142,10 @@ class Pairing(OnlineLearner):
         return self._run(X, y)
 
     def _run(self, X, y, **options):
+        return self._run_with_forecasts(X, y, **options)[1]
+
+    def _run_with_forecasts(self, X, y, **options):
+        """``run`` that also returns the experts' forecasts: (Z (T, N), predictions (T,))."""
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         self._check_stream(X, y)
@@ -149,7 +153,7 @@ class Pairing(OnlineLearner):
         Z, aux = self._expert_stream(X, y, **options)
         preds = self._meta_run(Z, y)
         self._finish_run(Z, aux, y)
-        return preds
+        return Z, preds
 
     def _meta_run(self, Z, y):
         """The meta-learner over the stream of forecasts: its vectorised ``run`` where it has one,

@@ -50,6 +50,7 @@ from .bounds import aggregation as _bagg
 from .bounds import paper000 as _b000
 from .bounds import paper002 as _b002
 from .oracles import best_convex, best_expert, best_linear, best_shifting
+from .pairing import Pairing
 from .validation import check_int, check_matrix, check_vector
 
 __all__ = ["BoundCheck", "RegretReport", "regret_report", "report_from_forecasts", "stated_bounds", "aggregates_experts",
@@ -288,44 +289,27 @@ def report_from_forecasts(Z, y, predictions, *, rule=None, name: str | None = No
 
 
 def aggregates_experts(learner) -> bool:
-    """Whether :func:`regret_report` accepts ``learner``: an aggregation rule, a VAW-family learner or a Mixture."""
-    from .mkl.vaw2 import _VAWFamily  # noqa: PLC0415
-
-    return isinstance(learner, (_agg._MetaLearner, _VAWFamily)) or _is_mixture(learner)
-
-
-def _is_mixture(learner) -> bool:
-    """A :class:`omkl_core.mixture.Mixture` (by its interface: this module does not import mixture,
-    which imports it for ``Mixture.summary``): experts' forecasts from ``_expert_stream``, a ``meta``."""
-    return callable(getattr(learner, "_expert_stream", None)) and hasattr(learner, "meta") and \
-        callable(getattr(learner, "clone", None))
+    """Whether :func:`regret_report` accepts ``learner``: an aggregation rule, or a pairing of experts
+    and a meta-learner (:class:`omkl_core.pairing.Pairing`: a VAW-family learner or a Mixture)."""
+    return isinstance(learner, (_agg._MetaLearner, Pairing))
 
 
 def _run_with_experts(learner, X, y):
     """(Z, predictions, rule, expert_layer) of a fresh copy of ``learner`` over (X, y)."""
-    from .mkl.vaw2 import TIME_BLOCK, _VAWFamily, feature_blocks  # noqa: PLC0415
+    from .mkl.vaw2 import _VAWFamily  # noqa: PLC0415
 
     if isinstance(learner, _agg._MetaLearner):
         Z = check_matrix(X, "X")
         y = check_vector(y, "y", length=Z.shape[0])
         fresh = learner.clone()
         return Z, fresh.run(Z, y), fresh, None
-    if isinstance(learner, _VAWFamily):
-        X = check_matrix(X, "X")
-        y = check_vector(y, "y", length=X.shape[0])
+    if isinstance(learner, Pairing):                  # the learner's run(X, y), keeping Z
         fresh = learner.clone()
-        fresh._warn_unscaled(X, y)
-        fresh._ensure(X.shape[1])                     # the learner's run(X, y), keeping Z
-        blocks = (b[0] for b in feature_blocks(X, [fresh.dictionary_], TIME_BLOCK, reuse=True))
-        Z = np.asarray(fresh.experts_.run(blocks, y).T)
-        layer = {"m": fresh.m, "lam": float(fresh.lam), "vaw": not fresh.ridge, "feature_map": fresh.feature_map}
-        return Z, fresh.meta_.run(Z, y), fresh.meta_, layer
-    if _is_mixture(learner):
-        X = check_matrix(X, "X")
-        y = check_vector(y, "y", length=X.shape[0])
-        fresh = learner.clone()
-        Z, _ = fresh._expert_stream(X, y)             # abstentions replaced by the fallback (Mixture docstring)
-        return Z, np.asarray(fresh.meta_.run(Z, y), dtype=np.float64), fresh.meta_, None
+        Z, preds = fresh._run_with_forecasts(X, y)    # a Mixture's abstentions: the fallback (its docstring)
+        layer = None
+        if isinstance(fresh, _VAWFamily):
+            layer = {"m": fresh.m, "lam": float(fresh.lam), "vaw": not fresh.ridge, "feature_map": fresh.feature_map}
+        return np.asarray(Z), preds, fresh.meta_, layer
     raise TypeError(f"regret_report needs a learner that aggregates experts (an omkl_core.aggregation rule, a "
                     f"VAW-family learner or a Mixture), got {type(learner).__name__}; for others pass the experts' "
                     "forecasts to report_from_forecasts(Z, y, predictions)")
