@@ -19,6 +19,9 @@ imported only when these are called), and one class per algorithm, named as in t
   ``RBFDictionary`` (``PAPER004_EXPORTS``; bounds in ``bounds.paper004``).
 * beyond the papers: ``Mixture(learners, meta=BOA())``, any online learners (omkl's, River's
   through ``ok.interop.from_river``) aggregated by one of paper 000's meta-learners;
+* beyond the papers: ``StandardScaler() | learner`` and ``TargetScaler(learner)``
+  (``ok.preprocessing``), the normalisation the papers assume (eqs. (33)-(34) of paper 000)
+  supplied online from the past of a raw stream, predictions in the target's units;
 * paper 003 (graph-aided OMKL): ``SFGMKL``, ``SFGMKLR``, ``Raker``, ``OMKR``, ``OMKLGF``,
   ``feedback_graph``, ``paper003_dictionary`` (and ``ok.kernels.dissimilarity``).
 """
@@ -38,6 +41,7 @@ from . import (
                mixture,
                mkl,
                noisy,
+               preprocessing,
                protocol,
                registry,
                validation,
@@ -57,6 +61,7 @@ from .linear import (
 from .mixture import Mixture
 from .mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, VAW2, VAWBOA, VAWEWA, Raker, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions, feedback_graph
 from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic
+from .preprocessing import Pipeline, StandardScaler, TargetScaler
 from .protocol import Trace, run_online
 from .vaw import VAW, VAWExperts
 
@@ -74,6 +79,8 @@ __all__ = [
     "Trace", "run_online", "OnlineLearner", "BatchLearner",
     # beyond the papers: any online learners aggregated by a meta-learner (issue 24)
     "mixture", "Mixture",
+    # beyond the papers: online scaling as learners, no look-ahead (issue 32)
+    "preprocessing", "StandardScaler", "Pipeline", "TargetScaler",
     # paper 000
     "RandomFourierFeatures", "KernelDictionary", "paper000_dictionary", "VAW", "VAWExperts",
     "VAWMeta", "EWA", "CalibratedEWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA",

@@ -26,23 +26,34 @@ meta-learner's compiled driver differs from its NumPy step, bit for bit otherwis
 Abstention
 ----------
 An expert may have no forecast: ``predict_one`` returns ``None`` (River's regressors before
-their first update; ``from_river`` abstains until its model has learned one label, because
-what River returns then -- ``None``, or a default 0.0 -- is not a forecast).  The meta-learners
-need a number for every expert at every step, so an abstaining expert's forecast is replaced
-by the **fallback** f_t, the same for every abstaining expert:
+their first update: ``from_river`` abstains until its model has learned one label).  ``None``
+has one meaning in the package, written once in :mod:`omkl_core.protocol` ("Abstention"): the
+meta-learners need a number for every expert at every step, so an abstaining expert's forecast
+is replaced by the fallback f_t of :func:`omkl_core.protocol.abstention_fallback`, the same for
+every abstaining expert:
 
     f_t = (1 / (t - 1)) sum_{s<t} y_s   (the running mean of the labels seen), t > 1;
     f_1 = (A + B) / 2, the midpoint of the meta-learner's ``bounds`` (0.0 if it has none).
 
-Why this value: it is computed from the past labels only (no look-ahead), it is the
-forecast of the best constant on the past, so an abstaining expert is scored as a
-reasonable neutral forecaster rather than as a wild one (0.0 on labels in [0, 1] would cost
-it a weight it does not deserve to lose, or would drag the aggregate), and it lies in
-[A, B] whenever the labels do.  The meta-learner's bound then holds against the experts
-*as substituted* (expert j's forecast is f_t at the steps it abstains).  The steps at which
+It is computed from the past labels only, it is the forecast of the best constant on the past
+(an abstaining expert is scored as a neutral forecaster, neither losing a weight it does not
+deserve to lose nor dragging the aggregate), and it lies in [A, B] whenever the labels do.
+The meta-learner's bound then holds against the experts *as substituted*.  The steps at which
 each expert abstained are counted in ``n_abstained_``; ``abstained_`` marks the last step's.
 A forecast that is NaN or inf (not ``None``) is an error (``FloatingPointError`` naming the
 expert), never passed on.
+
+One forecast per expert per step
+--------------------------------
+``predict_one(x_t)`` asks every expert once and keeps the forecasts z_t until ``learn_one``.
+``learn_one(x, y_t)`` then trains the meta-learner on **those** forecasts -- the ones behind the
+prediction it emitted, as the bounds assume -- whether or not ``x`` equals the row predicted
+on, and the experts learn (x, y_t).  This matters inside River's pipelines: River's
+``StandardScaler | to_river(Mixture(...))`` updates the scaler between ``predict_one`` and
+``learn_one``, so the row the mixture learns on is scaled by other statistics than the row it
+predicted on; the experts are not asked again.  Without a pending ``predict_one`` (a
+``learn_one`` alone) the experts forecast x first.  (omkl's :class:`omkl_core.preprocessing.Pipeline`
+scales both calls alike.)
 
 :func:`aggregate` gives a fresh mixture's forecasts from the experts' stored forecasts (a
 leaderboard that has run each single learner once need not run them again).
@@ -59,8 +70,10 @@ import math
 import numpy as np
 
 from .aggregation import BOA
+from .base import OnlineLearner
 from .pairing import Pairing
-from .validation import Check, check_vector
+from .protocol import abstention_fallback, abstention_fallbacks
+from .validation import Check, check_label, check_point, check_vector
 
 __all__ = ["Mixture", "aggregate"]
 
@@ -102,8 +115,37 @@ def _fresh(obj):
     return clone() if callable(clone) else copy.deepcopy(obj)
 
 
+class _OnlyExpert(OnlineLearner):
+    """The meta-learner of a mixture of N = 1 expert whose meta-learner's rule needs N >= 2 (BOA
+    ``"v120"``, ML-Prod: ln N = 0 gives a zero learning rate): the only expert's forecast,
+    truncated to ``bounds`` (eq. (28)) -- what every convex-weight rule (EWA, the Aggregating
+    Algorithm, ML-Poly, ML-Prod, BOA) gives for one expert, whose weight is 1."""
+
+    _input_kind = "experts"
+    _parameter_constraints = {}
+
+    def __init__(self, bounds=None):
+        self.bounds = bounds
+        super().__init__()
+
+    def _reset(self):
+        self.weights_ = np.ones(1)
+
+    def predict_one(self, z):
+        z = float(check_vector(z, "z", length=1)[0])
+        return z if self.bounds is None else min(max(z, float(self.bounds[0])), float(self.bounds[1]))
+
+    def learn_one(self, z, y):
+        check_vector(z, "z", length=1)
+        check_label(y, "y")
+        self.t_ += 1
+
+
 def _fresh_meta(meta, N: int):
-    """A fresh meta-learner for N experts (``n_experts=N`` where the template left N open)."""
+    """A fresh meta-learner for N experts (``n_experts=N`` where the template left N open); for
+    N = 1 and a rule that needs N >= 2, :class:`_OnlyExpert` with the template's ``bounds``."""
+    if N == 1 and int(getattr(meta, "_min_experts", 1)) > 1:
+        return _OnlyExpert(getattr(meta, "bounds", None))
     try:
         if "n_experts" in getattr(meta, "get_params", dict)():
             return meta.clone(n_experts=N)
@@ -119,13 +161,9 @@ def _first_fallback(meta) -> float:
 
 
 def _fallback_sequence(label_sum: float, t0: int, y, first: float) -> np.ndarray:
-    """f_t for the T steps of labels y after t0 steps whose labels sum to label_sum: the running
-    mean of the past labels (``first`` before any), by the sequential sums of the per-step loop."""
-    sums = np.cumsum(np.concatenate([[label_sum], y[:-1]]))       # sum_{s<t} y_s
-    counts = t0 + np.arange(y.shape[0])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f = sums / counts
-    return np.where(counts > 0, f, first)
+    """f_t for the T steps of labels y after t0 steps whose labels sum to label_sum:
+    :func:`omkl_core.protocol.abstention_fallbacks` (the one abstention rule)."""
+    return abstention_fallbacks(y, label_sum=label_sum, n_labels=t0, first=first)
 
 
 def aggregate(Z, y, *, meta=BOA(), abstained=None):  # noqa: B008  (a template, cloned)
@@ -234,6 +272,11 @@ class Mixture(Pairing):
         super().__init__()
 
     @property
+    def _label_bounds(self):
+        """The label range the mixture assumes: its meta-learner's ``bounds`` (eq. (28))."""
+        return getattr(self.meta, "bounds", None)
+
+    @property
     def _run_alignment(self) -> int:
         """``run`` pieces whose lengths are multiples of this are bit for bit one run (the lcm of
         the experts' ``_run_alignment``)."""
@@ -260,7 +303,7 @@ class Mixture(Pairing):
     # ---- the fallback for abstaining experts ----------------------------------------
     def _fallback(self) -> float:
         """f_t: the running mean of the labels learned, the midpoint of ``bounds`` before any."""
-        return self.label_sum_ / self.t_ if self.t_ else self._first_fallback
+        return abstention_fallback(self.label_sum_, self.t_, self._first_fallback)
 
     def _fallbacks(self, y) -> np.ndarray:
         """f_t for the T steps of a run over labels y (continuing from the state): the same
@@ -286,6 +329,18 @@ class Mixture(Pairing):
         abstained = np.array([r is None for r in raw])
         z = np.array([self._fallback() if r is None else r for r in raw], dtype=np.float64)
         return z, abstained
+
+    def learn_one(self, x, y) -> None:
+        """Reveal y_t: every expert learns (x, y_t), then the meta-learner (z_t, y_t), z_t the
+        forecasts of the last ``predict_one`` since the previous ``learn_one`` even where x differs
+        from the row predicted on (module docstring: "One forecast per expert per step"), else
+        the experts' forecasts of x."""
+        last = self._last
+        if last is not None:
+            xc = check_point(x, name="x")
+            if last[0].shape == xc.shape:              # z_t behind the prediction emitted: kept for this x
+                self._last = (xc.copy(), last[1], last[2])
+        super().learn_one(x, y)
 
     def _learn_experts(self, x, y, abstained):
         for e in self.learners_:

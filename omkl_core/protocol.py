@@ -5,6 +5,31 @@
 vectorised ``run(X, y) -> predictions`` over the whole stream (e.g. the batched VAW expert
 layer); :func:`run_online` then uses it instead of the per-step loop -- it must give the
 same predictions as the loop.
+
+Abstention
+----------
+The one meaning of ``None`` (DESIGN.md, "one meaning per operation"), used by
+:func:`run_online`, :class:`omkl_core.Mixture`, the River adapters
+(:func:`omkl_core.interop.from_river`, :func:`omkl_core.interop.to_river`,
+:func:`omkl_core.interop.river.evaluate_river`) and the leaderboard of the reproduction wing:
+
+* a learner **abstains** at step t when ``predict_one(x_t)`` returns ``None``: it has no
+  forecast (a River regressor before its first label -- what River returns then, ``None`` or a
+  default 0.0, is not a forecast -- or a model that returns ``None`` itself).  In a vectorised
+  ``run`` an abstention is NaN, and only for a learner that declares ``_may_abstain = True``
+  (for any other learner NaN or inf is an error, never an abstention);
+* wherever a number is needed for that step -- the prediction a trace scores, the forecast a
+  meta-learner aggregates, what a River adapter returns to River -- it is the **fallback**
+  :func:`abstention_fallback`: the running mean of the labels seen before step t,
+
+      f_t = (1 / (t - 1)) sum_{s<t} y_s  (t > 1),   f_1 = ``first``,
+
+  ``first`` the midpoint (A + B) / 2 of the label range the consumer assumes (a meta-learner's
+  ``bounds``: 0.5 on [0, 1]) and 0.0 where it assumes none (what an omkl learner forecasts at
+  t = 1).  Computed from past labels only (no look-ahead), the forecast of the best constant on
+  the past: an abstaining learner is scored as a neutral forecaster, never as a wild one;
+* the steps a learner abstained are counted where a result is reported (``Trace.abstained``,
+  ``Mixture.n_abstained_``, ``evaluate_river``'s ``abstained``).
 """
 from __future__ import annotations
 
@@ -18,11 +43,40 @@ from ._progress import progress_bar, progress_iter
 from .backend import to_numpy
 from .validation import check_magnitude, check_matrix, check_vector
 
-__all__ = ["Trace", "run_online", "running_mean", "mse_curve", "PROGRESS_CHUNK"]
+__all__ = ["Trace", "run_online", "running_mean", "mse_curve", "PROGRESS_CHUNK", "abstention_fallback",
+           "abstention_fallbacks", "fill_abstentions"]
 
 #: With ``progress=True`` a vectorised ``run`` is called on chunks of a multiple of this many
 #: steps (the VAW family's feature block, so the blocks and hence the numbers stay the same).
 PROGRESS_CHUNK = 256
+
+
+def abstention_fallback(label_sum: float, n_labels: int, first: float = 0.0) -> float:
+    """f_t, the number that stands in for an abstention (module docstring): the mean
+    ``label_sum / n_labels`` of the labels seen before step t, ``first`` before any."""
+    return label_sum / n_labels if n_labels else float(first)
+
+
+def abstention_fallbacks(y, *, label_sum: float = 0.0, n_labels: int = 0, first: float = 0.0) -> np.ndarray:
+    """f_t for the T steps of labels ``y`` that follow ``n_labels`` labels summing to ``label_sum``:
+    the running mean of the past labels (``first`` before any), by the sequential sums of a
+    per-step loop (the same numbers as :func:`abstention_fallback` step by step)."""
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    sums = np.cumsum(np.concatenate([[label_sum], y[:-1]]))       # sum_{s<t} y_s
+    counts = n_labels + np.arange(y.shape[0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = sums / counts
+    return np.where(counts > 0, f, float(first))
+
+
+def fill_abstentions(predictions, y, abstained, *, label_sum: float = 0.0, n_labels: int = 0,
+                     first: float = 0.0) -> np.ndarray:
+    """``predictions`` (T,) with the steps marked in ``abstained`` (T,) bool replaced by f_t."""
+    p = np.asarray(predictions, dtype=np.float64).reshape(-1)
+    A = np.asarray(abstained, dtype=bool).reshape(-1)
+    if not A.any():
+        return p
+    return np.where(A, abstention_fallbacks(y, label_sum=label_sum, n_labels=n_labels, first=first), p)
 
 
 def mse_curve(losses) -> np.ndarray:
@@ -39,7 +93,9 @@ class Trace:
     losses      : (T,) squared losses (y_hat_t - y_t)^2;
     mse_curve   : (T,) running mean of the losses, e_t = (1/t) sum_{tau<=t} (y_hat_tau - y_tau)^2;
     mse         : final mean squared error e_T;
-    seconds     : wall-clock time of the pass.
+    seconds     : wall-clock time of the pass;
+    abstained   : (T,) bool, the steps at which the learner abstained (its prediction there is
+                  the fallback f_t of the module docstring); None when it never did.
     """
 
     predictions: np.ndarray
@@ -47,20 +103,27 @@ class Trace:
     mse_curve: np.ndarray
     mse: float
     seconds: float
+    abstained: np.ndarray | None = None
 
     @classmethod
-    def from_predictions(cls, predictions, y, seconds: float = 0.0) -> Trace:
+    def from_predictions(cls, predictions, y, seconds: float = 0.0, abstained=None) -> Trace:
+        """The trace of ``predictions``; ``abstained`` (T,) bool marks abstentions, replaced by the
+        fallback f_t (module docstring); any other non-finite prediction is an error."""
         p = np.asarray(to_numpy(predictions), dtype=np.float64).reshape(-1)
         y = np.asarray(y, dtype=np.float64)
         if p.shape != y.shape:
             raise ValueError(f"predictions have shape {p.shape}, y has {y.shape}")
+        if abstained is not None:
+            abstained = np.asarray(abstained, dtype=bool).reshape(-1)
+            p = fill_abstentions(p, y, abstained)
+            abstained = abstained if abstained.any() else None
         if not np.all(np.isfinite(p)):
             i = int(np.flatnonzero(~np.isfinite(p))[0])
             raise FloatingPointError(f"the learner produced a non-finite prediction at step {i}")
         losses = (p - y) ** 2
         curve = mse_curve(losses)
         return cls(predictions=p, losses=losses, mse_curve=curve, mse=float(curve[-1]),
-                   seconds=float(seconds))
+                   seconds=float(seconds), abstained=abstained)
 
     def __repr__(self) -> str:
         return f"Trace(T={self.predictions.shape[0]}, mse={self.mse:.6g}, seconds={self.seconds:.3g})"
@@ -71,7 +134,10 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
 
     At step t: ``y_hat_t = model.predict_one(x_t)``, then ``model.learn_one(x_t, y_t)``.
     When ``model`` has a vectorised ``run(X, y)`` and ``use_run`` is true it is used instead
-    (same results, much faster). ``progress=True`` shows a tqdm bar on both paths: the
+    (same results, much faster). A learner that abstains (``None``; NaN in the ``run`` of a
+    learner declaring ``_may_abstain``) is scored at that step by the fallback f_t, the running
+    mean of the labels before step t (0.0 at t = 1; module docstring), and the step is marked in
+    ``Trace.abstained``. ``progress=True`` shows a tqdm bar on both paths: the
     vectorised one then runs the stream in consecutive chunks of a multiple of
     :data:`PROGRESS_CHUNK` steps (``run`` continues from the learner's state), so the bar
     advances while it works.
@@ -120,22 +186,31 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
                     parts.append(np.asarray(to_numpy(model.run(X[start:start + chunk], y[start:start + chunk]))))
                     bar.update(min(chunk, T - start))
             preds = np.concatenate(parts, axis=-1)
-        return Trace.from_predictions(preds, y, time.perf_counter() - t0)
+        seconds = time.perf_counter() - t0
+        abstained = None
+        if getattr(model, "_may_abstain", False):       # NaN is its abstention (module docstring)
+            abstained = np.isnan(np.asarray(to_numpy(preds), dtype=np.float64).reshape(-1))
+        return Trace.from_predictions(preds, y, seconds, abstained)
     for attr in ("predict_one", "learn_one"):
         if not callable(getattr(model, attr, None)):
             raise TypeError(f"model must have predict_one/learn_one (or run); "
                             f"{type(model).__name__} lacks {attr}")
     T = X.shape[0]
     preds = np.empty(T)
+    abstained = np.zeros(T, dtype=bool)
     steps = range(T)
     if progress:
         steps = progress_iter(steps, desc=type(model).__name__)
     t0 = time.perf_counter()
     for t in steps:
         x_t = X[t]
-        preds[t] = float(model.predict_one(x_t))
+        p = model.predict_one(x_t)
+        if p is None:                                   # an abstention (module docstring)
+            abstained[t] = True
+            p = math.nan
+        preds[t] = float(p)
         model.learn_one(x_t, float(y[t]))
-    return Trace.from_predictions(preds, y, time.perf_counter() - t0)
+    return Trace.from_predictions(preds, y, time.perf_counter() - t0, abstained)
 
 
 def running_mean(y, prior: float = 0.0) -> np.ndarray:

@@ -17,9 +17,9 @@ PINNED = {
     'GradientBoosting', 'interop', 'KernelBayesianRidge', 'KernelDictionary', 'KernelRidge',
     'kernels', 'Lasso', 'linear', 'mixture', 'Mixture', 'mkl', 'MLPoly', 'MLProd', 'noisy', 'NoisyKernelOGD',
     'OMKLGF', 'OMKR', 'OnlineLearner', 'OnlineRidge', 'paper000_dictionary',
-    'paper003_dictionary', 'PAPER004_EXPORTS', 'protocol', 'Raker', 'registry',
+    'paper003_dictionary', 'PAPER004_EXPORTS', 'Pipeline', 'preprocessing', 'protocol', 'Raker', 'registry',
     'RandomFourierFeatures', 'RBFDictionary', 'run_online', 'SFGMKL', 'SFGMKLR',
-    'SingleCopyKernelOGD', 'Trace', 'validation', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
+    'SingleCopyKernelOGD', 'StandardScaler', 'TargetScaler', 'Trace', 'validation', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
     'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd',
 }
 

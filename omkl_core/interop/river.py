@@ -35,11 +35,19 @@ learner on array rows (:class:`RiverLearner`: row x_t becomes ``{"x0": x_t[0], .
 names given in ``features=``), e.g. as an expert of :class:`omkl_core.Mixture`; it abstains
 (``None``) until its model has learned a label.
 
+Abstention has the one meaning of :mod:`omkl_core.protocol` ("Abstention"): where a number is
+needed for a step at which a learner abstains, it is the running mean of the labels seen before
+that step (0.0 before any).  :func:`to_river` returns it to River when the wrapped learner
+abstains (e.g. ``to_river(from_river(model))`` at its first step; River's ``predict_one`` must
+return a number), ``run_online(from_river(model), X, y)`` scores it, and :func:`evaluate_river`
+scores it.
+
 Reference rows (issue 16): :data:`RIVER_BASELINES` names River's own online regressors that
 the cross-paper notebooks put beside omkl's learners, :func:`river_baseline` builds one, and
 :func:`evaluate_river` runs it under the project's protocol (predict then learn over the whole
-stream, MSE of every step; a model that abstains, ``predict_one`` -> None, is scored as
-forecasting 0.0 there, as omkl's learners do at t = 1). ``evaluate_river`` is a plain
+stream, MSE of every step; a step at which :func:`from_river` abstains -- the first step, and
+wherever River returns ``None`` -- is scored by the fallback of :mod:`omkl_core.protocol`: 0.0 at
+the first step, as omkl's learners forecast at t = 1, the running mean of the past labels later). ``evaluate_river`` is a plain
 module-level function, so a process pool can run the cells side by side.
 """
 from __future__ import annotations
@@ -55,6 +63,7 @@ import pandas as pd
 from river import base
 
 from ..base import OnlineLearner
+from ..protocol import abstention_fallback, fill_abstentions
 from ..validation import Check, Optional, check_label, check_matrix, check_point, check_vector
 
 __all__ = ["RiverRegressor", "to_river", "RiverLearner", "from_river", "RIVER_BASELINES", "river_baseline",
@@ -98,6 +107,9 @@ class RiverRegressor(base.MiniBatchRegressor):
         The copy of ``model`` that learns.
     features_ : tuple or None
         The feature order in use (None before the first sample when ``features=None``).
+
+    Where the learner abstains (``None``), ``predict_one`` returns the fallback of
+    :mod:`omkl_core.protocol`: the mean of the labels learned so far (0.0 before any).
     """
 
     def __init__(self, model, features=None):
@@ -111,6 +123,7 @@ class RiverRegressor(base.MiniBatchRegressor):
         self.features_ = None
         self._index: dict = {}
         self._warned: set = set()
+        self._label_sum, self._n_labels = 0.0, 0     # for the abstention fallback
         if features is not None:
             self._fix_order(list(features))
 
@@ -182,8 +195,12 @@ class RiverRegressor(base.MiniBatchRegressor):
 
     # ---- one sample ---------------------------------------------------------------------
     def predict_one(self, x, **kwargs) -> float:
-        """Prediction for the dict ``x`` with the current state (nothing is learned)."""
-        return float(self.learner_.predict_one(self._vector(x)))
+        """Prediction for the dict ``x`` with the current state (nothing is learned); the
+        abstention fallback where the learner abstains (class docstring)."""
+        p = self.learner_.predict_one(self._vector(x))
+        if p is None:
+            return abstention_fallback(self._label_sum, self._n_labels)
+        return float(p)
 
     def learn_one(self, x, y, **kwargs) -> None:
         """Reveal ``y`` for the dict ``x``; the learner updates."""
@@ -191,6 +208,8 @@ class RiverRegressor(base.MiniBatchRegressor):
         if not math.isfinite(y):
             raise ValueError(f"y must be finite, got {y!r}")
         self.learner_.learn_one(self._vector(x), y)
+        self._label_sum += y
+        self._n_labels += 1
 
     # ---- mini-batches -------------------------------------------------------------------
     def learn_many(self, X, y, **kwargs) -> None:
@@ -207,11 +226,16 @@ class RiverRegressor(base.MiniBatchRegressor):
         else:
             for t in range(A.shape[0]):
                 self.learner_.learn_one(A[t], float(yv[t]))
+        for v in yv.tolist():                           # the sequential sums of learn_one
+            self._label_sum += v
+        self._n_labels += A.shape[0]
 
     def predict_many(self, X, **kwargs) -> pd.Series:
         """Predictions for every row of ``X`` with the current state (nothing is learned)."""
         A = self._matrix(X)
-        out = np.array([self.learner_.predict_one(A[t]) for t in range(A.shape[0])], dtype=np.float64)
+        fallback = abstention_fallback(self._label_sum, self._n_labels)
+        out = np.array([fallback if (p := self.learner_.predict_one(A[t])) is None else p
+                        for t in range(A.shape[0])], dtype=np.float64)
         return pd.Series(out, index=X.index, dtype=np.float64)
 
 
@@ -403,7 +427,9 @@ def river_forecasts(name: str, X, y, seed: int = 0) -> dict:
     reference row and for a mixture of stored forecasts (:func:`omkl_core.mixture.aggregate`).
 
     At step t the model predicts ``predict_one({"x0": x_t0, ...})``, then learns
-    ``learn_one(x_t, y_t)``. Returns ``predictions`` (T,) (River's forecast; ``None`` -> 0.0),
+    ``learn_one(x_t, y_t)``. Returns ``predictions`` (T,) (River's forecast; at the steps at
+    which :func:`from_river` abstains the fallback of :mod:`omkl_core.protocol`: 0.0 at the first
+    step, the running mean of the past labels where River returns ``None``),
     ``abstained`` (T,) bool -- the steps at which :func:`from_river` abstains: the first step
     (no label learned yet) and every ``None`` -- ``n_none`` (the ``None`` count), ``seconds``
     and ``cpu_seconds`` (wall-clock and CPU time of this thread for the loop). River's warnings
@@ -423,15 +449,16 @@ def river_forecasts(name: str, X, y, seed: int = 0) -> dict:
             p = model.predict_one(x)
             if p is None:
                 abstained[t] = True
-                p = 0.0
+                p = np.nan
             preds[t] = p
             model.learn_one(x, float(y[t]))
         seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
-    if not np.all(np.isfinite(preds)):
+    if not np.all(np.isfinite(preds[~abstained])):
         raise FloatingPointError(f"{name} produced a non-finite prediction at step "
-                                 f"{int(np.flatnonzero(~np.isfinite(preds))[0])}")
+                                 f"{int(np.flatnonzero(~np.isfinite(preds) & ~abstained)[0])}")
     n_none = int(abstained.sum())
     abstained[:1] = True                       # from_river: no forecast before the first label
+    preds = fill_abstentions(preds, y, abstained)   # the one abstention rule (protocol)
     return {"predictions": preds, "abstained": abstained, "n_none": n_none, "seconds": float(seconds),
             "cpu_seconds": float(cpu_seconds)}
 
@@ -439,8 +466,8 @@ def river_forecasts(name: str, X, y, seed: int = 0) -> dict:
 def evaluate_river(name: str, X, y, seed: int = 0) -> dict:
     """Predict then learn River's regressor ``name`` over the stream (X, y); one result row.
 
-    At step t the model predicts ``predict_one({"x0": x_t0, ...})`` (None -> 0.0, counted in
-    ``abstained``), then learns ``learn_one(x_t, y_t)`` (:func:`river_forecasts`). Returns
+    At step t the model predicts ``predict_one({"x0": x_t0, ...})`` (an abstention scored by the
+    fallback of :mod:`omkl_core.protocol`; the ``None`` count in ``abstained``), then learns ``learn_one(x_t, y_t)`` (:func:`river_forecasts`). Returns
     ``label, seed, T, mse`` (mean of the squared errors over every step), ``seconds`` and
     ``cpu_seconds`` (wall-clock and CPU time of this thread for the loop), ``abstained``.
     """

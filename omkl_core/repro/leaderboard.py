@@ -381,15 +381,17 @@ def mixture_runs(forecasts, datasets, seeds, *, max_steps=None, metas=None, rive
 
 def _aggregate_inputs(Z, A, y, metas) -> np.ndarray:
     """Z with the abstentions replaced by the fallback f_t (what every meta-learner and River's
-    EWARegressor see): the running mean of past labels, the midpoint of the bounds at t = 1."""
-    from ..mixture import _fallback_sequence, _first_fallback  # noqa: PLC0415
+    EWARegressor see): the one abstention rule of :mod:`omkl_core.protocol` -- the running mean of
+    past labels, the midpoint of the bounds at t = 1."""
+    from ..mixture import _first_fallback  # noqa: PLC0415
+    from ..protocol import abstention_fallbacks  # noqa: PLC0415
 
     first = {_first_fallback(m) for m in metas.values()}
     if len(first) != 1:
         raise ValueError(f"metas disagree on the first fallback (their bounds): {sorted(first)}")
     if not A.any():
         return Z
-    return np.where(A, _fallback_sequence(0.0, 0, y, first.pop())[:, None], Z)
+    return np.where(A, abstention_fallbacks(y, first=first.pop())[:, None], Z)
 
 
 # --------------------------------------------------------------------- tables and claim
