@@ -3,8 +3,10 @@
     omkl datasets                          list the bundled datasets with T, d and target
     omkl models                            list the learners 'omkl run' builds and the input each takes
     omkl run MODEL --dataset airfoil       run a learner online on a bundled dataset
-    omkl run MODEL --csv FILE [--target COL] [--scale standardise|paper|none]   ... or on your own
-        CSV ('-': standard input) [--param name=value ...] [--predictions out.csv]
+    omkl run MODEL --csv FILE [--target COL] [--scale online|standardise|paper|none]   ... or on your
+        own CSV ('-': standard input) [--param name=value ...] [--predictions out.csv]
+    omkl run Mixture --csv FILE [--expert NAME[:k=v,...] ...] [--meta NAME[:k=v,...]]
+        a Mixture of omkl learners (and River's, river.MODULE.CLASS, when River is installed)
     omkl run META --csv experts.csv --experts   a meta-learner on expert predictions
     omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786 | --local N]
         [--cache-dir DIR] [--out rows.csv]  a cached grid of cells (omkl_core.sweep)
@@ -22,12 +24,32 @@ Two kinds of learners:
 * meta-learners on expert predictions (VAWMeta, EWA, AggregatingAlgorithm, MLProd, MLPoly,
   BOA): with ``--experts`` the non-target columns are the experts' forecasts z_t of y_t.
 
-Scaling (``--scale``): a CSV's feature columns are standardised online by default (row t by the
-mean and sd of rows 1..t, the features revealed before y_t is predicted: no look-ahead; y as
-given); ``paper`` is paper 000's eqs. (33)-(34) (whole-stream statistics), the default for
-``--dataset`` and ``--experts`` so the published numbers stay; ``none`` uses the values as given.
-The printed ``mse`` and ``baseline_mse`` (the running mean of y, same stream) and ``--predictions``
-are in the target's units; ``mse_scaled`` (with ``paper``) is the MSE on the papers' [0, 1] scale.
+Scaling (``--scale``), the default for a CSV is ``online``: features AND target scaled online,
+from the rows and labels already seen (no look-ahead), by the learners of
+:mod:`omkl_core.preprocessing` -- the learner runs as
+``TargetScaler(StandardScaler(max_norm=1.0) | MODEL, method=--target-scale)``: each feature
+column standardised by the mean and sd of rows 1..t, the row then scaled to ||x_t|| <= 1 (the
+online form of paper 000 eq. (34)); the label scaled online into the label range the learner
+assumes (``minmax``: the online form of eq. (33) into its ``bounds``, [0, 1] for the VAW family
+and a Mixture's meta-learner) or centred and standardised where it assumes none (``standard``:
+``OnlineRidge`` without an intercept then does not lose to the mean); predictions mapped back
+to the target's units.  The paper learners keep their class defaults; the wrapper supplies the
+normalisation they assume.  ``standardise`` scales the features only (y as given); ``paper`` is
+paper 000's eqs. (33)-(34) (whole-stream statistics: look-ahead), the default for ``--dataset``
+and ``--experts`` so the published numbers stay; ``none`` uses the values as given.
+The printed ``mse`` and ``baseline_mse`` and ``--predictions`` are in the target's units; the
+baseline is the running mean of the raw labels (y_hat_t = mean of y_1..y_{t-1}, 0 at t = 1),
+the same whatever ``--scale``; ``mse_scaled`` (with ``paper``) is the MSE on the papers' [0, 1]
+scale.
+
+Mixture: ``omkl run Mixture`` aggregates experts (``--expert``, repeated; default: VAW2 and
+OnlineRidge) by a meta-learner (``--meta``, default BOA, the class default).  A spec is
+``NAME`` or ``NAME:k=v,k=v`` (values as in ``--param``), e.g. ``--expert VAW2:m=20
+--expert OnlineRidge:fit_intercept=True --expert river.neighbors.KNNRegressor:n_neighbors=5
+--meta MLPoly``; NAME is a learner of ``omkl models`` on raw features, or a River regressor
+``river.MODULE.CLASS`` (through :func:`omkl_core.interop.from_river`; River must be installed).
+Under ``--scale online`` the whole mixture sees the scaled rows and labels (labels in the
+meta-learner's ``bounds``) and each expert is wrapped in its own ``TargetScaler``.
 
 ``omkl run`` refuses the wrong kind. Every user error is one line on stderr and a non-zero
 exit status (2); ``--debug`` shows the traceback instead.
@@ -50,6 +72,7 @@ from pathlib import Path
 import numpy as np
 
 from . import datasets, registry
+from .preprocessing import Pipeline, StandardScaler, TargetScaler
 from .protocol import run_online, running_mean
 from .validation import check_memory
 
@@ -88,7 +111,7 @@ def _parse_params(items: list[str] | None) -> dict:
     return params
 
 
-def _construct(name: str, cls: type, params: dict):
+def _construct(name: str, cls: type, params: dict, flag: str = "--param"):
     try:
         sig = inspect.signature(cls)
     except (TypeError, ValueError):  # pragma: no cover - every learner has a signature
@@ -101,13 +124,14 @@ def _construct(name: str, cls: type, params: dict):
             raise UserError(f"unknown parameter {unknown[0]!r} for {name}; its parameters: {', '.join(known) or 'none'}")
         missing = [p for p in registry.required_parameters(cls) if p not in params]
         if missing:
-            raise UserError(f"{name} needs parameter {missing[0]!r}: pass --param {missing[0]}=VALUE")
+            raise UserError(f"{name} needs parameter {missing[0]!r}: pass "
+                            + (f"--param {missing[0]}=VALUE" if flag == "--param" else f"{flag} {name}:{missing[0]}=VALUE"))
     try:
         return cls(**params)
     except (TypeError, ValueError) as exc:
-        raise UserError(f"invalid --param value for {name}: {exc}") from exc
+        raise UserError(f"invalid {flag} value for {name}: {exc}") from exc
     except (RuntimeError, ImportError) as exc:   # e.g. --param backend=cupy on a machine without a GPU
-        shown = " ".join(f"--param {k}={v!r}" for k, v in params.items())
+        shown = " ".join(f"{flag} {k}={v!r}" for k, v in params.items())
         raise UserError(f"{name} cannot be built with {shown}: {exc}") from exc
 
 
@@ -225,6 +249,9 @@ def _check_budget(name: str, model, shape: tuple[int, int]) -> None:
 # ----------------------------------------------------------------------------- scaling
 #: What each ``--scale`` does, as printed after the MSE.
 SCALINGS = {
+    "online": "online (features standardised by the mean and sd of rows 1..t and scaled to ||x_t|| <= 1, "
+              "target scaled by the labels 1..t-1 and predictions mapped back: no look-ahead; "
+              "omkl_core.preprocessing)",
     "standardise": "standardise (X: each column centred and scaled by the mean and sd of its rows 1..t, "
                    "no look-ahead; y as given)",
     "paper": "paper (eqs. (33)-(34) of paper 000: y min-max scaled to [0, 1] and X divided by its largest "
@@ -253,17 +280,19 @@ def _resolve_scaling(args) -> str:
     if args.no_normalise and args.scale not in (None, "none"):
         raise UserError(f"--no-normalise contradicts --scale {args.scale} (--no-normalise is --scale none)")
     scaling = "none" if args.no_normalise else args.scale
-    if scaling is None:   # the paper datasets keep the papers' protocol, a user's CSV is standardised
-        scaling = "paper" if (args.dataset or args.experts) else "standardise"
-    if args.experts and scaling == "standardise":
-        raise UserError("--scale standardise does not apply to --experts: expert forecasts are scaled as y is "
+    if scaling is None:   # the paper datasets keep the papers' protocol, a user's CSV is scaled online
+        scaling = "paper" if (args.dataset or args.experts) else "online"
+    if args.experts and scaling in ("standardise", "online"):
+        raise UserError(f"--scale {scaling} does not apply to --experts: expert forecasts are scaled as y is "
                         "(--scale paper) or left as given (--scale none)")
+    if args.target_scale is not None and scaling != "online":
+        raise UserError(f"--target-scale applies to --scale online only, got --scale {scaling}")
     return scaling
 
 
 def _scaled(X, y, scaling: str, experts: bool, source: str):
     """The stream the learner sees and the affine map (lo, width) back to the target's units."""
-    if scaling == "none":
+    if scaling in ("none", "online"):     # online: the wrappers scale while the learner runs
         return X, y, 0.0, 1.0
     if scaling == "standardise":
         return datasets.standardise_online(X), y, 0.0, 1.0
@@ -308,23 +337,139 @@ def _cmd_datasets(args) -> int:
 def _cmd_models(args) -> int:
     for name, info in registry.buildable().items():
         print(f"{name:24s} {_kind(info)}")
-    other = [registry.learner_info(n) for n in sorted(registry.learners()) if n not in registry.buildable()]
+    print(f"{'Mixture':24s} raw features; experts and meta-learner by --expert NAME[:k=v,...] (default "
+          f"{' '.join(DEFAULT_EXPERTS)}) and --meta NAME[:k=v,...] (default {DEFAULT_META})")
+    other = [registry.learner_info(n) for n in sorted(registry.learners())
+             if n not in registry.buildable() and n != "Mixture"]
     if other:
         print("not buildable by 'omkl run' (Python API only): "
               + "; ".join(f"{i.name} ({i.why_not})" for i in other))
     return 0
 
 
+#: The experts of ``omkl run Mixture`` when no ``--expert`` is given (each with its class defaults).
+DEFAULT_EXPERTS = ("VAW2", "OnlineRidge")
+#: The meta-learner of ``omkl run Mixture`` when no ``--meta`` is given (``Mixture``'s class default).
+DEFAULT_META = "BOA"
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside brackets and quotes (``bounds=(0,1),m=5`` -> two)."""
+    parts, depth, quote, cur = [], 0, None, []
+    for ch in text:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return [p for p in (q.strip() for q in parts) if p]
+
+
+def _parse_spec(spec: str, flag: str) -> tuple[str, dict]:
+    """``NAME`` or ``NAME:k=v,k=v`` -> (NAME, parameters)."""
+    name, _, rest = spec.partition(":")
+    name = name.strip()
+    if not name:
+        raise UserError(f"{flag} expects NAME or NAME:k=v,...; got {spec!r}")
+    try:
+        params = _parse_params(_split_top(rest))
+    except UserError:
+        raise UserError(f"{flag} {spec!r}: parameters must be k=v separated by commas") from None
+    return name, params
+
+
+def _river_expert(name: str, params: dict, flag: str):
+    """``river.MODULE.CLASS`` with ``params`` as an omkl learner (from_river)."""
+    import importlib  # noqa: PLC0415
+
+    module, _, clsname = name.rpartition(".")
+    try:
+        importlib.import_module("river")
+    except ImportError:
+        raise UserError(f"{flag} {name}: River is not installed (pip install river)") from None
+    try:
+        cls = getattr(importlib.import_module(module), clsname)
+    except (ImportError, AttributeError):
+        raise UserError(f"{flag} {name}: no River class {clsname!r} in {module!r} "
+                        "(e.g. river.neighbors.KNNRegressor, river.linear_model.LinearRegression)") from None
+    try:
+        model = cls(**params)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"invalid {flag} value for {name}: {exc}") from None
+    from .interop.river import from_river  # noqa: PLC0415
+
+    try:
+        return from_river(model)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"{flag} {name}: {exc}") from None
+
+
+def _expert(spec: str):
+    """One ``--expert`` spec -> (label, learner on raw features)."""
+    name, params = _parse_spec(spec, "--expert")
+    if name.startswith("river."):
+        return name, _river_expert(name, params, "--expert")
+    info = _buildable_info(name, "--expert")
+    if info.input == "experts":
+        raise UserError(f"--expert {name} is a meta-learner (it reads expert forecasts): pass it as --meta {name}")
+    return name, _construct(name, info.cls, params, "--expert")
+
+
+def _buildable_info(name: str, flag: str) -> registry.LearnerInfo:
+    if name not in registry.learners():
+        raise UserError(f"{flag}: unknown learner {name!r}; known: {', '.join(sorted(registry.buildable()))}")
+    info = registry.learner_info(name)
+    if not info.buildable:
+        raise UserError(f"{flag} {name} cannot be built from plain values: {info.why_not}")
+    return info
+
+
+def _mixture(args, scaling: str):
+    """The learner of ``omkl run Mixture`` (module docstring) and the raw experts (budget checks)."""
+    from .mixture import Mixture  # noqa: PLC0415
+
+    if args.param:
+        raise UserError("Mixture takes its experts and meta-learner as --expert NAME[:k=v,...] and --meta "
+                        "NAME[:k=v,...], not --param")
+    experts = [_expert(spec) for spec in (args.expert or DEFAULT_EXPERTS)]
+    meta_name, meta_params = _parse_spec(args.meta or DEFAULT_META, "--meta")
+    info = _buildable_info(meta_name, "--meta")
+    if info.input != "experts":
+        raise UserError(f"--meta {meta_name} learns from raw features, not expert forecasts: pass it as "
+                        f"--expert {meta_name} (meta-learners: {', '.join(n for n, i in registry.buildable().items() if i.input == 'experts')})")
+    meta = _construct(meta_name, info.cls, meta_params, "--meta")
+    learners = [TargetScaler(e) if scaling == "online" else e for _, e in experts]
+    try:
+        return Mixture(learners, meta=meta), experts
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"Mixture: {exc}") from None
+
+
 def _cmd_run(args) -> int:
     learners = registry.learners()
     if args.model not in learners:
         raise UserError(f"unknown model {args.model!r}; known: {', '.join(sorted(registry.buildable()))}")
+    is_mixture = args.model == "Mixture"
+    if (args.expert or args.meta) and not is_mixture:
+        raise UserError("--expert and --meta apply to 'omkl run Mixture' only")
     info = registry.learner_info(args.model)
-    if not info.buildable:
+    if not info.buildable and not is_mixture:
         raise UserError(f"{args.model} cannot be built from --param values (Python API only): {info.why_not}")
     cls = info.cls
     params = _parse_params(args.param)
     meta = info.input == "experts"
+    if is_mixture and args.experts:
+        raise UserError("Mixture learns from raw features and aggregates its own experts; drop --experts "
+                        "(a meta-learner on a CSV of expert forecasts: omkl run BOA --csv F --experts)")
     if meta and not args.experts:
         raise UserError(f"{args.model} is a meta-learner: it aggregates expert predictions, not raw features; "
                         "pass --csv FILE --experts with one column per expert forecast (or pick a learner on "
@@ -355,18 +500,28 @@ def _cmd_run(args) -> int:
         if args.variant is not None:
             raise UserError("--variant applies to --dataset only")
         X_raw, y_raw, names, target = _load_csv(args.csv, args.target)
-        if scaling != "standardise" and not args.experts:
+        if scaling not in ("standardise", "online") and not args.experts:
             _scale_warning(X_raw, names, scaling)
         X, y, lo, width = _scaled(X_raw, y_raw, scaling, args.experts,
                                   "--csv " + ("standard input" if args.csv == "-" else args.csv))
-    model = _construct(args.model, cls, params)
-    _check_budget(args.model, model, X.shape)
+    if is_mixture:
+        model, experts = _mixture(args, scaling)
+        for label, e in experts:
+            _check_budget(label, e, X.shape)
+    else:
+        model = _construct(args.model, cls, params)
+        _check_budget(args.model, model, X.shape)
     if args.regret:
         from .regret import aggregates_experts  # noqa: PLC0415
 
         if not aggregates_experts(model):
             raise UserError(f"--regret needs a learner that aggregates experts (a meta-learner with --experts, a "
                             f"VAW-family learner or a Mixture); {args.model} is not one")
+        if scaling == "online":
+            raise UserError("--regret evaluates the bounds on a fixed scaling: pass --scale paper or --scale none "
+                            "(--scale online rescales the stream while it runs)")
+    if scaling == "online":   # features and target scaled online (module docstring)
+        model = TargetScaler(Pipeline(StandardScaler(max_norm=1.0), model), method=args.target_scale or "auto")
     try:
         trace = run_online(model, X, y, progress=args.progress)
     except (ValueError, FloatingPointError, OverflowError) as exc:
@@ -374,14 +529,14 @@ def _cmd_run(args) -> int:
         raise UserError(f"{args.model} with {shown} failed on this stream: {exc} (a parameter outside the "
                         "range where the computation stays finite?)") from None
     pred = lo + width * trace.predictions if scaling == "paper" else trace.predictions
-    base = lo + width * running_mean(y) if scaling == "paper" else running_mean(y)
+    base = running_mean(y_raw)     # the raw labels' running mean: the same whatever --scale
     losses = (pred - y_raw) ** 2
     mse, base_mse = float(losses.mean()), float(np.mean((base - y_raw) ** 2))
     ratio = f" ({mse / base_mse:.3g} of the baseline)" if base_mse > 0 else ""
     scaled = f" mse_scaled={trace.mse:.6g} (x1e3: {1e3 * trace.mse:.4f})" if scaling == "paper" else ""
     print(f"{args.model}: T={len(y)} mse={mse:.6g} baseline_mse={base_mse:.6g}{ratio}{scaled} "
           f"seconds={trace.seconds:.3f} [mse, baseline_mse in the units of the target {target!r}; baseline: "
-          f"the running mean of y before step t on the same stream"
+          f"the running mean of the raw labels before step t"
           f"{'; mse_scaled on the [0, 1] target, as the papers report' if scaled else ''}; "
           f"scaling: {SCALINGS[scaling]}]")
     if args.regret:   # issue 34: the run's regret beside opera's oracles, and the stated bounds (scaled units)
@@ -501,12 +656,23 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the non-target columns are expert forecasts of y (for meta-learners)")
     run.add_argument("--variant", default=None, help="dataset variant (naval: 17, bias: dropna)")
     run.add_argument("--scale", choices=list(SCALINGS), default=None,
-                     help="standardise (default for --csv): each feature column centred and scaled by the "
-                          "running mean and sd of its rows 1..t, the features already revealed at step t "
-                          "(no look-ahead; y as given). paper (default for --dataset and --experts): paper 000 "
+                     help="online (default for --csv): features and target scaled online from the rows and "
+                          "labels already seen (no look-ahead): each feature column standardised by the running "
+                          "mean and sd of its rows 1..t, rows scaled to norm <= 1, the label scaled into the "
+                          "range the learner assumes, predictions mapped back (omkl_core.preprocessing). "
+                          "standardise: the features only, y as given. paper (default for --dataset and --experts): paper 000 "
                           "eqs. (33)-(34), y min-max scaled to [0, 1] and X divided by its largest row norm, "
                           "whole-stream statistics as the papers use them. none: as given. The MSE and "
                           "--predictions are in the target's units whichever is used")
+    run.add_argument("--target-scale", choices=["auto", "minmax", "standard"], default=None,
+                     help="with --scale online: minmax (online eq. (33) into the learner's label bounds), "
+                          "standard (centred, unit sd), auto (default: minmax where the learner declares "
+                          "label bounds -- the VAW family, a Mixture -- else standard)")
+    run.add_argument("--expert", action="append", metavar="NAME[:k=v,...]",
+                     help="omkl run Mixture: an expert (repeat; default: " + ", ".join(DEFAULT_EXPERTS) + "): a "
+                          "learner of 'omkl models' or a River regressor river.MODULE.CLASS")
+    run.add_argument("--meta", metavar="NAME[:k=v,...]",
+                     help=f"omkl run Mixture: the meta-learner (default {DEFAULT_META}; EWA, MLPoly, VAWMeta, ...)")
     run.add_argument("--no-normalise", action="store_true", help="the same as --scale none")
     run.add_argument("--param", action="append", metavar="NAME=VALUE", help="constructor argument")
     run.add_argument("--predictions", help="write t, y, y_hat, running MSE (in the target's units) to this CSV")
