@@ -80,3 +80,105 @@ def write_csv(name: str, folder: Path) -> Path:
         w.writerow([*header, "target"])
         w.writerows([*map(repr, r.tolist()), repr(float(v))] for r, v in zip(X, y))
     return path
+
+
+def _cli_mse(args: list[str]) -> float:
+    """``omkl run ARGS`` in this process -> the printed mse (target units)."""
+    from omkl_core.cli import main  # noqa: PLC0415
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        status = main(args)
+    if status != 0:
+        raise RuntimeError(f"omkl {' '.join(args)} exited {status}")
+    return float(re.search(r" mse=(\S+)", buf.getvalue()).group(1))
+
+
+def _river_experts():
+    """River's reference models used as experts of the omkl + River mixture (River's defaults)."""
+    from omkl_core.interop.river import river_baseline  # noqa: PLC0415
+
+    return [river_baseline("River KNNRegressor(5)", 0), river_baseline("River ARF(10)", 0)]
+
+
+def mixed_mixture():
+    """A Mixture of omkl and River learners on a raw stream: VAW2, OnlineRidge, River's
+    KNNRegressor(5) and ARF(10), each in its own TargetScaler, the whole scaled online."""
+    import omkl_core as ok  # noqa: PLC0415
+    from omkl_core.interop import from_river  # noqa: PLC0415
+
+    experts = [ok.VAW2(), ok.OnlineRidge(), *(from_river(m) for m in _river_experts())]
+    return ok.TargetScaler(ok.StandardScaler(max_norm=1.0) | ok.Mixture([ok.TargetScaler(e) for e in experts]))
+
+
+def measure(name: str, folder: Path) -> dict:
+    import omkl_core as ok  # noqa: PLC0415
+    from omkl_core.cli import DEFAULT_EXPERTS, running_mean_predictions  # noqa: PLC0415
+    from omkl_core.interop import to_river  # noqa: PLC0415
+    from omkl_core.interop.river import RIVER_BASELINES, evaluate_river  # noqa: PLC0415
+
+    path = write_csv(name, folder)
+    _, X, y = load_stream(name)
+    row = {"stream": name, "T": X.shape[0], "d": X.shape[1],
+           "running mean": float(np.mean((running_mean_predictions(y) - y) ** 2)),
+           "CLI VAW2": _cli_mse(["run", "VAW2", "--csv", str(path)]),
+           "CLI Mixture": _cli_mse(["run", "Mixture", "--csv", str(path)])}
+    singles = {e: _cli_mse(["run", e, "--csv", str(path)]) for e in DEFAULT_EXPERTS}
+    best = min(singles, key=singles.get)
+    row["best single (CLI)"] = f"{singles[best]:.4g} ({best})"
+    row["_best_single"] = singles[best]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        river = {k: evaluate_river(k, X, y, seed=0)["mse"] for k in RIVER_BASELINES}
+        rbest = min(river, key=river.get)
+        row["River's best"] = f"{river[rbest]:.4g} ({rbest.removeprefix('River ')})"
+        row["_river_best"] = river[rbest]
+        row["omkl+River Mixture (Python)"] = ok.run_online(mixed_mixture(), X, y).mse
+        from river import evaluate, metrics, stream  # noqa: PLC0415
+
+        model = to_river(mixed_mixture())
+        row["same, through River"] = evaluate.progressive_val_score(stream.iter_array(X, y), model, metrics.MSE()).get()
+    return row
+
+
+COLUMNS = ["stream", "T", "d", "running mean", "CLI VAW2", "CLI Mixture", "best single (CLI)", "River's best",
+           "omkl+River Mixture (Python)", "same, through River"]
+
+
+def _fmt(v) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=None, help="also write the markdown table here")
+    ap.add_argument("--streams", default=",".join(ISSUE_STREAMS + ADDED_STREAMS))
+    args = ap.parse_args(argv)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.streams.split(","):
+            rows.append(measure(name, Path(tmp)))
+            print(f"{name} done", file=sys.stderr, flush=True)
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(_fmt(r[c]) for c in COLUMNS) + " |" for r in rows]
+    notes = []
+    for r in rows:
+        for col in ("CLI VAW2", "CLI Mixture"):
+            if r[col] >= r["running mean"]:
+                notes.append(f"- {r['stream']}: {col} {r[col]:.4g} >= running mean {r['running mean']:.4g}")
+        if r["CLI Mixture"] > r["_best_single"]:
+            notes.append(f"- {r['stream']}: CLI Mixture {r['CLI Mixture']:.4g} > best single {r['_best_single']:.4g} "
+                         f"({r['CLI Mixture'] / r['_best_single'] - 1:+.1%})")
+        if r["omkl+River Mixture (Python)"] > r["_river_best"]:
+            notes.append(f"- {r['stream']}: omkl+River Mixture {r['omkl+River Mixture (Python)']:.4g} > River's best "
+                         f"{r['_river_best']:.4g}")
+    text = "\n".join(lines) + "\n\n" + ("\n".join(notes) if notes else "no losses") + "\n"
+    print(text)
+    if args.out:
+        Path(args.out).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

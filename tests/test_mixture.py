@@ -305,8 +305,7 @@ def test_bad_learners_and_meta_are_named():
         Mixture([ok.OnlineRidge()], meta=ok.OnlineRidge())
     with pytest.raises(ValueError, match="meta"):
         Mixture([ok.OnlineRidge(), ok.OnlineRidge(a=2.0)], meta=ok.EWA(n_experts=3))
-    with pytest.raises(ValueError, match="meta"):
-        Mixture([ok.OnlineRidge()], meta=ok.BOA())                  # BOA v120 needs N >= 2
+    Mixture([ok.OnlineRidge()], meta=ok.BOA())       # N = 1 (issue 32): test_one_expert_mixture_is_its_truncated_forecast
     river = pytest.importorskip("river")
     with pytest.raises(TypeError, match="from_river"):
         Mixture([river.linear_model.LinearRegression()])
@@ -323,3 +322,64 @@ def test_templates_are_not_modified_and_state_is_exposed():
     np.testing.assert_array_equal(mix.weights_, mix.meta_.weights_)
     assert mix.expert_predictions_.shape == (2,) and mix.t_ == 50
     assert mix.reset() is mix and mix.t_ == 0 and mix.learners_[0].t_ == 0
+
+
+# ------------------------------------------------------------------------------ issue 32
+class _Counted(ok.OnlineRidge):
+    """OnlineRidge that records every forecast it makes (class-level log, so clones share it)."""
+
+    log: list = []
+
+    def predict_one(self, x):
+        p = super().predict_one(x)
+        _Counted.log.append((self.a, p))
+        return p
+
+
+def test_one_expert_mixture_is_its_truncated_forecast():
+    """N = 1 (the docstring's N >= 1): for a convex-weight rule the only expert's weight is 1, so
+    the mixture forecasts zbar_t = clip(z_t, A, B) (eq. (28)), BOA "v120" included."""
+    X, y = ok.datasets.ar4(T=200, seed=1)
+    alone = ok.run_online(ok.VAW2(m=5), X, y).predictions
+    for meta in (ok.BOA(), ok.MLProd(), ok.EWA(), ok.BOA(bounds=(0.2, 0.6))):
+        mix = Mixture([ok.VAW2(m=5)], meta=meta)
+        A, B = meta.bounds
+        np.testing.assert_array_equal(ok.run_online(mix, X, y).predictions, np.clip(alone, A, B))
+        np.testing.assert_array_equal(mix.weights_, [1.0])
+    checks.check_learner(Mixture([ok.VAW2(m=5)]))
+
+
+def test_mixture_in_a_river_pipeline_forecasts_once_per_step_and_learns_the_emitted_forecasts():
+    """River's ``StandardScaler | to_river(Mixture(...))``: River updates the scaler between
+    predict_one and learn_one, so the row learned differs from the row predicted on. Each expert
+    forecasts once per step, and the meta-learner learns from the forecasts behind the prediction
+    it emitted: its weights equal a fresh meta-learner's run over the logged predict-time forecasts."""
+    from river import compose, evaluate, metrics, stream
+    from river import preprocessing as rp
+
+    from omkl_core.interop import to_river
+
+    X, y = ok.datasets.ar4(T=120, seed=2)
+    X = np.column_stack([X, 3.0 + 2.0 * X[:, 0] ** 2])
+    _Counted.log = []
+    model = compose.Pipeline(rp.StandardScaler(), to_river(Mixture([_Counted(a=1.0), _Counted(a=5.0)], meta=ok.EWA())))
+    evaluate.progressive_val_score(stream.iter_array(X, y), model, metrics.MSE())
+    log = _Counted.log
+    assert len(log) == 2 * len(y)                                 # one forecast per expert per step
+    Z = np.array([[p for a, p in log if a == 1.0], [p for a, p in log if a == 5.0]]).T
+    meta = ok.EWA(n_experts=2)
+    meta.run(Z, y)
+    mix = model[-1].learner_
+    np.testing.assert_array_equal(mix.weights_, meta.weights_)
+    np.testing.assert_array_equal(mix.expert_predictions_, Z[-1])
+
+
+def test_learn_one_alone_forecasts_first_and_a_pending_forecast_is_used_once():
+    X, y = ok.datasets.ar4(T=30, seed=0)
+    a, b = Mixture([ok.OnlineRidge(), ok.OnlineRidge(a=3.0)]), Mixture([ok.OnlineRidge(), ok.OnlineRidge(a=3.0)])
+    for t in range(30):
+        a.learn_one(X[t], y[t])                                   # no predict_one: the experts forecast x first
+        b.predict_one(X[t])
+        b.learn_one(X[t], y[t])
+    np.testing.assert_array_equal(a.weights_, b.weights_)
+    assert a._last is None and b._last is None
