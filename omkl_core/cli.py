@@ -273,7 +273,7 @@ def _scale_warning(X, names: list[str], scaling: str) -> None:
         warnings.warn(f"column scales differ by a factor {rms[big] / rms[small]:.3g} ({names[big]!r} ~ "
                       f"{rms[big]:.3g}, {names[small]!r} ~ {rms[small]:.3g}); --scale {scaling} keeps them "
                       "apart (a penalty or kernel width shared by all columns treats them very unequally; under "
-                      "paper the small columns end up near 0): --scale standardise scales each column", UserWarning, stacklevel=2)
+                      "paper the small columns end up near 0): --scale online (the default for --csv) or --scale standardise scales each column", UserWarning, stacklevel=2)
 
 
 def _resolve_scaling(args) -> str:
@@ -299,7 +299,7 @@ def _scaled(X, y, scaling: str, experts: bool, source: str):
     lo, hi = float(y.min()), float(y.max())
     if hi == lo:
         raise UserError(f"{source}: the target column is constant; cannot scale it to [0, 1] (eq. 33): "
-                        "use --scale standardise or --scale none")
+                        "use --scale online, --scale standardise or --scale none")
     if experts:   # forecasts of y are scaled as y is (eq. 33), so they stay comparable
         return (X - lo) / (hi - lo), (y - lo) / (hi - lo), lo, hi - lo
     try:

@@ -232,7 +232,7 @@ def test_cli_csv_standardises_columns_and_beats_the_running_mean(tmp_path):
     assert res.returncode == 0 and res.stderr == "", res.stderr
     mse, base = _field(res.stdout, "mse"), _field(res.stdout, "baseline_mse")
     assert mse < 0.2 * base, res.stdout                       # a wide margin over the running mean
-    assert "scaling: standardise" in res.stdout and "units of the target 'approve'" in res.stdout
+    assert "scaling: online" in res.stdout and "units of the target 'approve'" in res.stdout
     import pandas as pd
 
     df = pd.read_csv(tmp_path / "p.csv")
@@ -246,7 +246,7 @@ def test_cli_csv_standardises_columns_and_beats_the_running_mean(tmp_path):
     assert paper.returncode == 0
     warning = paper.stderr.strip().splitlines()
     assert len(warning) == 1 and warning[0].startswith("omkl: warning: column scales differ"), paper.stderr
-    assert "'day'" in warning[0] and "--scale standardise" in warning[0]
+    assert "'day'" in warning[0] and "--scale online" in warning[0]
     assert _field(paper.stdout, "mse") > 0.8 * _field(paper.stdout, "baseline_mse")
     assert "scaling: paper" in paper.stdout
 
@@ -405,3 +405,76 @@ def test_cli_predictions_through_a_link_write_the_target_and_keep_the_link(tmp_p
     assert main(["run", "OnlineRidge", "--dataset", "airfoil", "--predictions", str(link)]) == 0
     assert link.is_symlink() and real.read_text().splitlines()[0] == "t,y,y_hat,mse"
     assert len(real.read_text().splitlines()) == 1504
+
+
+# ---------------------------------------------------------------- issue 32: defaults that work on a raw stream
+def _raw_csv(path, T=600, seed=0):
+    """A raw stream: a day number, two columns of other scales, the target ~1000 (not [0, 1])."""
+    rng = np.random.default_rng(seed)
+    day = 7.3e5 + np.arange(T)
+    a, b = rng.normal(40, 5, T), rng.normal(0, 0.01, T)
+    y = 1000 + 30 * np.tanh((a - 40) / 5) + 300 * b + rng.normal(0, 1, T)
+    path.write_text("day,a,b,target\n" + "\n".join(f"{d:.9g},{u:.9g},{v:.9g},{t:.9g}" for d, u, v, t in zip(day, a, b, y)) + "\n")
+    return y
+
+
+@pytest.mark.parametrize("model", ["VAW2", "OnlineRidge", "Mixture"])
+def test_cli_default_scales_features_and_target_online_and_beats_the_running_mean(tmp_path, model):
+    """``omkl run MODEL --csv F`` and no other flag: features and target scaled online (the paper
+    learners with their class defaults; OnlineRidge without an intercept), MSE in the target's units
+    below the running mean's; VAW2 gets the normalised stream it assumes (no warning)."""
+    csv = tmp_path / "raw.csv"
+    y = _raw_csv(csv)
+    res = omkl("run", model, "--csv", csv, "--predictions", tmp_path / "p.csv")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert "scaling: online" in res.stdout
+    mse, base = _field(res.stdout, "mse"), _field(res.stdout, "baseline_mse")
+    import pandas as pd
+
+    df = pd.read_csv(tmp_path / "p.csv")
+    assert np.mean((df["y"] - df["y_hat"]) ** 2) == pytest.approx(mse, rel=1e-5)
+    steps = ((df["y"] - df["y_hat"]) ** 2)[1:].mean()          # steps 2..T (step 1: 0 for both)
+    mean = np.mean([(y[t] - y[:t].mean()) ** 2 for t in range(1, len(y))])
+    assert mse < base and steps < 0.5 * mean, (res.stdout, steps, mean)
+
+
+def test_cli_baseline_does_not_depend_on_the_scaling(tmp_path):
+    csv = tmp_path / "raw.csv"
+    y = _raw_csv(csv, T=200)
+    want = np.mean((y - np.r_[0.0, [y[:t].mean() for t in range(1, len(y))]]) ** 2)
+    for scale in ("online", "standardise", "paper", "none"):
+        res = omkl("run", "OnlineRidge", "--csv", csv, "--scale", scale)
+        assert res.returncode == 0, res.stderr
+        assert _field(res.stdout, "baseline_mse") == pytest.approx(want, rel=1e-5), scale
+
+
+def test_cli_mixture_experts_and_meta_from_the_command_line(tmp_path):
+    csv = tmp_path / "raw.csv"
+    _raw_csv(csv, T=150)
+    res = omkl("run", "Mixture", "--csv", csv, "--expert", "VAW2:m=5,bounds=(0,1)", "--expert",
+               "OnlineRidge:fit_intercept=True", "--meta", "MLPoly")
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert res.stdout.startswith("Mixture: T=150 mse=")
+    pytest.importorskip("river")
+    res = omkl("run", "Mixture", "--csv", csv, "--expert", "river.neighbors.KNNRegressor:n_neighbors=3",
+               "--expert", "OnlineRidge")
+    assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    (["Mixture", "--expert", "NoSuch"], ["--expert", "NoSuch"]),
+    (["Mixture", "--expert", "EWA"], ["--meta EWA"]),
+    (["Mixture", "--meta", "VAW2"], ["--meta VAW2", "--expert VAW2"]),
+    (["Mixture", "--param", "m=3"], ["--expert", "--param"]),
+    (["Mixture", "--expert", "VAW2:m=0"], ["--expert", "m"]),
+    (["Mixture", "--expert", "VAW2:nope"], ["--expert", "k=v"]),
+    (["Mixture", "--expert", "river.neighbors.NoSuchRegressor"], ["NoSuchRegressor"]),
+    (["VAW2", "--expert", "VAW2"], ["--expert", "Mixture"]),
+    (["VAW2", "--scale", "paper", "--target-scale", "minmax"], ["--target-scale", "--scale online"]),
+])
+def test_cli_mixture_and_scaling_errors_are_one_line(tmp_path, args, words):
+    csv = tmp_path / "raw.csv"
+    _raw_csv(csv, T=20)
+    res = omkl("run", *args, "--csv", csv)
+    assert res.returncode == 2
+    _one_line_error(res, *words)

@@ -318,3 +318,61 @@ def test_river_pipeline_warning_reports_the_label_it_saw_not_a_range():
         m = ok.VAW2(m=4, seed=0)
         m.learn_one(X[0], 0.5)
         m.learn_one(X[1], 0.5)
+
+
+# ------------------------------------------------------------------ issue 32: one meaning of abstention
+def _never_model():
+    from river import base  # noqa: PLC0415
+
+    class NeverForecasts(base.Regressor):
+        def learn_one(self, x, y):
+            pass
+
+        def predict_one(self, x):
+            return None
+
+    return NeverForecasts()
+
+
+def test_abstention_is_the_running_mean_of_past_labels_everywhere():
+    """run_online(from_river(m)), to_river(from_river(m)) and a Mixture of one abstaining expert all
+    put the same number on an abstention: the running mean of the labels seen (0.0 / the bounds'
+    midpoint before any), and run_online marks the steps."""
+    from river import evaluate, metrics, stream  # noqa: PLC0415
+
+    from omkl_core.interop import from_river  # noqa: PLC0415
+    from omkl_core.protocol import abstention_fallbacks  # noqa: PLC0415
+
+    X, y = ok.datasets.ar4(T=80, seed=4)
+    want = np.array([0.0] + [y[:t].mean() for t in range(1, 80)])
+    np.testing.assert_allclose(abstention_fallbacks(y), want, rtol=1e-12)
+    for use_run in (True, False):
+        tr = ok.run_online(from_river(_never_model()), X, y, use_run=use_run)
+        np.testing.assert_allclose(tr.predictions, want, rtol=1e-12)
+        assert tr.abstained.all()
+    riv = to_river(from_river(_never_model()))
+    got = []
+    for xd, yt in stream.iter_array(X, y):
+        got.append(riv.predict_one(xd))
+        riv.learn_one(xd, yt)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    from river import linear_model  # noqa: PLC0415
+
+    wrapped = to_river(from_river(linear_model.LinearRegression()))
+    evaluate.progressive_val_score(stream.iter_array(X, y), wrapped, metrics.MSE())   # no TypeError at step 1
+    mix = ok.Mixture([from_river(_never_model())], meta=ok.EWA())
+    preds = ok.run_online(mix, X, y).predictions
+    np.testing.assert_allclose(preds, np.r_[0.5, want[1:]], rtol=1e-12)      # f_1: EWA's bounds' midpoint
+
+
+def test_evaluate_river_scores_abstentions_as_run_online_does():
+    from omkl_core.interop import from_river  # noqa: PLC0415
+    from omkl_core.interop.river import evaluate_river, river_baseline  # noqa: PLC0415
+
+    X, y = ok.datasets.load("airfoil")
+    X, y = X[:80], y[:80]
+    for name in ("River AMF(10)", "River LinearRegression"):
+        row = evaluate_river(name, X, y, seed=0)
+        tr = ok.run_online(from_river(river_baseline(name, 0)), X, y)
+        assert row["mse"] == pytest.approx(tr.mse, rel=1e-12)
+        assert tr.abstained[0] and tr.predictions[0] == 0.0
