@@ -273,7 +273,8 @@ def _scale_warning(X, names: list[str], scaling: str) -> None:
         warnings.warn(f"column scales differ by a factor {rms[big] / rms[small]:.3g} ({names[big]!r} ~ "
                       f"{rms[big]:.3g}, {names[small]!r} ~ {rms[small]:.3g}); --scale {scaling} keeps them "
                       "apart (a penalty or kernel width shared by all columns treats them very unequally; under "
-                      "paper the small columns end up near 0): --scale online (the default for --csv) or --scale standardise scales each column", UserWarning, stacklevel=2)
+                      "paper the small columns end up near 0): --scale online (the default for --csv) or --scale standardise "
+                      "scales each column", UserWarning, stacklevel=2)
 
 
 def _resolve_scaling(args) -> str:

@@ -467,7 +467,8 @@ def evaluate_river(name: str, X, y, seed: int = 0) -> dict:
     """Predict then learn River's regressor ``name`` over the stream (X, y); one result row.
 
     At step t the model predicts ``predict_one({"x0": x_t0, ...})`` (an abstention scored by the
-    fallback of :mod:`omkl_core.protocol`; the ``None`` count in ``abstained``), then learns ``learn_one(x_t, y_t)`` (:func:`river_forecasts`). Returns
+    fallback of :mod:`omkl_core.protocol`; the ``None`` count in ``abstained``), then learns
+    ``learn_one(x_t, y_t)`` (:func:`river_forecasts`). Returns
     ``label, seed, T, mse`` (mean of the squared errors over every step), ``seconds`` and
     ``cpu_seconds`` (wall-clock and CPU time of this thread for the loop), ``abstained``.
     """
