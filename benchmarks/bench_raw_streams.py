@@ -114,14 +114,15 @@ def mixed_mixture():
 
 def measure(name: str, folder: Path) -> dict:
     import omkl_core as ok  # noqa: PLC0415
-    from omkl_core.cli import DEFAULT_EXPERTS, running_mean_predictions  # noqa: PLC0415
+    from omkl_core.cli import DEFAULT_EXPERTS  # noqa: PLC0415
     from omkl_core.interop import to_river  # noqa: PLC0415
     from omkl_core.interop.river import RIVER_BASELINES, evaluate_river  # noqa: PLC0415
+    from omkl_core.protocol import running_mean  # noqa: PLC0415
 
     path = write_csv(name, folder)
     _, X, y = load_stream(name)
     row = {"stream": name, "T": X.shape[0], "d": X.shape[1],
-           "running mean": float(np.mean((running_mean_predictions(y) - y) ** 2)),
+           "running mean": float(np.mean((running_mean(y) - y) ** 2)),
            "CLI VAW2": _cli_mse(["run", "VAW2", "--csv", str(path)]),
            "CLI Mixture": _cli_mse(["run", "Mixture", "--csv", str(path)])}
     singles = {e: _cli_mse(["run", e, "--csv", str(path)]) for e in DEFAULT_EXPERTS}
