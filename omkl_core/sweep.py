@@ -61,6 +61,18 @@ Cache
     dependency of omkl. The store here is a few lines, keys exactly what matters, and its
     entries are human-readable.
 
+The task map
+    :func:`map_tasks` is the general form and the one pool of the whole project (the
+    reproduction's leaderboard and paper modules run their learners through it):
+    ``map_tasks(fn, tasks, executor=..., cache_dir=...)`` calls a top-level (picklable) ``fn`` on
+    every task -- a JSON-able dict -- and returns the results in task order. A result is a dict
+    (nested dicts and lists allowed) of plain values and NumPy arrays; it is cached under the key
+    (code version, ``fn``'s qualified name, canonical task, hash of the arrays it was given), its
+    arrays stored exactly in an ``.npz`` beside the JSON entry, its floats exactly through ``repr``;
+    a computed result passes through the same encoding as a cached one, so results are the same
+    whichever executor ran them and whether or not they came from the cache. :func:`run` is a
+    task map over the grid's cells (its keys are the cells' keys above).
+
 Executors
     ``"serial"`` (this process), ``"processes"`` (:class:`concurrent.futures.ProcessPoolExecutor`,
     every core by default, ``max_workers=`` to change it) and ``"dask"`` (``client`` is a
@@ -92,7 +104,7 @@ from ._progress import progress_bar
 from .protocol import Trace, run_online
 from .validation import check_bool, check_int, check_option
 
-__all__ = ["run", "load_spec", "cells", "code_version", "data_hash", "summarise", "mean_ranks",
+__all__ = ["run", "map_tasks", "TaskResults", "task_key", "load_spec", "cells", "code_version", "data_hash", "summarise", "mean_ranks",
            "to_frame", "local_client", "EXECUTORS", "ROW_COLUMNS", "Store"]
 
 EXECUTORS = ("serial", "processes", "dask")
@@ -239,10 +251,12 @@ def _cell_key(cell: dict, dhash: str, version: str) -> str:
 
 
 class Store:
-    """Content-addressed JSON store: ``root/ab/<key>.json``, written atomically (the sweep's
-    cache; public so that cells the sweep cannot run -- e.g. River's models in the leaderboard --
-    can be cached the same way; :class:`omkl_core.repro.leaderboard.ForecastStore` keeps arrays in it
-    as ``.npz``). ``get(key) -> dict | None``, ``put(key, row)``."""
+    """Content-addressed store: ``root/ab/<key>.json``, written atomically (the sweep's and the task
+    map's cache). ``get(key) -> dict | None``, ``put(key, result)``.
+
+    A result is a dict of plain values (numbers, strings, lists, nested dicts); NumPy arrays
+    anywhere inside it go, exactly, to ``root/ab/<key>.npz`` beside the JSON (which names them),
+    written before the JSON, so an entry whose JSON exists is complete."""
 
     suffix = ".json"
 
@@ -253,17 +267,73 @@ class Store:
         return self.root / key[:2] / f"{key}{self.suffix}"
 
     def get(self, key: str) -> dict | None:
+        path = self._path(key)
         try:
-            return json.loads(self._path(key).read_text(encoding="utf-8"))
+            entry = json.loads(path.read_text(encoding="utf-8"))
         except (FileNotFoundError, json.JSONDecodeError):
+            return None
+        if not (isinstance(entry, dict) and _ARRAYS in entry):
+            return entry
+        try:
+            with np.load(path.with_suffix(".npz")) as f:
+                arrays = {name: f[name] for name in f.files}
+            return _decode(entry["result"], arrays)
+        except (FileNotFoundError, ValueError, KeyError, OSError):
             return None
 
     def put(self, key: str, row: dict) -> None:
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
+        arrays: dict = {}
+        encoded = _encode(row, arrays)
+        if arrays:
+            npz = path.with_suffix(".npz")
+            tmp_npz = path.with_name(f".{key}.{os.getpid()}.tmp.npz")
+            np.savez(tmp_npz, **arrays)
+            os.replace(tmp_npz, npz)
+            encoded = {_ARRAYS: sorted(arrays), "result": encoded}
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(row, allow_nan=True), encoding="utf-8")
+        tmp.write_text(json.dumps(encoded, allow_nan=True), encoding="utf-8")
         os.replace(tmp, path)
+
+
+_ARRAYS = "__arrays__"        # a JSON entry holding arrays: {"__arrays__": [names], "result": ...}
+_ARRAY_REF = "__array__"      # an array inside an encoded result: {"__array__": "a0"}
+
+
+def _encode(value, arrays: dict):
+    """``value`` with every ndarray replaced by a reference into ``arrays`` (filled), tuples as
+    lists, NumPy scalars as Python scalars: what JSON holds exactly."""
+    if isinstance(value, np.ndarray):
+        name = f"a{len(arrays)}"
+        arrays[name] = value
+        return {_ARRAY_REF: name}
+    if isinstance(value, dict):
+        if not all(isinstance(k, str) for k in value):
+            raise TypeError(f"a task result's dict keys must be strings, got {sorted(map(repr, value))[:3]}")
+        return {k: _encode(v, arrays) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v, arrays) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _decode(value, arrays: dict):
+    if isinstance(value, dict):
+        if set(value) == {_ARRAY_REF}:
+            return arrays[value[_ARRAY_REF]]
+        return {k: _decode(v, arrays) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v, arrays) for v in value]
+    return value
+
+
+def _normalised(result):
+    """A computed result as a cached one reads back (tuples as lists, NumPy scalars as Python's;
+    arrays kept): the same value whether or not it came from the cache."""
+    arrays: dict = {}
+    return _decode(_encode(result, arrays), arrays)
 
 
 # ------------------------------------------------------------------------- one cell
@@ -305,7 +375,7 @@ def _run_repetitions(model, cell: dict, X, y, row: dict) -> None:
 
 def _run_cell(cell: dict, X, y) -> dict:
     """Compute one cell (in whichever process runs it); never raises."""
-    row = {"version": code_version(), "mse": math.nan, "mean_loss": math.nan, "final_loss": math.nan,
+    row = {"mse": math.nan, "mean_loss": math.nan, "final_loss": math.nan,
            "seconds": math.nan, "cpu_seconds": math.nan, "curve_t": [], "curve": [], "error": "", "T": int(len(y))}
     try:
         cls = registry.learners()[cell["learner"]]
@@ -324,6 +394,164 @@ def _run_cell(cell: dict, X, y) -> dict:
     except Exception as exc:  # noqa: BLE001 - a failing cell is recorded, the sweep goes on
         row["error"] = f"{type(exc).__name__}: {exc}"
     return row
+
+
+# ------------------------------------------------------------------------ the task map
+class TaskResults(list):
+    """The results of :func:`map_tasks`, in task order; ``cached[i]``: result i came from the cache."""
+
+    def __init__(self, results, cached):
+        super().__init__(results)
+        self.cached = list(cached)
+
+
+def _qualname(fn) -> str:
+    module, name = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    if not module or not name or "<" in name or module == "__main__":
+        raise TypeError(f"fn must be a top-level function of an importable module (it is pickled by name "
+                        f"for the workers), got {fn!r}")
+    return f"{module}.{name}"
+
+
+def task_key(fn, task: dict, arrays=(), *, version: str | None = None) -> str:
+    """The cache key of ``fn(task, *arrays)``: SHA-256 of the code version (:func:`code_version`
+    unless ``version`` is given), ``fn``'s qualified name, the canonical JSON of ``task`` and the
+    SHA-256 of the arrays' shapes and float64 bytes."""
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        h.update(repr(a.shape).encode())
+        h.update(a.tobytes())
+    payload = {"code": code_version() if version is None else version, "fn": _qualname(fn),
+               "task": task, "data": h.hexdigest() if len(arrays) else None}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, allow_nan=False).encode()).hexdigest()
+
+
+def _call_task(fn, task: dict, *args) -> dict:
+    """Run one task in whichever process: one BLAS thread, the worker's code version attached."""
+    with _one_blas_thread():
+        result = fn(task, *args)
+    if not isinstance(result, dict):
+        raise TypeError(f"{_qualname(fn)} must return a dict, got {type(result).__name__}")
+    return {"version": code_version(), "result": result}
+
+
+def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_workers: int | None = None,
+              cache_dir=None, progress: bool = True, data=None, data_field: str = "dataset", keys=None,
+              cost=None, on_error=None, desc: str = "tasks", unit: str = "task") -> TaskResults:
+    """``fn(task)`` (or ``fn(task, *data[task[data_field]])``) for every task, on one executor,
+    cached: the one pool of omkl (the sweep, the leaderboard and the paper modules use it).
+
+    Parameters
+    ----------
+    fn : callable
+        A top-level function of an importable module (the workers import it by name),
+        ``fn(task, *arrays) -> dict``. Its result holds plain values (numbers, strings, lists,
+        dicts with string keys) and NumPy arrays; a result with a non-empty ``"error"`` entry is
+        returned but not cached.
+    tasks : sequence of dict
+        JSON-able task descriptions (they enter the cache key as canonical JSON).
+    executor : {"serial", "processes", "dask"}, default="processes"
+        Where tasks run; results are identical whichever is chosen (one BLAS thread per task).
+    client : distributed.Client or str, optional
+        For ``executor="dask"``: a client or a scheduler address (connected to and closed
+        afterwards); None: the current default client.
+    max_workers : int, optional
+        Processes for ``executor="processes"`` (default: every core).
+    cache_dir : str or path, optional
+        Folder of the :class:`Store`; None: no cache.
+    progress : bool, default=True
+        One progress bar over the tasks (``desc``, ``unit``).
+    data : dict, optional
+        ``{name: tuple of arrays}``; a task naming ``name`` in ``task[data_field]`` gets the arrays
+        as ``fn``'s further arguments. Each entry is sent to every Dask worker once, and its hash
+        enters the task's key.
+    keys : sequence of str, optional
+        The tasks' cache keys, to replace :func:`task_key` (e.g. the sweep's cell keys).
+    cost : sequence of float, optional
+        Expected cost of each task: the costliest are submitted first (results stay in task order).
+    on_error : callable, optional
+        ``on_error(exception) -> result`` for a task that raised (in ``fn`` or its worker); None:
+        the exception propagates, after the tasks already finished are cached.
+
+    Returns
+    -------
+    TaskResults
+        A list of the results in task order, with ``.cached`` (one bool per task).
+    """
+    executor = check_option(executor, "executor", EXECUTORS)
+    progress = check_bool(progress, "progress")
+    if max_workers is not None:
+        max_workers = check_int(max_workers, "max_workers")
+    if client is not None and executor != "dask":
+        raise ValueError(f"client is only used with executor='dask', got executor={executor!r}")
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {fn!r}")
+    _qualname(fn)
+    tasks = list(tasks)
+    for i, task in enumerate(tasks):
+        if not isinstance(task, dict):
+            raise TypeError(f"tasks[{i}] must be a dict, got {type(task).__name__}")
+        if data is not None and task.get(data_field) not in data:
+            raise ValueError(f"tasks[{i}][{data_field!r}] = {task.get(data_field)!r} is not a key of data")
+    if keys is None:
+        keys = [task_key(fn, t, data[t[data_field]] if data is not None else ()) for t in tasks]
+    elif len(keys) != len(tasks):
+        raise ValueError(f"keys has {len(keys)} entries for {len(tasks)} tasks")
+    if cost is not None and len(cost) != len(tasks):
+        raise ValueError(f"cost has {len(cost)} entries for {len(tasks)} tasks")
+    version = code_version()
+    store = Store(cache_dir) if cache_dir is not None else None
+    results: list = [None] * len(tasks)
+    cached = [False] * len(tasks)
+    missing = []
+    for i, key in enumerate(keys):
+        hit = store.get(key) if store is not None else None
+        if hit is not None:
+            results[i], cached[i] = hit, True
+        else:
+            missing.append(i)
+    if cost is not None:
+        missing.sort(key=lambda i: -cost[i])
+
+    with progress_bar(total=len(tasks), initial=len(tasks) - len(missing), desc=desc, unit=unit,
+                      enabled=progress) as bar:
+        def done(i: int, get) -> None:
+            try:
+                out = get()
+                if out["version"] != version:
+                    raise RuntimeError("the worker runs different omkl_core sources (code version mismatch)")
+                result = _normalised(out["result"])
+            except Exception as exc:  # noqa: BLE001 - handed to on_error, or raised
+                if on_error is None:
+                    raise
+                result = on_error(exc)
+            else:
+                if store is not None and not (isinstance(result, dict) and result.get("error")):
+                    store.put(keys[i], result)
+            results[i] = result
+            bar.update(1)
+
+        def args_of(i: int) -> tuple:
+            return tuple(data[tasks[i][data_field]]) if data is not None else ()
+
+        if executor == "serial":
+            for i in missing:
+                done(i, lambda i=i: _call_task(fn, tasks[i], *args_of(i)))
+        elif executor == "processes" and missing:
+            workers = max_workers or os.cpu_count() or 1
+            with ProcessPoolExecutor(max_workers=min(workers, len(missing))) as pool:
+                futures = {pool.submit(_call_task, fn, tasks[i], *args_of(i)): i for i in missing}
+                try:
+                    for fut in as_completed(futures):
+                        done(futures[fut], fut.result)
+                except BaseException:
+                    for fut in futures:
+                        fut.cancel()
+                    raise
+        elif executor == "dask" and missing:
+            _map_dask(fn, tasks, missing, data, data_field, client, done)
+    return TaskResults(results, cached)
 
 
 # ---------------------------------------------------------------------------- the run
@@ -368,40 +596,12 @@ def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_w
     version = code_version()
     data = {name: registry.load_dataset(name, spec["max_steps"]) for name in spec["datasets"]}
     dhash = {name: data_hash(*xy) for name, xy in data.items()}
-    store = Store(cache_dir) if cache_dir is not None else None
 
-    results: list[dict | None] = [None] * len(todo)
     keys = [_cell_key(c, dhash[c["dataset"]], version) for c in todo]
-    missing = []
-    for i, key in enumerate(keys):
-        hit = store.get(key) if store is not None else None
-        if hit is not None:
-            results[i] = {**hit, "cached": True}
-        else:
-            missing.append(i)
-
-    bar = _bar(len(todo), len(todo) - len(missing), progress)
-    with bar:
-        def done(i: int, row: dict) -> None:
-            if row.pop("version", version) != version and not row["error"]:
-                row["error"] = "RuntimeError: the worker runs different omkl_core sources (code version mismatch)"
-            row["cached"] = False
-            if store is not None and not row["error"]:
-                store.put(keys[i], {k: v for k, v in row.items() if k != "cached"})
-            results[i] = row
-            bar.update(1)
-
-        if executor == "serial":
-            for i in missing:
-                done(i, _run_cell(todo[i], *data[todo[i]["dataset"]]))
-        elif executor == "processes" and missing:
-            workers = max_workers or os.cpu_count() or 1
-            with ProcessPoolExecutor(max_workers=min(workers, len(missing))) as pool:
-                futures = {pool.submit(_run_cell, todo[i], *data[todo[i]["dataset"]]): i for i in missing}
-                for fut in as_completed(futures):
-                    done(futures[fut], _result_or_error(fut.result))
-        elif executor == "dask" and missing:
-            _run_dask(todo, missing, data, client, done)
+    results = map_tasks(_run_cell, todo, executor=executor, client=client, max_workers=max_workers,
+                        cache_dir=cache_dir, progress=progress, data=data, keys=keys, on_error=_error_row,
+                        desc="sweep cells", unit="cell")
+    results = [{**r, "cached": hit} for r, hit in zip(results, results.cached)]
 
     rows = []
     for c, r, k in zip(todo, results, keys):
@@ -425,12 +625,10 @@ def to_frame(rows):
     return rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows), columns=ROW_COLUMNS)
 
 
-def _result_or_error(get) -> dict:
-    try:
-        return get()
-    except Exception as exc:  # noqa: BLE001 - e.g. a worker process that died
-        return {"mse": math.nan, "mean_loss": math.nan, "final_loss": math.nan, "seconds": math.nan,
-                "cpu_seconds": math.nan, "curve_t": [], "curve": [], "T": 0, "error": f"{type(exc).__name__}: {exc}"}
+def _error_row(exc: BaseException) -> dict:
+    """The row of a cell whose task failed outside ``_run_cell`` (e.g. a worker process that died)."""
+    return {"mse": math.nan, "mean_loss": math.nan, "final_loss": math.nan, "seconds": math.nan,
+            "cpu_seconds": math.nan, "curve_t": [], "curve": [], "T": 0, "error": f"{type(exc).__name__}: {exc}"}
 
 
 def _import_distributed():
@@ -457,39 +655,39 @@ def local_client(n_workers: int):
         yield client
 
 
-def _run_dask(todo, missing, data, client, done) -> None:
-    """Submit the missing cells to a Dask cluster; the data goes to every worker once."""
+def _dask_client(client):
+    """``(client, own)``: the given client, one connected to the given address (``own``: close it
+    afterwards) or the current default client."""
     distributed = _import_distributed()
-    own = False
     if client is None:
         try:
-            client = distributed.get_client()
+            return distributed.get_client(), False
         except ValueError:
             raise ValueError("executor='dask' needs client= (a distributed.Client or a scheduler "
                              "address such as 'tcp://host:8786'); no default client exists") from None
-    elif isinstance(client, str):
-        client = distributed.Client(client)
-        own = True
-    elif not isinstance(client, distributed.Client):
+    if isinstance(client, str):
+        return distributed.Client(client), True
+    if not isinstance(client, distributed.Client):
         raise TypeError(f"client must be a distributed.Client or a scheduler address, got {type(client).__name__}")
+    return client, False
+
+
+def _map_dask(fn, tasks, missing, data, data_field, client, done) -> None:
+    """Submit the missing tasks to a Dask cluster; each data entry goes to every worker once."""
+    distributed = _import_distributed()
+    client, own = _dask_client(client)
     try:
-        shared = {name: client.scatter(list(xy), broadcast=True) for name, xy in data.items()
-                  if any(todo[i]["dataset"] == name for i in missing)}
+        needed = dict.fromkeys(tasks[i][data_field] for i in missing) if data is not None else {}
+        shared = {name: client.scatter(list(data[name]), broadcast=True) for name in needed}
         futures = {}
         for i in missing:
-            cell = todo[i]
-            X_f, y_f = shared[cell["dataset"]]
-            fut = client.submit(_run_cell, cell, X_f, y_f, pure=False)
-            futures[fut] = i
+            args = shared[tasks[i][data_field]] if data is not None else []
+            futures[client.submit(_call_task, fn, tasks[i], *args, pure=False)] = i
         for fut in distributed.as_completed(list(futures)):
-            done(futures[fut], _result_or_error(fut.result))
+            done(futures[fut], fut.result)
     finally:
         if own:
             client.close()
-
-
-def _bar(total: int, initial: int, enabled: bool):
-    return progress_bar(total=total, initial=initial, desc="sweep cells", unit="cell", enabled=enabled)
 
 
 # ------------------------------------------------------------------------ reporting
