@@ -38,23 +38,26 @@ The claim (issue 24)
     mixture minus that of the best expert of its pool in hindsight, per seed.
 
 Cost
-    Every single-learner run is one task of a process pool (:func:`run_singles`; longest first),
-    timed by ``time.process_time`` in its worker (one BLAS thread; each worker first runs every
-    omkl row on 8 steps, so that loading the compiled kernels is charged to no row), its forecasts cached on disk
-    (:class:`ForecastStore`, keyed like the sweep's cells: code version, data hash, learner,
-    parameters, seed; River's cells by River's version and the interop source), so a re-run
-    recomputes only what changed. Why not :func:`omkl_core.sweep.run`: its rows carry the MSE
-    curve, not the forecasts a mixture needs, and it runs omkl's learners only. Times are in the
-    separate :func:`timing_table` (a number table carries no time: issue 22).
+    Every single-learner run is one task of the sweep's task map (:func:`run_singles` ->
+    :func:`omkl_core.sweep.map_tasks`, the project's one pool: serial, processes or a Dask cluster,
+    as :func:`omkl_core.repro.runner.executor_kwargs` says; longest first), timed by
+    ``time.process_time`` in its worker (one BLAS thread; a worker process first runs every omkl
+    row on 8 steps, so that loading the compiled kernels is charged to no row), its forecasts
+    cached in the sweep's :class:`omkl_core.sweep.Store` (arrays exactly, in ``.npz``; keyed like
+    the sweep's cells: code version, data hash, learner, parameters, seed; River's cells by
+    River's version and the interop source), so a re-run recomputes only what changed. Times
+    are in the separate :func:`timing_table` (a number table carries no time: issue 22).
+
+The notebook's tables
+    :func:`run` does the whole leaderboard (runs, tables, claims, scorecard rows) and saves
+    every table; ``notebooks/p_all_leaderboard.ipynb`` calls it and draws :func:`plot_mean_ranks`.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import math
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -65,22 +68,22 @@ import pandas as pd
 from .. import registry
 from ..aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd
 from ..mixture import aggregate
-from ..sweep import Store, _make_learner, _one_blas_thread, code_version, data_hash
+from ..sweep import _make_learner, code_version, data_hash, map_tasks
+from . import runner
 
-__all__ = ["NAMES", "DICTS", "VAW_FAMILY", "PAPER003", "RIVER_POOL", "METAS", "CLAIM_TOLERANCE", "Entry",
-           "entries", "family", "order", "pool_labels", "ForecastStore", "run_singles", "mixture_runs",
-           "ewa_regressor", "summary", "mixture_claims", "claim_rows", "regret_table", "timing_table"]
+__all__ = ["NAMES", "DICTS", "VAW_ROWS", "RIVER_POOL", "METAS", "CLAIM_TOLERANCE", "Entry", "Leaderboard",
+           "entries", "family", "order", "pool_labels", "run_singles", "mixture_runs", "run",
+           "ewa_regressor", "summary", "mixture_claims", "claim_rows", "regret_table", "timing_table",
+           "wide_table", "best_table", "paper_claims", "cost_table", "plot_mean_ranks", "FAMILY_CAPTION"]
 
 #: Display names of the datasets.
 NAMES = {"ar4": "AR(4)", "airfoil": "Airfoil", "bias": "Bias", "concrete": "Concrete", "naval": "Naval",
          "wine_white": "Wine"}
 #: The two kernel dictionaries: paper 000's 76 kernels, paper 003's 41 Gaussian kernels.
 DICTS = {"76": registry.paper000.dictionary(), "41": registry.paper003.dictionary()}
-#: Paper 000's VAW family, label -> class name.
-VAW_FAMILY = {"VAW2": "VAW2", "VAW-EWA": "VAWEWA", "VAW-Aggr": "VAWAggr", "VAW-ML-Prod": "VAWMLProd",
-              "VAW-ML-Poly": "VAWMLPoly", "VAW-BOA": "VAWBOA"}
-#: Paper 003's random-feature learners, label -> class name.
-PAPER003 = {"Raker": "Raker", "OMKL-GF": "OMKLGF", "SFG-MKL": "SFGMKL", "SFG-MKL-R": "SFGMKLR"}
+#: Paper 000's VAW-family rows of the leaderboard, in its row order (classes and presets:
+#: ``registry.paper000.vaw_rows``; VAW2 (trunc) is VAW2's meta on truncated forecasts, left out).
+VAW_ROWS = ("VAW2", "VAW-EWA", "VAW-Aggr", "VAW-ML-Prod", "VAW-ML-Poly", "VAW-BOA")
 #: River's regressors in every mixture's pool (issue 24: ARF and KNN).
 RIVER_POOL = ("River ARF(10)", "River KNNRegressor(5)")
 #: The mixtures' meta-learners, label -> template (BOA and ML-Poly: issue 24; the others are free).
@@ -114,12 +117,15 @@ def entries(T: int, *, river: bool = True) -> list[Entry]:
     paper's preset on both dictionaries, OMKR (41 Gaussian kernels, exact kernels), the floors,
     then River's regressors."""
     p000, p003 = registry.paper000.defaults(), registry.paper003.defaults(T)
+    text = registry.paper000.vaw_rows("text")                         # label -> (class name, preset)
+    vaw = {label: text[label] for label in VAW_ROWS}
+    rf = {label: row for label, row in registry.paper003.rows(T).items() if label != "OMKR"}
     out = []
     for tag, dic in DICTS.items():
-        for label, cls in VAW_FAMILY.items():                                    # paper 000 section 4
-            out.append(Entry(f"{label} [{tag}]", "omkl", cls, {**p000[cls], "dictionary": dic}))
-        for label, cls in PAPER003.items():                                      # paper 003 section 5
-            out.append(Entry(f"{label} [{tag}]", "omkl", cls, {**p003[cls], "dictionary": dic}))
+        for label, (cls, params) in vaw.items():                                 # paper 000 section 4
+            out.append(Entry(f"{label} [{tag}]", "omkl", cls, {**params, "dictionary": dic}))
+        for label, (cls, params) in rf.items():                                  # paper 003 section 5
+            out.append(Entry(f"{label} [{tag}]", "omkl", cls, {**params, "dictionary": dic}))
     out.append(Entry("OMKR [41]", "omkl", "OMKR", p003["OMKR"], seeded=False))
     for tag, dic in DICTS.items():                                               # paper 002 floors
         out.append(Entry(f"floor: ridge experts + VAW [{tag}]", "omkl", "VAW2",
@@ -161,30 +167,6 @@ def pool_labels(singles) -> list[str]:
 
 
 # ----------------------------------------------------------------------- the forecasts
-class ForecastStore(Store):
-    """The sweep's content-addressed store (:class:`omkl_core.sweep.Store`) holding one run's
-    forecasts: ``root/ab/<key>.npz`` with ``predictions`` (T,), ``abstained`` (T,) bool and
-    ``info`` (JSON: times), written atomically."""
-
-    suffix = ".npz"
-
-    def get(self, key: str) -> dict | None:
-        try:
-            with np.load(self._path(key)) as f:
-                return {"predictions": f["predictions"], "abstained": f["abstained"],
-                        **json.loads(str(f["info"]))}
-        except (FileNotFoundError, ValueError, KeyError, OSError):
-            return None
-
-    def put(self, key: str, res: dict) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{key}.{os.getpid()}.tmp.npz")
-        info = {k: v for k, v in res.items() if k not in ("predictions", "abstained")}
-        np.savez(tmp, predictions=res["predictions"], abstained=res["abstained"], info=json.dumps(info))
-        os.replace(tmp, path)
-
-
 @lru_cache(maxsize=1)
 def _river_version() -> str:
     import river  # noqa: PLC0415
@@ -200,37 +182,42 @@ def _key(entry: Entry, seed: int, dhash: str) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-@lru_cache(maxsize=8)
-def _stream(dataset: str, max_steps):
-    return registry.load_dataset(dataset, max_steps)
-
-
-def _forecast_task(entry: Entry, dataset: str, max_steps, seed: int) -> dict:
-    """One single-learner run in a worker: its forecasts and its process CPU time."""
-    X, y = _stream(dataset, max_steps)
-    with _one_blas_thread():
-        t0, c0 = time.perf_counter(), time.process_time()
-        if entry.kind == "omkl":
-            model = _make_learner(registry.learners()[entry.name], entry.params, seed)
-            from ..protocol import run_online  # noqa: PLC0415
-
-            preds = run_online(model, X, y).predictions
-            abstained = np.zeros(len(y), dtype=bool)
-        else:
-            from ..interop.river import river_forecasts  # noqa: PLC0415
-
-            r = river_forecasts(entry.name, X, y, seed)
-            preds, abstained = r["predictions"], r["abstained"]
-        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
-    return {"predictions": np.asarray(preds, dtype=np.float64), "abstained": abstained,
-            "seconds": float(seconds), "cpu_seconds": float(cpu)}
+_WARM = []     # a worker process warms up once (see _warm_up)
 
 
 def _warm_up() -> None:
-    """A worker's initializer: run every omkl row once on 8 steps, so that loading the compiled
-    kernels (Numba's on-disk cache, once per process) is charged to no row's CPU time."""
+    """Once per process: run every omkl row on 8 steps, so that loading the compiled kernels
+    (Numba's on-disk cache, once per process) is charged to no row's CPU time."""
+    if _WARM:
+        return
+    _WARM.append(True)
+    X, y = registry.load_dataset("airfoil", 8)
     for e in entries(8, river=False):
-        _forecast_task(e, "airfoil", 8, 0)
+        _forecast(e.kind, e.name, e.params, 0, X, y)
+
+
+def _forecast(kind: str, name: str, params: dict, seed: int, X, y):
+    if kind == "omkl":
+        from ..protocol import run_online  # noqa: PLC0415
+
+        model = _make_learner(registry.learners()[name], params, seed)
+        return run_online(model, X, y).predictions, np.zeros(len(y), dtype=bool)
+    from ..interop.river import river_forecasts  # noqa: PLC0415
+
+    r = river_forecasts(name, X, y, seed)
+    return r["predictions"], r["abstained"]
+
+
+def forecast_task(task: dict, X, y) -> dict:
+    """One single-learner run (a task of :func:`omkl_core.sweep.map_tasks`): ``task`` has ``kind``,
+    ``name``, ``params``, ``seed`` (and ``dataset``, ``label``); returns its forecasts, where it
+    abstained, and its wall and process CPU seconds."""
+    _warm_up()
+    t0, c0 = time.perf_counter(), time.process_time()
+    preds, abstained = _forecast(task["kind"], task["name"], task["params"], task["seed"], X, y)
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"predictions": np.asarray(preds, dtype=np.float64), "abstained": np.asarray(abstained, dtype=bool),
+            "seconds": float(seconds), "cpu_seconds": float(cpu)}
 
 
 #: Rough CPU cost per step of a row relative to VAW2, to start the long tasks first.
@@ -238,60 +225,38 @@ _COST = {"OMKR": 8.0, "River ARF(10)": 6.0, "River AMF(10)": 6.0, "River KNNRegr
          "River HoeffdingAdaptiveTree": 1.5, "SFGMKL": 0.5, "SFGMKLR": 0.5, "OnlineRidge": 0.1}
 
 
-def run_singles(datasets, seeds, *, max_steps=None, river: bool = True, workers: int = 2, cache_dir=None,
-                progress: bool = True):
-    """Run every single-learner row of the leaderboard once per seed (once if deterministic).
+def run_singles(datasets, seeds, *, max_steps=None, river: bool = True, cache_dir=None, progress: bool = True,
+                **executor):
+    """Run every single-learner row of the leaderboard once per seed (once if deterministic),
+    as tasks of :func:`omkl_core.sweep.map_tasks` (``executor`` keywords: ``executor``, ``client``,
+    ``max_workers``; default :func:`omkl_core.repro.runner.executor_kwargs`).
 
     Returns ``(rows, forecasts)``: ``rows`` one row per run (``dataset, label, seed, T, mse,
     seconds, cpu_seconds, cached``; a deterministic row's one run has seed -1) and
     ``forecasts[(dataset, label, seed)] = (predictions, abstained)`` for every seed (a
     deterministic row's one run under each seed)."""
-    store = ForecastStore(cache_dir) if cache_dir is not None else None
-    tasks, results = [], {}
-    for d in datasets:
-        X, y = registry.load_dataset(d, max_steps)
+    executor = executor or runner.executor_kwargs()
+    data = {d: registry.load_dataset(d, max_steps) for d in datasets}
+    tasks, keys, cost = [], [], []
+    for d, (X, y) in data.items():
         dh = data_hash(X, y)
         for e in entries(len(y), river=river):
             for s in (seeds if e.seeded else [-1]):
-                key = _key(e, s, dh)
-                hit = store.get(key) if store is not None else None
-                if hit is not None:
-                    results[(d, e.label, s)] = {**hit, "cached": True}
-                else:
-                    tasks.append((d, e, s, key, len(y) * _COST.get(e.name, 1.0)))
-    tasks.sort(key=lambda t: -t[4])
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm  # noqa: PLC0415
-
-        bar = tqdm(total=len(tasks) + len(results), initial=len(results), desc="leaderboard runs", unit="run")
-    try:
-        with ProcessPoolExecutor(max_workers=max(1, min(workers, len(tasks) or 1)),
-                                 initializer=_warm_up if tasks else None) as pool:
-            futs = {pool.submit(_forecast_task, e, d, max_steps, max(s, 0)): (d, e, s, key)
-                    for d, e, s, key, _ in tasks}
-            for fut in as_completed(futs):
-                d, e, s, key = futs[fut]
-                res = fut.result()
-                if store is not None:
-                    store.put(key, res)
-                results[(d, e.label, s)] = {**res, "cached": False}
-                if bar is not None:
-                    bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
+                tasks.append({"dataset": d, "label": e.label, "kind": e.kind, "name": e.name, "params": e.params,
+                              "seed": max(s, 0), "run_seed": s})
+                keys.append(_key(e, s, dh))
+                cost.append(len(y) * _COST.get(e.name, 1.0))
+    results = map_tasks(forecast_task, tasks, data=data, keys=keys, cost=cost, cache_dir=cache_dir,
+                        progress=progress, desc="leaderboard runs", unit="run", **executor)
     rows, forecasts = [], {}
-    for d in datasets:
-        X, y = registry.load_dataset(d, max_steps)
-        for e in entries(len(y), river=river):
-            for s in (seeds if e.seeded else [-1]):
-                r = results[(d, e.label, s)]
-                rows.append({"dataset": d, "label": e.label, "seed": s, "T": len(y),
-                             "mse": float(np.mean((r["predictions"] - y) ** 2)), "seconds": r["seconds"],
-                             "cpu_seconds": r["cpu_seconds"], "cached": r["cached"]})
-                for s2 in (seeds if s == -1 else [s]):
-                    forecasts[(d, e.label, s2)] = (r["predictions"], r["abstained"])
+    for task, r, hit in zip(tasks, results, results.cached):
+        d, s = task["dataset"], task["run_seed"]
+        y = data[d][1]
+        rows.append({"dataset": d, "label": task["label"], "seed": s, "T": len(y),
+                     "mse": float(np.mean((r["predictions"] - y) ** 2)), "seconds": r["seconds"],
+                     "cpu_seconds": r["cpu_seconds"], "cached": hit})
+        for s2 in (seeds if s == -1 else [s]):
+            forecasts[(d, task["label"], s2)] = (r["predictions"], r["abstained"])
     return pd.DataFrame(rows), forecasts
 
 
@@ -497,3 +462,251 @@ def timing_table(singles: pd.DataFrame, mix: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"dataset": t["dataset"], "family": t["family"], "label": t["label"], "T": t["T"],
                          "cpu_s_per_run": t["cpu"], "cpu_s_per_1000_steps": 1e3 * t["cpu"] / t["T"],
                          "cpu_s_per_run_incl_experts": t["cpu_incl"]})
+
+
+# ------------------------------------------------------------------- the notebook's tables
+def _cell_text(r) -> str:
+    if r.n_runs > 1:
+        return f"{r.mse_x1e3:.2f} ± {r.sd_x1e3:.2f}"
+    return f"{r.mse_x1e3:.2f} (1 run)"
+
+
+def wide_table(long: pd.DataFrame, datasets) -> pd.DataFrame:
+    """The leaderboard as printed: one row per learner (:func:`order`), its family, then per dataset
+    "mean ± sd" of MSE x 1e3 over the seeds ("(1 run)" for a deterministic row)."""
+    cols = [NAMES[d] for d in datasets]
+    wide = (long.assign(cell=[_cell_text(r) for r in long.itertuples()], ds=long["dataset"].map(NAMES))
+            .pivot(index="label", columns="ds", values="cell").loc[order(long["label"].unique()), cols])
+    wide.insert(0, "family", [family(lab) for lab in wide.index])
+    return wide.reset_index().rename(columns={"label": "learner"})
+
+
+def best_table(long: pd.DataFrame, datasets, mode: str) -> pd.DataFrame:
+    """Per dataset: the best omkl multi-kernel learner (papers 000 and 003), the best River
+    regressor, the best floor, and the ratios River / omkl and floor / omkl of their MSE."""
+    best = []
+    for d in datasets:
+        sub = long[long["dataset"] == d]
+        o = sub[sub["family"].isin(["paper 000", "paper 003"])].sort_values("mse_x1e3").iloc[0]
+        fl = sub[sub["family"] == "floor (paper 002)"].sort_values("mse_x1e3").iloc[0]
+        rv = sub[sub["family"] == "River"].sort_values("mse_x1e3")
+        r = rv.iloc[0] if len(rv) else None
+        best.append({"dataset": NAMES[d], "best omkl MKL learner": o["label"], "omkl MSE x1e3": o["mse_x1e3"],
+                     "best River": None if r is None else r["label"],
+                     "River MSE x1e3": np.nan if r is None else r["mse_x1e3"],
+                     "ratio River / omkl": np.nan if r is None else r["mse_x1e3"] / o["mse_x1e3"],
+                     "best floor": fl["label"], "floor / omkl": fl["mse_x1e3"] / o["mse_x1e3"], "mode": mode})
+    return pd.DataFrame(best)
+
+
+def best_lines(best: pd.DataFrame, mode: str, steps: str, seeds) -> str:
+    """The best-learner table in words (Markdown bullets)."""
+    lines = []
+    for b in best.itertuples(index=False):
+        if pd.isna(b[4]):
+            lines.append(f"* **{b[0]}**: best omkl learner {b[1]} ({b[2]:.2f}); River not run.")
+            continue
+        who = "omkl" if b[2] < b[4] else "River"
+        lines.append(f"* **{b[0]}**: best omkl learner **{b[1]}** ({b[2]:.2f}), best River learner **{b[3]}** "
+                     f"({b[4]:.2f}); ratio River / omkl = {b[5]:.2f} → **{who}** is lower"
+                     f" (best floor {b[6]}: {b[7]:.2f}× the best omkl MSE).")
+    wins = int((best["ratio River / omkl"] > 1).sum())
+    lines.append(f"\nomkl's best multi-kernel learner beats River's best on {wins} of {len(best)} datasets "
+                 f"({mode} mode, {steps}, seeds {seeds}).")
+    return "\n".join(lines)
+
+
+#: The datasets of each paper's own tables (paper 000 Table 2; paper 003 Tables 1-4).
+PAPER_DATA = {"000": ["AR(4)", "Airfoil", "Bias", "Concrete", "Naval"], "003": ["Airfoil", "Concrete", "Naval", "Wine"]}
+
+
+def _claim(paper, text, per_dataset, detail, mode):
+    own = [d for d in PAPER_DATA[paper] if d in per_dataset]
+    fails = [k for k, v in per_dataset.items() if not v]
+    return {"paper": paper, "claim": text,
+            "holds on the paper datasets": bool(own) and all(per_dataset[d] for d in own),
+            "paper datasets": f"{sum(per_dataset[d] for d in own)}/{len(own)}",
+            "holds on all datasets": bool(all(per_dataset.values())),
+            "all datasets": f"{sum(per_dataset.values())}/{len(per_dataset)}",
+            "fails on": ", ".join(fails) if fails else "-", "detail": detail, "mode": mode}
+
+
+def paper_claims(long: pd.DataFrame, cpu: pd.DataFrame, datasets, mode: str):
+    """Which conclusions of papers 000 (section 4) and 003 (section 5) survive the common protocol,
+    judged on the paper's own datasets and on all of them -> ``(claims, speed_claims)`` (the speed
+    claims are read off a clock: a timing table of their own). ``cpu``: CPU s per 1,000 steps,
+    learner x dataset."""
+    cols = [NAMES[d] for d in datasets]
+    M = long.assign(ds=long["dataset"].map(NAMES)).pivot(index="label", columns="ds", values="mse_x1e3")[cols]
+    C = cpu
+    vaw = list(VAW_ROWS)
+    claims, speed = [], []
+    for tag in DICTS:
+        others = [f"{k} [{tag}]" for k in vaw[1:]] + [f"Raker [{tag}]", f"OMKL-GF [{tag}]"]
+        v2 = M.loc[f"VAW2 [{tag}]"]
+        best_other, arg_other = M.loc[others].min(), M.loc[others].idxmin()
+        claims.append(_claim("000", f"VAW2 has the lowest MSE of the VAW family, Raker and OMKL-GF on every dataset [{tag} kernels]",
+                             {d: v2[d] < best_other[d] for d in cols},
+                             "; ".join(f"{d}: VAW2 {v2[d]:.2f} vs {arg_other[d]} {best_other[d]:.2f}" for d in cols), mode))
+        ewa = [f"VAW-EWA [{tag}]", f"VAW-Aggr [{tag}]", f"Raker [{tag}]"]
+        claims.append(_claim("000", f"VAW2 beats the EWA-type aggregators (VAW-EWA, VAW-Aggr, Raker = OGD-EWA) on every dataset [{tag} kernels]",
+                             {d: v2[d] < M.loc[ewa, d].min() for d in cols},
+                             "; ".join(f"{d}: VAW2 {v2[d]:.2f} vs best EWA-type {M.loc[ewa, d].min():.2f}" for d in cols),
+                             mode))
+        floor = M.loc[f"floor: ridge experts + VAW [{tag}]"]
+        claims.append(_claim("000", "(implied by the design, not a Table 2 row) VAW experts beat online-ridge experts "
+                             f"on the same features: VAW2 < VAW2 ridge=True [{tag} kernels]",
+                             {d: v2[d] < floor[d] for d in cols},
+                             "; ".join(f"{d}: {v2[d]:.2f} vs {floor[d]:.2f}" for d in cols), mode))
+    for tag in DICTS:
+        base = [f"Raker [{tag}]", f"OMKL-GF [{tag}]"] + (["OMKR [41]"] if tag == "41" else [])
+        sfg = [f"SFG-MKL [{tag}]", f"SFG-MKL-R [{tag}]"]
+        names = ", ".join(b.split(" [")[0] for b in base)
+        claims.append(_claim("003", f"SFG-MKL and SFG-MKL-R both have lower MSE than {names} on every dataset [{tag} kernels]",
+                             {d: M.loc[sfg, d].max() < M.loc[base, d].min() for d in cols},
+                             "; ".join(f"{d}: SFG {M.loc[sfg[0], d]:.2f}/{M.loc[sfg[1], d]:.2f} vs best baseline "
+                                       f"{M.loc[base, d].min():.2f}" for d in cols), mode))
+        speed.append(_claim("003", f"SFG-MKL runs faster (CPU s / 1000 steps) than {names} on every dataset [{tag} kernels]",
+                            {d: C.loc[f"SFG-MKL [{tag}]", d] < C.loc[base, d].min() for d in cols},
+                            "; ".join(f"{d}: SFG-MKL {C.loc[f'SFG-MKL [{tag}]', d]:.3f} vs fastest baseline "
+                                      f"{C.loc[base, d].min():.3f}" for d in cols), mode))
+    return pd.DataFrame(claims), pd.DataFrame(speed)
+
+
+def cost_table(tidy: pd.DataFrame, mode: str) -> pd.DataFrame:
+    """CPU seconds per family (runs, CPU, steps, CPU per 1,000 steps); a mixture's is its aggregation."""
+    cost = (tidy.assign(steps=tidy["T"], family=tidy["label"].map(family)).groupby("family")
+            .agg(cells=("mse", "size"), cpu_seconds=("cpu_seconds", "sum"), steps=("steps", "sum")))
+    cost["cpu_s_per_1000_steps"] = cost["cpu_seconds"] / cost["steps"] * 1e3
+    return cost.reset_index().assign(mode=mode)
+
+
+@dataclass
+class Leaderboard:
+    """What :func:`run` computed (every table is also saved under ``results/tables/``)."""
+
+    mode: str
+    seeds: list
+    datasets: list
+    steps: str
+    singles: pd.DataFrame
+    mix: pd.DataFrame
+    long: pd.DataFrame
+    wide: pd.DataFrame
+    cpu: pd.DataFrame
+    ranks: pd.Series
+    rank_table: pd.DataFrame
+    best: pd.DataFrame
+    claims_all: pd.DataFrame
+    judged: pd.DataFrame
+    ratio: pd.DataFrame
+    regret: pd.DataFrame
+    claims: pd.DataFrame
+    cost: pd.DataFrame
+    pool: list
+    wall: dict
+
+
+def run(datasets, seeds, *, max_steps=None, river: bool = True, mode: str = "full", cache_dir=None,
+        progress: bool = True, **executor) -> Leaderboard:
+    """The whole leaderboard: the single-learner runs (:func:`run_singles`, on the executor of
+    ``executor`` or :func:`omkl_core.repro.runner.executor_kwargs`), the mixtures, every table
+    (saved with :func:`omkl_core.repro.report.save_table`) and the scorecard's claim rows
+    (section ``leaderboard_mixture``; judged nothing in quick mode)."""
+    from .. import sweep  # noqa: PLC0415
+    from . import report  # noqa: PLC0415
+
+    steps = "whole streams" if max_steps is None else f"first {max_steps} steps"
+    cols = [NAMES[d] for d in datasets]
+    t0 = time.perf_counter()
+    singles, forecasts = run_singles(datasets, seeds, max_steps=max_steps, river=river, cache_dir=cache_dir,
+                                     progress=progress, **executor)
+    t1 = time.perf_counter()
+    mix = mixture_runs(forecasts, datasets, seeds, max_steps=max_steps, river_ewa=river)
+    wall = {"singles": t1 - t0, "mixtures": time.perf_counter() - t1}
+    pool = pool_labels(order(singles["label"].unique()))
+    T_of = {d: len(registry.load_dataset(d, max_steps)[1]) for d in datasets}
+
+    tidy = pd.concat([singles, mix], ignore_index=True)
+    summ = summary(tidy)
+    long = summ.assign(T=summ["dataset"].map(T_of), mode=mode)
+    report.save_table(long, "leaderboard_long")
+    wide = wide_table(long, datasets)
+    report.save_table(wide, "leaderboard")
+    timing = timing_table(singles, mix).assign(mode=mode)
+    report.save_table(timing, "leaderboard_timing", floatfmt=".4g")
+    cpu = timing.assign(ds=timing["dataset"].map(NAMES)).pivot(index="label", columns="ds",
+                                                               values="cpu_s_per_1000_steps").loc[order(long["label"].unique()), cols]
+    report.save_table(cpu.reset_index().rename(columns={"label": "learner"}), "leaderboard_timing_per_1000_steps",
+                      floatfmt=".3g")
+
+    ranks = sweep.mean_ranks(tidy.assign(error=""))
+    rank_table = ranks.rename_axis("learner").reset_index().assign(family=lambda f: f["learner"].map(family), mode=mode)
+    report.save_table(rank_table, "leaderboard_mean_ranks", floatfmt=".2f")
+
+    best = best_table(long, datasets, mode)
+    report.save_table(best, "leaderboard_best_omkl_vs_river")
+
+    claims_all = mixture_claims(summ)
+    claims_all = claims_all.assign(dataset=claims_all["dataset"].map(NAMES), mode=mode)
+    report.save_table(claims_all, "leaderboard_mixture_vs_best_single")
+    judged = mixture_claims(summ, mixtures=[mixture_label("BOA"), mixture_label("ML-Poly")])
+    sc = claim_rows(judged, note=f"{mode} mode, {steps}, seeds {seeds}, pool of {len(pool)} experts")
+    if mode == "quick":
+        sc["within_tolerance"] = np.nan          # a quick run judges nothing (small horizons)
+    report.add_scorecard_rows("leaderboard_mixture", sc)
+    regret = regret_table(mix, mixture_claims(summ)).assign(mode=mode)
+    regret["dataset"] = regret["dataset"].map(NAMES)
+    report.save_table(regret, "leaderboard_mixture_regret", floatfmt=".4g")
+    ratio = claims_all.pivot(index="mixture", columns="dataset", values="ratio")[cols]
+
+    claims, speed = paper_claims(long, cpu, datasets, mode)
+    report.save_table(claims, "leaderboard_paper_claims")
+    report.save_table(speed, "leaderboard_paper_claims_timing")   # apart from the hashed number tables
+    claims = pd.concat([claims, speed], ignore_index=True)      # all of them, for the reader
+    cost = cost_table(tidy, mode)
+    report.save_table(cost, "leaderboard_cost_timing", floatfmt=".4g")
+    return Leaderboard(mode=mode, seeds=list(seeds), datasets=list(datasets), steps=steps, singles=singles, mix=mix,
+                       long=long, wide=wide, cpu=cpu, ranks=ranks, rank_table=rank_table, best=best,
+                       claims_all=claims_all, judged=judged, ratio=ratio, regret=regret, claims=claims, cost=cost,
+                       pool=pool, wall=wall)
+
+
+# ------------------------------------------------------------------------------ the figure
+#: What the families and tags of the leaderboard's rows mean (the figure's caption says it).
+FAMILY_CAPTION = (
+    "Families: paper 000 = the VAW family (random-feature VAW experts + a meta-learner); paper 003 = the "
+    "graph-aided learners Raker, OMKL-GF, SFG-MKL, SFG-MKL-R, OMKR; floor = paper 002's online ridge; River = "
+    "River's own regressors; mixture = Mixture(pool, meta) over every omkl row plus River's ARF and KNN (issue 24), "
+    "and River's EWARegressor over the same pool. Tags: [76] = paper 000's 76 kernels (51 Gaussian + 25 "
+    "Laplacian), [41] = paper 003's 41 Gaussian kernels, [pool] = a mixture over that pool of experts.")
+
+#: Legend names of the families (words, no issue numbers).
+FAMILY_LEGEND = {"paper 000": "VAW family (paper 000)", "paper 003": "graph-aided learners (paper 003)",
+                 "floor (paper 002)": "online-ridge floor (paper 002)", "River": "River regressors",
+                 "mixture (issue 24)": "mixtures of all the learners"}
+
+
+def plot_mean_ranks(lb: Leaderboard):
+    """Horizontal bars of the mean rank of every learner over the datasets, coloured by family
+    (legend outside the bars); returns the figure."""
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+    from matplotlib.patches import Patch  # noqa: PLC0415
+
+    from . import style  # noqa: PLC0415
+
+    colours = {fam: style.color(name) for fam, name in
+               zip(FAMILY_LEGEND, ("VAW2", "Raker", "OnlineRidge", "River", "Mixture"))}
+    ranks = lb.ranks
+    fig, ax = plt.subplots(figsize=(7.5, 0.26 * len(ranks) + 1.2))
+    ax.barh(range(len(ranks)), ranks.to_numpy(), color=[colours[family(lab)] for lab in ranks.index])
+    ax.set_yticks(range(len(ranks)), ranks.index, fontsize=8)
+    ax.set_ylabel("learner ([76] / [41]: kernel dictionary; [pool]: mixture of all the learners)")
+    ax.invert_yaxis()
+    ax.set_xlabel(f"mean rank of the seed-mean MSE over {len(lb.datasets)} datasets (1 = lowest MSE)")
+    ax.set_title(f"Leaderboard, {lb.mode} mode: seeds {lb.seeds}, {lb.steps}")
+    ax.legend(handles=[Patch(color=c, label=FAMILY_LEGEND[fam]) for fam, c in colours.items()], fontsize=8,
+              loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="family")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
