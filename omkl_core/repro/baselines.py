@@ -23,7 +23,8 @@ from .. import registry as _registry
 from ..validation import check_int
 from . import paper_values
 
-__all__ = ["run_rows", "row_ratios", "published_label", "ar4_noise_sweep", "ratio_ranges"]
+__all__ = ["run_rows", "row_task", "row_ratios", "published_label", "ar4_noise_sweep", "noise_seed_task",
+           "ratio_ranges"]
 
 
 def published_label(label: str) -> str:
@@ -32,7 +33,8 @@ def published_label(label: str) -> str:
     return label.split(" [")[0]
 
 
-def run_rows(rows: dict, streams: dict, repetitions: int, seed=0, progress: bool = False) -> dict:
+def run_rows(rows: dict, streams: dict, repetitions: int, seed=0, progress: bool = False, *, cache_dir=None,
+             **executor) -> dict:
     """Run each row on each stream, R repetitions batched (``run_repetitions``).
 
     Parameters
@@ -47,7 +49,11 @@ def run_rows(rows: dict, streams: dict, repetitions: int, seed=0, progress: bool
     seed : int, default=0
         The learners' seed (repetition r uses the r-th dictionary drawn from it).
     progress : bool, default=False
-        One line per finished (dataset, row) with its CPU seconds.
+        One line per finished (dataset, row) with its CPU seconds (with ``executor``: a progress bar).
+    cache_dir, **executor :
+        Given ``executor=`` (and ``client=`` / ``max_workers=``), each (dataset, row) is one task of
+        :func:`omkl_core.sweep.map_tasks` (:func:`row_task`; one BLAS thread, cached in ``cache_dir``);
+        without, the rows run here one after the other.
 
     Returns
     -------
@@ -62,6 +68,17 @@ def run_rows(rows: dict, streams: dict, repetitions: int, seed=0, progress: bool
     for label, (cls, _) in rows.items():
         if cls not in known or not hasattr(known[cls], "run_repetitions"):
             raise ValueError(f"rows[{label!r}]: {cls!r} is not a learner with run_repetitions")
+    if executor:
+        from ..sweep import map_tasks  # noqa: PLC0415
+
+        names = list(streams)
+        data = {str(i): streams[name] for i, name in enumerate(names)}
+        tasks = [{"dataset": str(i), "cls": cls, "params": params, "repetitions": R, "seed": seed}
+                 for i in range(len(names)) for (cls, params) in rows.values()]
+        res = map_tasks(row_task, tasks, data=data, cache_dir=cache_dir, progress=progress,
+                        cost=[len(data[t["dataset"]][1]) for t in tasks], desc="baseline rows", unit="row", **executor)
+        labels = [(name, label) for name in names for label in rows]
+        return {lab: r["mse_x1e3"] for lab, r in zip(labels, res)}
     out = {}
     for name, (X, y) in streams.items():
         y = np.asarray(y, dtype=np.float64)
@@ -73,6 +90,15 @@ def run_rows(rows: dict, streams: dict, repetitions: int, seed=0, progress: bool
                 print(f"{name:9s} {label:34s} MSE x1e3 = {out[(name, label)].mean():8.3f} "
                       f"({time.process_time() - t0:.1f} s CPU)", flush=True)
     return out
+
+
+def row_task(task: dict, X, y) -> dict:
+    """One (stream, row) of :func:`run_rows` as a task of :func:`omkl_core.sweep.map_tasks`:
+    ``task`` = ``{cls, params, repetitions, seed}`` -> ``{"mse_x1e3": ndarray (R,)}``."""
+    y = np.asarray(y, dtype=np.float64)
+    model = _registry.learners()[task["cls"]](**task["params"], seed=task["seed"])
+    P = model.run_repetitions(X, y, task["repetitions"])
+    return {"mse_x1e3": ((P - y[None, :]) ** 2).mean(axis=1) * 1e3}
 
 
 def row_ratios(values: dict, *, paper: str = "000", table=2, reference: str = "VAW2",
@@ -125,7 +151,7 @@ def row_ratios(values: dict, *, paper: str = "000", table=2, reference: str = "V
 
 def ar4_noise_sweep(noise_seeds, *, meta_rows=("VAW2",), baseline_rows: dict | None = None, reference: str = "VAW2",
                     m: int = 50, lam: float = 1.0, seed=0, max_steps: int | None = None,
-                    progress: bool = False) -> pd.DataFrame:
+                    progress: bool = False, cache_dir=None, **executor) -> pd.DataFrame:
     """Paper 000 Table 2's AR(4) rows over several noise realisations of eq. (32).
 
     Parameters
@@ -144,7 +170,11 @@ def ar4_noise_sweep(noise_seeds, *, meta_rows=("VAW2",), baseline_rows: dict | N
     max_steps : int or None
         Truncate each stream (after normalising), as the notebooks' quick mode does.
     progress : bool, default=False
-        One line per noise seed.
+        One line per noise seed (with ``executor``: a progress bar).
+    cache_dir, **executor :
+        Given ``executor=`` (and ``client=`` / ``max_workers=``), each noise seed is one task of
+        :func:`omkl_core.sweep.map_tasks` (:func:`noise_seed_task`, cached in ``cache_dir``);
+        without, the seeds run here one after the other.
 
     Returns
     -------
@@ -153,31 +183,49 @@ def ar4_noise_sweep(noise_seeds, *, meta_rows=("VAW2",), baseline_rows: dict | N
         ``label_range`` (max - min of the unnormalised labels), the MSE x 10^3 of every row
         (column = row label) and ``ratio: <row> / <reference>`` for every other row.
     """
-    from ..mkl import expert_predictions, make_meta  # noqa: PLC0415
-
     baseline_rows = baseline_rows or {}
     labels = [*meta_rows, *baseline_rows]
     if reference not in labels:
         raise ValueError(f"reference {reference!r} is not among the rows {labels}")
-    recs = []
-    for s in noise_seeds:
-        X, y = _registry.load_dataset("ar4", max_steps, seed=s)
-        _, yr = _registry.load_dataset("ar4", seed=s, normalise=False)
-        rec = {"noise_seed": int(s), "label_range": float(yr.max() - yr.min())}
-        if meta_rows:
-            Z = expert_predictions(X, y, m=m, lam=lam, repetitions=1, seed=seed)
-            for row in meta_rows:
-                P = make_meta(row).run(Z, y)
-                rec[row] = float(((P - y) ** 2).mean() * 1e3)
-        for (_, label), v in run_rows(baseline_rows, {"AR(4)": (X, y)}, 1, seed=seed).items():
-            rec[label] = float(v[0])
+    tasks = [{"noise_seed": int(s), "meta_rows": list(meta_rows), "baseline_rows": baseline_rows, "m": m,
+              "lam": lam, "seed": seed, "max_steps": max_steps} for s in noise_seeds]
+    if executor:
+        from ..sweep import map_tasks  # noqa: PLC0415
+
+        recs = list(map_tasks(noise_seed_task, tasks, cache_dir=cache_dir, progress=progress,
+                              desc="AR(4) noise seeds", unit="seed", **executor))
+    else:
+        recs = []
+        for task in tasks:
+            recs.append(noise_seed_task(task))
+            if progress:
+                print(f"noise seed {task['noise_seed']}: " + ", ".join(f"{k} {recs[-1][k]:.2f}" for k in labels),
+                      flush=True)
+    for rec in recs:
         for label in labels:
             if label != reference:
                 rec[f"ratio: {label} / {reference}"] = rec[label] / rec[reference]
-        recs.append(rec)
-        if progress:
-            print(f"noise seed {s}: " + ", ".join(f"{k} {rec[k]:.2f}" for k in labels), flush=True)
     return pd.DataFrame(recs)
+
+
+def noise_seed_task(task: dict) -> dict:
+    """One noise realisation of :func:`ar4_noise_sweep` (a task of :func:`omkl_core.sweep.map_tasks`):
+    ``noise_seed``, ``label_range`` and the MSE x 10^3 of every row."""
+    from ..mkl import expert_predictions, make_meta  # noqa: PLC0415
+
+    s, max_steps, seed = task["noise_seed"], task["max_steps"], task["seed"]
+    X, y = _registry.load_dataset("ar4", max_steps, seed=s)
+    _, yr = _registry.load_dataset("ar4", seed=s, normalise=False)
+    rec = {"noise_seed": int(s), "label_range": float(yr.max() - yr.min())}
+    if task["meta_rows"]:
+        Z = expert_predictions(X, y, m=task["m"], lam=task["lam"], repetitions=1, seed=seed)
+        for row in task["meta_rows"]:
+            P = make_meta(row).run(Z, y)
+            rec[row] = float(((P - y) ** 2).mean() * 1e3)
+    rows = {label: tuple(v) for label, v in task["baseline_rows"].items()}
+    for (_, label), v in run_rows(rows, {"AR(4)": (X, y)}, 1, seed=seed).items():
+        rec[label] = float(v[0])
+    return rec
 
 
 def ratio_ranges(sweep: pd.DataFrame, *, paper: str = "000", table=2, dataset: str = "AR(4)",

@@ -695,16 +695,18 @@ def plot_mean_ranks(lb: Leaderboard):
 
     from . import style  # noqa: PLC0415
 
-    colours = {fam: style.color(name) for fam, name in
-               zip(FAMILY_LEGEND, ("VAW2", "Raker", "OnlineRidge", "River", "Mixture"))}
+    # one colour per family (a VAW-family bar has VAW2's colour, a graph-aided one OMKL-GF's, ...)
+    colours = dict(zip(FAMILY_LEGEND, (style.color("VAW2"), style.color("OMKL-GF"), style.color("running mean"),
+                                       "#D55E00", style.color("Mixture"))))
     ranks = lb.ranks
     fig, ax = plt.subplots(figsize=(7.5, 0.26 * len(ranks) + 1.2))
     ax.barh(range(len(ranks)), ranks.to_numpy(), color=[colours[family(lab)] for lab in ranks.index])
     ax.set_yticks(range(len(ranks)), ranks.index, fontsize=8)
-    ax.set_ylabel("learner ([76] / [41]: kernel dictionary; [pool]: mixture of all the learners)")
+    ax.set_ylabel("learner")
     ax.invert_yaxis()
     ax.set_xlabel(f"mean rank of the seed-mean MSE over {len(lb.datasets)} datasets (1 = lowest MSE)")
-    ax.set_title(f"Leaderboard, {lb.mode} mode: seeds {lb.seeds}, {lb.steps}")
+    ax.set_title(f"Leaderboard, {lb.mode} mode: seeds {lb.seeds}, {lb.steps}\n"
+                 "[76] / [41]: the learner's kernel dictionary; [pool]: a mixture over all the learners", fontsize=9)
     ax.legend(handles=[Patch(color=c, label=FAMILY_LEGEND[fam]) for fam, c in colours.items()], fontsize=8,
               loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="family")
     ax.grid(axis="x", alpha=0.3)

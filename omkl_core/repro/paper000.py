@@ -1,0 +1,502 @@
+"""Paper 000 (Rokhlin & Gurtovaya, *Random feature-based double Vovk-Azoury-Warmuth algorithm for
+online multi-kernel learning*, arXiv:2503.20087): the loops, presets, tables, claims and figures of
+``notebooks/p000_datasets.ipynb`` (Table 1) and ``notebooks/p000_vaw2.ipynb`` (Table 2, Figures
+1-2, the named variants, the baseline rows, the row ratios and the AR(4) noise sweep).
+
+Every batch of learner runs goes through the one runner, :func:`omkl_core.sweep.map_tasks`
+(serial, a local process pool or a Dask cluster, :func:`omkl_core.repro.runner.executor_kwargs`),
+with its cache: one task per (stream, feature form) expert layer (:func:`expert_layer_task`: the
+VAW *and* online-ridge experts of all repetitions in one pass, then every meta-learner that needs
+them), one per (stream, baseline row) (:func:`omkl_core.repro.baselines.row_task`) and one per AR(4)
+noise seed (:func:`omkl_core.repro.baselines.noise_seed_task`). A task runs with one BLAS thread,
+so its numbers do not depend on where it ran.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .. import registry
+from ..sweep import map_tasks
+from . import baselines, claims, paper_values, report, runner, style
+
+__all__ = ["STREAM", "VARIANTS", "FIG1_ROWS", "FIG2_ROWS", "Settings", "settings", "load_stream",
+           "dataset_table", "normalisation_check", "plot_datasets", "expert_layer_task", "run_expert_layers",
+           "table2", "best_expert_table", "table2_claims", "figure_tables", "variants_table", "baseline_rows",
+           "row_ratio_table", "ar4_noise", "plot_fig1", "plot_fig2"]
+
+#: Table 2's streams: display name -> (registry dataset, keywords). AR(4): eq. (32), T = 5000.
+STREAM = {"AR(4)": ("ar4", {}), "Airfoil": ("airfoil", {}), "Bias": ("bias", {}), "Concrete": ("concrete", {}),
+          "Naval": ("naval", {})}
+
+#: The named variants (not the paper's text): key -> (label, streams (None: every dataset), rows,
+#: stream variants, expert-layer options). See the notebook's "Named variants" section.
+VARIANTS = {
+    "naval17": ("naval 17 features", ["Naval"], None, {"naval": "17"}, {}),
+    "tvaw": ("sincos + ridge (TVAW code)", None, None, {}, {"feature_map": "sincos", "ridge": True}),
+    "sincos": ("sincos features, VAW", None, ["VAW2", "VAW2 (trunc)"], {}, {"feature_map": "sincos"}),
+    "ridge": ("cos features, online ridge", None, ["VAW2", "VAW2 (trunc)"], {}, {"ridge": True}),
+    "ewa_calib": ("VAW-EWA with opera's calibrated EWA", None, ["VAW-EWA [opera calibrated]"], {}, {}),
+}
+#: Figure 1's rows (the paper leaves out VAW2 (trunc), VAW-BOA and VAW-ML-Poly "to improve the clarity").
+FIG1_ROWS = list(claims.PAPER000_FIG1_ROWS)
+#: Figure 2's panels.
+FIG2_ROWS = ["VAW2", "VAW-EWA", "VAW-ML-Prod"]
+
+
+def _rows() -> list[str]:
+    from ..mkl import TABLE2_ROWS  # noqa: PLC0415
+
+    return list(TABLE2_ROWS)
+
+
+# ----------------------------------------------------------------------------- settings
+@dataclass(frozen=True)
+class Settings:
+    """The resolved parameters of a paper-000 run (section 4's values where the notebook says None)."""
+
+    quick: bool
+    repetitions: int
+    m: int
+    lam: float
+    seed: int
+    T_max: int | None
+    naval: str | None = None
+    bias: str | None = None
+
+    @property
+    def mode(self) -> str:
+        return "quick" if self.quick else "full"
+
+
+def settings(*, quick: bool, repetitions=None, m=None, lam=None, seed: int = 0, T_quick: int = 1000,
+             naval_variant=None, bias_variant=None) -> Settings:
+    """Section 4's settings (:class:`omkl_core.registry.paper000`: R = 5, m = 50, lambda = 1) unless
+    given; quick mode: one repetition, streams cut to ``T_quick`` steps."""
+    P = registry.paper000
+    R = P.REPETITIONS if repetitions is None else repetitions
+    return Settings(quick=quick, repetitions=1 if quick else R, m=P.defaults("VAW2")["m"] if m is None else m,
+                    lam=P.defaults("VAW2")["lam"] if lam is None else lam, seed=seed,
+                    T_max=T_quick if quick else None, naval=naval_variant, bias=bias_variant)
+
+
+def load_stream(name: str, s: Settings | None = None, *, naval=None, bias=None, max_steps=None, seed: int = 0):
+    """The normalised stream ``name`` (a key of :data:`STREAM`), eqs. (33)-(34) on the whole stream,
+    then cut to ``s.T_max`` steps; AR(4)'s noise from ``s.seed``; ``naval`` / ``bias``: the data
+    variants (default: those of ``s``)."""
+    if s is not None:
+        naval = s.naval if naval is None else naval
+        bias = s.bias if bias is None else bias
+        max_steps, seed = s.T_max, s.seed
+    key, kw = STREAM[name]
+    kw = {**kw, "seed": seed} if key == "ar4" else kw
+    return registry.load_dataset(key, max_steps, variant={"naval": naval, "bias": bias}.get(key), **kw)
+
+
+# ------------------------------------------------------------------- Table 1 (datasets)
+def dataset_table():
+    """Table 1 (plus AR(4) and Wine): one row per stream of the registry -> ``(table, streams)``,
+    ``streams[name] = (X, y)``. The loaded shapes must agree with the registry."""
+    streams, rows = {}, []
+    for name in registry.dataset_names():      # AR(4) (a generator entry, eq. 32) and the five files
+        entry = registry.dataset_info(name)
+        X, y = streams[name] = registry.load_dataset(name)
+        if X.shape != (entry.T, entry.d):       # a silent change of column choice would not show otherwise
+            raise AssertionError(f"{name}: loaded {X.shape}, the registry says {(entry.T, entry.d)}")
+        rows.append({"dataset": entry.title, "name": name, "T": X.shape[0], "d": X.shape[1],
+                     "target": entry.target, "source": entry.source})
+    return pd.DataFrame(rows), streams
+
+
+def normalisation_check(streams) -> pd.DataFrame:
+    """After (33)-(34) every label lies in [0, 1] with both ends attained and the largest row norm
+    is 1 (an AssertionError otherwise)."""
+    check = pd.DataFrame([{"dataset": k, "y_min": y.min(), "y_max": y.max(), "y_mean": y.mean(),
+                           "max_row_norm": np.linalg.norm(X, axis=1).max()} for k, (X, y) in streams.items()])
+    if not np.allclose(check[["y_min", "y_max", "max_row_norm"]].to_numpy(), [0, 1, 1], atol=1e-12):
+        raise AssertionError("normalisation (33)-(34) does not hold:\n" + check.to_string())
+    return check
+
+
+def plot_datasets(streams):
+    """Each normalised target over time, one panel per stream (Naval: its first 300 rounds)."""
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    fig, axes = plt.subplots(len(streams), 1, figsize=(10, 1.7 * len(streams)))
+    for ax, (k, (_, y)) in zip(axes, streams.items()):
+        t = np.arange(1, len(y) + 1)
+        title = registry.dataset_info(k).title
+        if k == "naval":  # the lever position cycles through 9 levels: show the first 300 rounds
+            ax.plot(t[:300], y[:300], lw=0.6, marker=".", ms=2, color=style.color("VAW2"))
+            title += f" (first 300 of {len(y)} rounds: the lever position cycles through 9 levels)"
+        else:
+            ax.plot(t, y, lw=0.4, color=style.color("VAW2"))
+        ax.set_title(title, fontsize=9, loc="left")
+        ax.set_ylim(-0.05, 1.05)
+        ax.set_ylabel("label y_t\n(scaled to [0, 1])", fontsize=8)
+    axes[-1].set_xlabel("online round t (one row of the file per round)")
+    fig.suptitle("Normalised labels y_t (paper 000 eq. 33), in stream order", y=1.0)
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------ the expert layers
+def _family(Z, y, rows, ridge) -> dict:
+    """Every meta-learner of ``rows`` on the expert predictions Z (R, T, N)."""
+    from ..mkl import make_meta  # noqa: PLC0415
+
+    out = {"mse": {}, "curve": {}, "weights": {}}
+    for row in rows:
+        meta = make_meta(row, **({"meta_ridge": True} if ridge and row.startswith("VAW2") else {}))
+        P = meta.run(Z, y)                                   # (R, T)
+        L = (P - y[None, :]) ** 2
+        out["mse"][row] = L.mean(axis=1) * 1e3               # per repetition, x 10^3
+        out["curve"][row] = (np.cumsum(L, axis=1) / np.arange(1, len(y) + 1)).mean(axis=0) * 1e3
+        out["weights"][row] = np.asarray(meta.weights_[0])   # repetition 0: opera's `coefficients`
+    out["best_expert"] = ((Z - y[None, :, None]) ** 2).mean(axis=1).min(axis=1) * 1e3
+    return out
+
+
+def expert_layer_task(task: dict, X, y) -> dict:
+    """One expert-layer pass on one stream (a task of :func:`omkl_core.sweep.map_tasks`): all
+    repetitions batched give the VAW *and* the online-ridge expert predictions
+    (``VAWExperts.run_both``: VAW = ridge / (1 + s), eqs. 9-10), then the meta-learners of each job
+    ``[key, rows, ridge]`` run on the one they need -> ``{key: {mse, curve, weights, best_expert,
+    T, d, cpu_seconds}}``."""
+    from ..mkl import expert_predictions  # noqa: PLC0415
+
+    t0 = time.process_time()
+    Zv, Zr = expert_predictions(X, y, m=task["m"], lam=task["lam"], repetitions=task["repetitions"],
+                                seed=task["seed"], feature_map=task["feature_map"], both=True)
+    t1 = time.process_time()
+    out = {key: {**_family(Zr if ridge else Zv, y, rows, ridge), "T": len(y), "d": X.shape[1]}
+           for key, rows, ridge in task["jobs"]}
+    for res in out.values():
+        res["cpu_seconds"] = [t1 - t0, time.process_time() - t1]
+    return out
+
+
+def run_expert_layers(s: Settings, datasets, variants, *, cache_dir=None, progress: bool = True, **executor):
+    """Table 2's expert layers and those of the named ``variants`` (keys of :data:`VARIANTS`): one
+    task per (stream, stream variant, feature form), longest streams first -> ``{key: {dataset:
+    result}}`` with key ``"table2"`` (datasets in the order given) or a variant's (longest stream
+    first, the order of the rows of the tables built from them)."""
+    executor = executor or runner.executor_kwargs()
+    jobs: dict = {(name, (), "cos"): [["table2", _rows(), False]] for name in datasets}
+    for key in variants:
+        _, names, rows, load_kw, expert_kw = VARIANTS[key]
+        for name in (names or datasets):
+            job = (name, tuple(sorted(load_kw.items())), expert_kw.get("feature_map", "cos"))
+            jobs.setdefault(job, []).append([key, rows or _rows(), expert_kw.get("ridge", False)])
+    data, tasks, cost = {}, [], []
+    for (name, load_kw, fmap), job in jobs.items():
+        sid = " ".join([name, *(f"{k}={v}" for k, v in load_kw)])
+        data[sid] = load_stream(name, s, **dict(load_kw))
+        tasks.append({"dataset": sid, "m": s.m, "lam": s.lam, "repetitions": s.repetitions, "seed": s.seed,
+                      "feature_map": fmap, "jobs": job})
+        cost.append(len(data[sid][1]) * (4 if fmap == "sincos" else 1))
+    results = map_tasks(expert_layer_task, tasks, data=data, cost=cost, cache_dir=cache_dir, progress=progress,
+                        desc="expert layers", unit="pass", **executor)
+    out: dict = {}
+    names = [name for name, _, _ in jobs]
+    for i in sorted(range(len(tasks)), key=lambda i: -cost[i]):   # longest first (stable), not completion order
+        for key, r in results[i].items():
+            out.setdefault(key, {})[names[i]] = r
+    out["table2"] = {name: out["table2"][name] for name in datasets}
+    return out
+
+
+# ------------------------------------------------------------------------ the tables
+def table2(results, s: Settings):
+    """Table 2's VAW-family cells against the published ones -> ``(comparison, table)``."""
+    rows = _rows()
+    comparison = report.compare({(name, row): res["mse"][row] for name, res in results.items() for row in rows},
+                                paper="000", table=2, quick=s.quick, note="MSE x 1e3")
+    return comparison, comparison.rename(columns={"mean": "mse_x1e3"}).drop(columns="note").assign(mode=s.mode)
+
+
+def table2_wide(table: pd.DataFrame, rows=None) -> pd.DataFrame:
+    """Table 2 as printed: "mean ± sd (published; ×ratio)" per algorithm x dataset."""
+    rows = _rows() if rows is None else rows
+    wide = table.assign(cell=[f"{a:.2f} ± {s:.2f} ({p:.2f}; ×{r:.2f})" for a, s, p, r in
+                              zip(table.mse_x1e3, table.sd, table.published, table.ratio)])
+    wide = wide.pivot(index="algorithm", columns="dataset", values="cell")
+    return wide.loc[[r for r in rows if r in wide.index], list(dict.fromkeys(table.dataset))]
+
+
+def best_expert_table(results) -> pd.DataFrame:
+    """The best single expert in hindsight per dataset (mean over repetitions, MSE x 1e3)."""
+    best = pd.DataFrame({name: [res["best_expert"].mean()] for name, res in results.items()},
+                        index=["best single expert in hindsight (mean over repetitions)"])
+    return best.reset_index().rename(columns={"index": "row"})
+
+
+def table2_claims(results) -> list[dict]:
+    """Section 4's claims on our Table 2: "VAW2 shows the best result across all datasets" (VAW2 or
+    VAW2 (trunc) -- the bold entries -- lowest among the VAW-family rows on every real dataset) and
+    "VAW2 and VAW2 (trunc) give almost the same results" (within 5 % on every dataset)."""
+    rows = _rows()
+    real = [n for n in results if n != "AR(4)"]
+    winners, ok_all = {}, True
+    for n in real:
+        means = {r: results[n]["mse"][r].mean() for r in rows}
+        winners[n] = w = min(means, key=means.get)
+        ok_all &= w in ("VAW2", "VAW2 (trunc)")
+    close = {n: abs(results[n]["mse"]["VAW2"].mean() / results[n]["mse"]["VAW2 (trunc)"].mean() - 1)
+             for n in results}
+    return [
+        report.claim_row("000", "Table 2", "VAW2 lowest MSE on every real dataset", ok_all and len(real) == 4,
+                         "lowest row per dataset: " + ", ".join(f"{n}: {w}" for n, w in winners.items())),
+        report.claim_row("000", "Table 2", "VAW2 and VAW2 (trunc) almost the same (within 5 %)",
+                         all(c <= 0.05 for c in close.values()),
+                         "relative differences: " + ", ".join(f"{n}: {c:.1%}" for n, c in close.items())),
+    ]
+
+
+def figure_tables(results, s: Settings):
+    """Figures 1-2's numbers and claims (:mod:`omkl_core.repro.claims`) -> ``(fig1_table,
+    fig2_table, figure_claims)``; the Table-2 claims on the printed numbers are appended."""
+    curves = {n: {r: res["curve"][r] for r in FIG1_ROWS} for n, res in results.items()}
+    fig1 = claims.running_mse_table(curves).assign(mode=s.mode)
+    fig2 = claims.paper000_fig2_table({n: {r: res["weights"][r] for r in FIG2_ROWS} for n, res in results.items()})
+    figure_claims = (claims.paper000_fig1_claims(curves) + claims.paper000_fig2_claims(fig2)
+                     + claims.paper000_table2_claims_published())
+    return fig1, fig2.assign(mode=s.mode), figure_claims
+
+
+def variants_table(all_results, variants, s: Settings, datasets):
+    """The named variants against the published Table 2 -> ``(table, text)``: one row per
+    (variant, dataset, row); ``text``: the printed pivot of each variant and the TVAW-form claims."""
+    recs, lines = [], []
+    for key in variants:
+        label, names, rows, _, _ = VARIANTS[key]
+        rows = rows or _rows()
+        for name in (names or datasets):
+            res = all_results[key][name]
+            cmp_ = report.compare({(name, row): res["mse"][row] for row in rows}, paper="000", table=2, quick=s.quick,
+                                  published_name=baselines.published_label)
+            recs += (cmp_.rename(columns={"mean": "mse_x1e3"}).drop(columns=["note", "n_runs"])
+                     .assign(variant=label, mode=s.mode).to_dict("records"))
+    if not recs:
+        return None, ""
+    from ..mkl import VARIANT_META  # noqa: PLC0415
+
+    vt = pd.DataFrame(recs)
+    cells = vt.assign(cell=[f"{a:.2f} ± {sd:.2f} (×{r:.2f})" for a, sd, r in zip(vt.mse_x1e3, vt.sd, vt.ratio)])
+    for label in cells.variant.unique():
+        sub = cells[cells.variant == label]
+        lines.append(f"\n{label}: reproduced mean ± sd (ratio to the paper)")
+        lines.append(sub.pivot(index="algorithm", columns="dataset", values="cell")
+                     .reindex([r for r in [*_rows(), *VARIANT_META] if r in set(sub.algorithm)]).to_string())
+    if "tvaw" in variants:
+        for c in table2_claims(all_results["tvaw"]):
+            lines.append(("\nTVAW form: HOLDS   " if c["within_tolerance"] else "\nTVAW form: FAILS   ")
+                         + c["row"] + " -- " + c["note"])
+    return vt, "\n".join(lines)
+
+
+def baseline_rows(s: Settings, datasets, *, cache_dir=None, progress: bool = True, **executor):
+    """Table 2's Raker and OMKL-GF rows in both forms (``registry.paper000.baseline_rows()``), one
+    task per (stream, row) -> ``(values, comparison)``: ``values[(dataset, label)]`` per-repetition
+    MSE x 1e3."""
+    values = baselines.run_rows(registry.paper000.baseline_rows(), {name: load_stream(name, s) for name in datasets},
+                                s.repetitions, seed=s.seed, progress=progress, cache_dir=cache_dir,
+                                **(executor or runner.executor_kwargs()))
+    comparison = report.compare(values, paper="000", table=2, quick=s.quick, published_name=baselines.published_label,
+                                note="MSE x 1e3; seed-003 baseline, eta_t = 0.1/sqrt(t), lambda = 1e-3, D = 50")
+    return values, comparison
+
+
+def row_ratio_table(results, base_values, all_results, variants, s: Settings) -> pd.DataFrame:
+    """MSE(row) / MSE(VAW2) published against ours for every row and dataset
+    (:func:`omkl_core.repro.baselines.row_ratios`), the calibrated-EWA variant included when run."""
+    values = {(n, r): res["mse"][r] for n, res in results.items() for r in _rows()}
+    values.update(base_values)
+    if "ewa_calib" in variants:
+        values.update({(n, r): res["mse"][r] for n, res in all_results["ewa_calib"].items()
+                       for r in VARIANTS["ewa_calib"][2]})
+    return baselines.row_ratios(values, paper="000", table=2, reference="VAW2").assign(mode=s.mode)
+
+
+def ar4_noise(s: Settings, noise_seeds, *, cache_dir=None, progress: bool = True, **executor):
+    """The AR(4) rows (VAW2, VAW-ML-Poly, the baseline rows in both forms) over ``noise_seeds``
+    realisations of eq. (32), one task per seed -> ``(sweep, ranges, summary line)``."""
+    ar = baselines.ar4_noise_sweep(noise_seeds, meta_rows=("VAW2", "VAW-ML-Poly"),
+                                   baseline_rows=registry.paper000.baseline_rows(), m=s.m, lam=s.lam, seed=s.seed,
+                                   max_steps=s.T_max, progress=progress, cache_dir=cache_dir,
+                                   **(executor or runner.executor_kwargs()))
+    line = (f"VAW2 over {len(ar)} realisations: {ar.VAW2.min():.2f} .. {ar.VAW2.max():.2f} "
+            f"(paper: {paper_values.published_value('000', 2, 'AR(4)', 'VAW2'):.2f}); "
+            f"corr(MSE, 1/range^2) = {np.corrcoef(ar.VAW2, 1 / ar.label_range ** 2)[0, 1]:.3f}")
+    return ar, baselines.ratio_ranges(ar), line
+
+
+# ----------------------------------------------------------------------------- figures
+#: Where Figure 1's curves start: the running MSE of the first steps rests on a handful of losses.
+FIG1_T0 = 10
+
+
+def plot_fig1(results, s: Settings):
+    """Figure 1: the running MSE e_t of :data:`FIG1_ROWS` per dataset, mean over the repetitions,
+    log-log axes from t = :data:`FIG1_T0`, a marker per row (offset so that equal curves stay
+    visible), one legend below the panels."""
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    ncol = min(3, len(results))
+    nrow = -(-len(results) // ncol)
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.4 * nrow), squeeze=False)
+    for ax in axes.flat[len(results):]:
+        ax.axis("off")
+    for ax, (name, res) in zip(axes.flat, results.items()):
+        t = np.arange(1, res["T"] + 1)[FIG1_T0 - 1:]
+        for i, row in enumerate(FIG1_ROWS):
+            ax.plot(t, res["curve"][row][FIG1_T0 - 1:], **style.line_kwargs(row, len(t), index=i * max(len(t) // 40, 1)))
+        finals = [res["curve"][r][-1] for r in FIG1_ROWS]
+        lows = [res["curve"][r][res["T"] // 50:].min() for r in FIG1_ROWS]
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_ylim(min(lows) * 0.8, max(finals) * 8)
+        report.plain_log_ticks(ax, "y")                # 1, 2, 5 x 10^k as plain numbers
+        ax.set_title(f"{name} (T = {res['T']})")
+        ax.set_xlabel(f"iteration t (log scale, from t = {FIG1_T0})")
+        ax.grid(alpha=0.3, which="both")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("running MSE × 10³ (log scale)")
+    style.legend_outside(fig, ncol=len(FIG1_ROWS))
+    fig.suptitle(f"Paper 000 Figure 1 (reproduced): running MSE, mean of {s.repetitions} repetition(s), {s.mode} mode")
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig
+
+
+def plot_fig2(results, s: Settings):
+    """Figure 2: the final weights alpha_T of :data:`FIG2_ROWS` per kernel, repetition 0 (Gaussian
+    kernels 0-50, Laplacian 51-75, bandwidth increasing left to right)."""
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+    from matplotlib.patches import Patch  # noqa: PLC0415
+
+    colours = ("#0072B2", "#E69F00")
+    fig, axes = plt.subplots(len(results), 3, figsize=(13, 2.2 * len(results) + 0.6), squeeze=False)
+    for i, (name, res) in enumerate(results.items()):
+        for j, row in enumerate(FIG2_ROWS):
+            ax = axes[i, j]
+            w = res["weights"][row]
+            ax.bar(np.arange(w.size), w, width=0.8, color=np.where(np.arange(w.size) < 51, *colours))
+            ax.axvline(50.5, color="k", lw=0.6, ls="--")
+            ax.axhline(0, color="k", lw=0.5)
+            if i == 0:
+                ax.set_title(row)
+            if j == 0:
+                ax.set_ylabel(f"{name}\nfinal weight α_T,i")
+            if i == len(results) - 1:
+                ax.set_xlabel("kernel i (bandwidth σ increasing within each kind)")
+    fig.legend(handles=[Patch(color=colours[0], label="Gaussian kernels (i = 0–50)"),
+                        Patch(color=colours[1], label="Laplacian kernels (i = 51–75)")],
+               loc="lower center", ncol=2, frameon=False, bbox_to_anchor=(0.5, -0.01))
+    fig.suptitle(f"Paper 000 Figure 2 (reproduced): final weights α_T per kernel, repetition 0, {s.mode} mode")
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+# ---------------------------------------------------------------- scorecard and text
+def claim_lines(rows, prefix: str = "") -> str:
+    """Claim rows in words: "HOLDS" / "FAILS", the claim and its note, one line each."""
+    return "\n".join(f"{prefix}{'HOLDS' if c['within_tolerance'] else 'FAILS'}   {c['row']} -- {c['note']}"
+                     for c in rows)
+
+
+def table2_scorecard(comparison, claim_rows, s: Settings) -> str:
+    """Full mode: Table 2's cells and claims -> scorecard section ``paper000_table2``; the summary."""
+    if s.quick:
+        return "quick mode: no scorecard rows written"
+    sc = pd.concat([report.scorecard_rows(comparison, paper="000", item="Table 2"), pd.DataFrame(claim_rows)],
+                   ignore_index=True)
+    report.add_scorecard_rows("paper000_table2", sc)
+    report.scorecard()
+    out = sc.loc[~sc.within_tolerance.astype(bool), ["row", "column", "published", "reproduced_mean",
+                                                      "reproduced_sd", "ratio"]]
+    return (f"scorecard rows: {len(sc)}, within tolerance: {int(sc.within_tolerance.sum())}\noutside tolerance:\n"
+            + out.to_string(index=False))
+
+
+def figure_text(fig2_table, figure_claims) -> str:
+    """Figure 2's weight statistics and the figure claims, as printed."""
+    return (fig2_table.drop(columns="mode").to_string(index=False, float_format=lambda v: f"{v:.3g}") + "\n"
+            + claim_lines(figure_claims))
+
+
+def figure_scorecard(figure_claims, s: Settings) -> None:
+    """Full mode: the figure claims -> scorecard section ``paper000_figure_claims`` (quick: nothing)."""
+    if s.quick:
+        return
+    report.add_scorecard_rows("paper000_figure_claims", pd.DataFrame(figure_claims))
+    report.scorecard()
+
+
+def baselines_text(base: pd.DataFrame) -> str:
+    """The baseline rows, reproduced and published, as printed tables."""
+    rows = list(registry.paper000.baseline_rows())
+    return (base.pivot(index="algorithm", columns="dataset", values="mse_x1e3").loc[rows].round(2).to_string()
+            + "\npublished:\n" + base.pivot(index="algorithm", columns="dataset", values="published").loc[rows].to_string())
+
+
+def baselines_scorecard(base_cmp: pd.DataFrame, s: Settings) -> str:
+    """Full mode: the baseline rows -> scorecard sections ``paper000_table2_baselines`` (text form)
+    and ``paper000_table2_baselines_code`` (authors' code form); the within-tolerance counts."""
+    if s.quick:
+        return "quick mode: no scorecard rows written"
+    forms = {"text": ("text", "paper000_table2_baselines", "Table 2"),
+             "code": ("authors' code", "paper000_table2_baselines_code", "Table 2 (authors' code form)")}
+    lines = []
+    for form, (words, section, item) in forms.items():
+        sc = report.scorecard_rows(base_cmp[base_cmp.algorithm.isin(list(registry.paper000.baseline_rows(form)))],
+                                   paper="000", item=item)
+        report.add_scorecard_rows(section, sc)
+        lines.append(f"{words} form: "
+                     f"{int(sc.within_tolerance.sum())} of {len(sc)} cells within tolerance; outside: "
+                     + ", ".join(f"{r.row} / {r.column} (x{r.ratio:.2f})" for r in sc.itertuples()
+                                 if not r.within_tolerance))
+    report.scorecard()
+    return "\n".join(lines)
+
+
+def ratio_text(ratios: pd.DataFrame) -> str:
+    """The row ratios per dataset, published vs reproduced, as printed tables."""
+    cols = ["algorithm", "published_ratio", "ratio", "ratio_over_published", "within_tolerance"]
+    parts = []
+    for name in ratios.dataset.unique():
+        sub = ratios[ratios.dataset == name]
+        parts.append(f"\n{name}: MSE(row) / MSE(VAW2), published vs reproduced "
+                     f"({int(sub.within_tolerance.sum())} of {len(sub)} within 25 %)\n"
+                     + sub[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    return "\n".join(parts)
+
+
+def describe(s: Settings) -> str:
+    """The first line of the notebook: the settings, the expert layer's engine, where runs go."""
+    from .. import compiled  # noqa: PLC0415
+
+    return (f"mode={s.mode}, repetitions={s.repetitions}, m={s.m}, lambda={s.lam}, seed={s.seed}, expert-layer "
+            f"engine={compiled.get_engine()} (numba: {compiled.use_numba()}); {runner.describe()}")
+
+
+def layers_text(results) -> str:
+    """The CPU seconds of each stream's expert layer and meta-learners, one line per stream."""
+    return "\n".join(f"{name:9s} T={res['T']:6d} d={res['d']:3d}: expert layer (VAW and ridge, one pass) "
+                     f"{res['cpu_seconds'][0]:6.1f} s CPU, 7 meta-learners {res['cpu_seconds'][1]:5.1f} s CPU"
+                     for name, res in results.items())
+
+
+def ar4_text(ar, ranges, line) -> str:
+    """The AR(4) noise sweep and its ranges, as printed tables, and the summary line."""
+    return "\n".join([ar.to_string(index=False, float_format=lambda v: f"{v:.2f}"),
+                      ranges.to_string(index=False, float_format=lambda v: f"{v:.3f}"), line])
+
+
+def with_baselines(table: pd.DataFrame, base_cmp: pd.DataFrame, s: Settings):
+    """Table 2 with the baseline rows (both forms) -> ``(table, base)``; ``base``: those rows alone."""
+    base = base_cmp.rename(columns={"mean": "mse_x1e3"}).drop(columns="note").assign(mode=s.mode)
+    rows = list(registry.paper000.baseline_rows())
+    return pd.concat([table[~table.algorithm.isin(rows)], base], ignore_index=True), base
