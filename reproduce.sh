@@ -5,6 +5,7 @@
 #   ./reproduce.sh test [ARGS]     set-up + ruff + pytest ARGS as given (test tests/test_cli.py: that file)
 #   ./reproduce.sh --quick         notebooks with quick=True (small horizons, for CI), results in results/quick/
 #   ./reproduce.sh --only NAME     one notebook: a name, a path or a unique prefix (e.g. p000_vaw2)
+#   ./reproduce.sh --local N       learner runs on a Dask LocalCluster of N workers (--scheduler ADDRESS: a running one)
 #   ./reproduce.sh setup           set-up only
 #   ./reproduce.sh mutants [ARGS]  domain mutation testing of the theory tests (tools/mutants.py)
 #   ./reproduce.sh verify [--quick] check the recorded results
@@ -24,7 +25,7 @@ unset _OMKL_SIGNALS
 cd "$ROOT"
 BASE="${PYTHON:-python3}" VENV="$ROOT/.venv" NO_VENV="" CHILD="" ARGS=()
 for a in "$@"; do if [[ "$a" == --no-venv ]]; then NO_VENV=1; else ARGS+=("$a"); fi; done
-if [[ "${ARGS[0]:-}" == -h || "${ARGS[0]:-}" == --help ]]; then sed -n '2,17p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [[ "${ARGS[0]:-}" == -h || "${ARGS[0]:-}" == --help ]]; then sed -n '2,18p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0; fi
 die() { echo "error: $*" >&2; exit 1; }
 # set-up children run in their own session; a signal stops that session and ends the set-up
 stop() { trap '' INT TERM; [[ -n "$CHILD" ]] && kill -TERM -- "-$CHILD" 2>/dev/null

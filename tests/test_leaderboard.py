@@ -144,7 +144,8 @@ def test_mixture_rows_are_the_mixture_of_the_pool_bit_for_bit(tmp_path):
     from omkl_core.sweep import _make_learner
 
     ds, seeds, T = ["concrete"], [1], 40
-    rows, F = lb.run_singles(ds, seeds, max_steps=T, workers=2, cache_dir=tmp_path, progress=False)
+    rows, F = lb.run_singles(ds, seeds, max_steps=T, executor="processes", max_workers=2, cache_dir=tmp_path,
+                             progress=False)
     assert not rows["cached"].any()
     X, y = ok.registry.load_dataset("concrete", T)
     ent = {e.label: e for e in lb.entries(T)}
@@ -169,10 +170,15 @@ def test_mixture_rows_are_the_mixture_of_the_pool_bit_for_bit(tmp_path):
     assert boa["regret"] == pytest.approx(boa["mse"] * T - best, rel=1e-12)
     # deterministic rows run once and serve every seed; a second call reads the cache
     assert (rows.loc[rows["label"] == "OMKR [41]", "seed"] == -1).all()
-    rows2, F2 = lb.run_singles(ds, seeds, max_steps=T, workers=2, cache_dir=tmp_path, progress=False)
+    rows2, F2 = lb.run_singles(ds, seeds, max_steps=T, executor="processes", max_workers=2, cache_dir=tmp_path,
+                               progress=False)
     assert rows2["cached"].all()
     assert all(np.array_equal(F[k][0], F2[k][0]) and np.array_equal(F[k][1], F2[k][1]) for k in F)
     assert rows2["mse"].tolist() == rows["mse"].tolist()
+    # the same forecasts, bit for bit, when the runs go to this process instead (the one runner's executors)
+    rows3, F3 = lb.run_singles(ds, seeds, max_steps=T, executor="serial", progress=False)
+    assert not rows3["cached"].any() and F3.keys() == F.keys()
+    assert all(np.array_equal(F[k][0], F3[k][0]) and np.array_equal(F[k][1], F3[k][1]) for k in F)
 
 
 def test_river_forecasts_abstain_where_from_river_does():

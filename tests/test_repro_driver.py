@@ -113,6 +113,118 @@ def test_parse_errors_are_one_line_exit_2(argv, message, capsys):
     assert f"{driver.PROG}: error: {message}" in err
 
 
+@pytest.mark.parametrize("argv, want", [
+    (["--quick", "--local", "2"], (2, None, "run")),
+    (["--local=3", "--only", "p000"], (3, None, "run")),
+    (["--scheduler", "tcp://10.0.0.1:8786", "--quick"], (None, "tcp://10.0.0.1:8786", "run")),
+    (["--local", "2", "--only", "test"], (2, None, "run")),            # a notebook named like a command
+    (["--quick"], (None, None, "run")),
+])
+def test_parse_local_and_scheduler(argv, want):
+    inv = driver.parse(argv)
+    assert (inv.local, inv.scheduler, inv.command) == want
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--local", "0"], "argument --local: N must be a positive integer, got 0"),
+    (["--local", "two"], "argument --local: N must be a positive integer, got 'two'"),
+    (["--local", "2", "--scheduler", "tcp://h:1"], "argument --scheduler: not allowed with argument --local"),
+    (["--scheduler", " "], "--scheduler needs an address"),
+    (["--local", "2", "verify"], "--local applies to notebook runs, not to 'verify'"),
+    (["--scheduler", "tcp://h:1", "test"], "--scheduler applies to notebook runs, not to 'test'"),
+])
+def test_parse_local_and_scheduler_errors_are_one_line_exit_2(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        driver.parse(argv)
+    assert exc.value.code == 2
+    assert f"{driver.PROG}: error: {message}" in capsys.readouterr().err
+
+
+def _cluster_seen(seen, *, stop=None):
+    """A stand-in for run_notebooks: records OMKL_SCHEDULER as the notebooks would see it and runs one
+    task on that cluster (or raises ``stop``, as a signal would)."""
+    def run(nbs, **kw):
+        address = os.environ.get("OMKL_SCHEDULER")
+        seen.append(address)
+        if address is not None and address.startswith("tcp://127.0.0.1"):
+            distributed = pytest.importorskip("distributed")
+            with distributed.Client(address, timeout=20) as client:
+                seen.append(sum(client.gather(client.map(abs, [-1, -2, 3]))))
+                seen.append(len(client.scheduler_info()["workers"]))
+        if stop is not None:
+            raise stop
+        return 0
+    return run
+
+
+def _stopped(address) -> bool:
+    distributed = pytest.importorskip("distributed")
+    try:
+        distributed.Client(address, timeout=2).close()
+    except (OSError, TimeoutError):
+        return True
+    return False
+
+
+def test_local_starts_one_cluster_for_the_run_and_stops_it(ws, monkeypatch, capsys):
+    pytest.importorskip("distributed")
+    nbs, res = ws
+    _nb(nbs, "a", "")
+    monkeypatch.setenv("OMKL_NOTEBOOKS", str(nbs))
+    monkeypatch.setenv("OMKL_RESULTS", str(res))
+    monkeypatch.delenv("OMKL_SCHEDULER", raising=False)
+    seen = []
+    monkeypatch.setattr(driver, "run_notebooks", _cluster_seen(seen))
+    assert driver.main(["--quick", "--local", "2"]) == 0
+    address, total, workers = seen
+    assert address.startswith("tcp://") and total == 6 and workers == 2
+    assert "OMKL_SCHEDULER" not in os.environ                       # the driver's environment is restored
+    assert _stopped(address)
+    out = capsys.readouterr().out
+    assert "[dask] local cluster of 2 single-thread worker process(es)" in out and "[dask] local cluster stopped" in out
+
+
+def test_local_cluster_is_stopped_on_a_signal(ws, monkeypatch):
+    pytest.importorskip("distributed")
+    nbs, res = ws
+    _nb(nbs, "a", "")
+    monkeypatch.setenv("OMKL_NOTEBOOKS", str(nbs))
+    monkeypatch.setenv("OMKL_RESULTS", str(res))
+    seen = []
+    monkeypatch.setattr(driver, "run_notebooks", _cluster_seen(seen, stop=Interrupted(signal.SIGINT)))
+    assert driver.main(["--local", "1"]) == 130
+    assert seen[2] == 1 and _stopped(seen[0])
+
+
+def test_scheduler_sets_the_address_for_the_notebooks(ws, monkeypatch):
+    nbs, res = ws
+    _nb(nbs, "a", "")
+    monkeypatch.setenv("OMKL_NOTEBOOKS", str(nbs))
+    monkeypatch.setenv("OMKL_RESULTS", str(res))
+    monkeypatch.setenv("OMKL_SCHEDULER", "tcp://before:1")
+    seen = []
+    monkeypatch.setattr(driver, "run_notebooks", _cluster_seen(seen))
+    assert driver.main(["--scheduler", "tcp://elsewhere:8786"]) == 0
+    assert seen == ["tcp://elsewhere:8786"]
+    assert os.environ["OMKL_SCHEDULER"] == "tcp://before:1"
+
+
+def test_runner_executor_kwargs_follow_the_environment(monkeypatch):
+    from omkl_core.repro import runner
+
+    monkeypatch.delenv("OMKL_SCHEDULER", raising=False)
+    monkeypatch.delenv("OMKL_EXECUTOR", raising=False)
+    assert runner.executor_kwargs(3) == {"executor": "processes", "max_workers": 3}
+    monkeypatch.setenv("OMKL_EXECUTOR", "serial")
+    assert runner.executor_kwargs(3) == {"executor": "serial"}
+    monkeypatch.setenv("OMKL_SCHEDULER", "tcp://h:1")
+    assert runner.executor_kwargs(3) == {"executor": "dask", "client": "tcp://h:1"}
+    monkeypatch.delenv("OMKL_SCHEDULER")
+    monkeypatch.setenv("OMKL_EXECUTOR", "threads")
+    with pytest.raises(ValueError, match="OMKL_EXECUTOR must be 'serial' or 'processes'"):
+        runner.executor_kwargs()
+
+
 def test_resolve_only_by_name_path_and_prefix(ws):
     nbs, _ = ws
     for name in ("p000_vaw2", "p000_datasets", "p001_noisy"):

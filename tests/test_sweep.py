@@ -318,3 +318,103 @@ def test_batched_repetitions_key_and_errors():
         sweep.load_spec({**REP_SPEC, "learners": [{"name": "OnlineRidge", "repetitions": 2}]})
     with pytest.raises(ValueError, match=r"spec\['learners'\]\[0\]\['repetitions'\]"):
         sweep.load_spec({**REP_SPEC, "learners": [{"name": "Raker", "repetitions": 0}]})
+
+
+# ----------------------------------------------------------------------- the task map
+def _layer_tasks():
+    """Two expert-layer tasks of paper 000 (nested results: dicts of arrays, lists, ints)."""
+    from omkl_core.repro import paper000
+
+    X, y = registry.load_dataset("airfoil", 60)
+    data = {"airfoil": (X, y), "concrete": registry.load_dataset("concrete", 50)}
+    tasks = [{"dataset": d, "m": 3, "lam": 1.0, "repetitions": 2, "seed": 4, "feature_map": "cos",
+              "jobs": [["a", ["VAW2", "VAW-EWA"], False], ["b", ["VAW2"], True]]} for d in data]
+    return paper000.expert_layer_task, tasks, data
+
+
+def _same(a, b, *, skip=("cpu_seconds",)) -> None:
+    """Exact equality of two task results, arrays bit for bit (with their dtype), types included."""
+    assert type(a) is type(b), (type(a), type(b))
+    if isinstance(a, dict):
+        assert list(a) == list(b)
+        for k in a:
+            if k not in skip:
+                _same(a[k], b[k], skip=skip)
+    elif isinstance(a, list):
+        assert len(a) == len(b)
+        for u, v in zip(a, b):
+            _same(u, v, skip=skip)
+    elif isinstance(a, np.ndarray):
+        assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+    else:
+        assert a == b
+
+
+@pytest.fixture(scope="module")
+def serial_tasks():
+    fn, tasks, data = _layer_tasks()
+    return sweep.map_tasks(fn, tasks, data=data, executor="serial", progress=False)
+
+
+def test_map_tasks_results_in_task_order_match_a_direct_call(serial_tasks):
+    fn, tasks, data = _layer_tasks()
+    assert serial_tasks.cached == [False, False]
+    for task, res in zip(tasks, serial_tasks):
+        direct = fn(task, *data[task["dataset"]])
+        assert res["a"]["T"] == len(data[task["dataset"]][1])
+        _same(res, sweep._normalised(direct))
+        assert isinstance(res["a"]["cpu_seconds"], list)          # a tuple or list reads back as a list
+
+
+def test_map_tasks_identical_on_processes_and_dask(serial_tasks):
+    fn, tasks, data = _layer_tasks()
+    procs = sweep.map_tasks(fn, tasks, data=data, executor="processes", max_workers=2, progress=False,
+                            cost=[1.0, 2.0])
+    _same(procs, serial_tasks)
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster:
+        dask = sweep.map_tasks(fn, tasks, data=data, executor="dask", client=cluster.scheduler_address,
+                               progress=False)
+    _same(dask, serial_tasks)
+
+
+def test_map_tasks_cache_stores_arrays_exactly_and_keys_follow_task_data_and_fn(tmp_path, serial_tasks):
+    fn, tasks, data = _layer_tasks()
+    first = sweep.map_tasks(fn, tasks, data=data, executor="serial", cache_dir=tmp_path, progress=False)
+    assert first.cached == [False, False]
+    assert len(list(tmp_path.rglob("*.npz"))) == 2 and len(list(tmp_path.rglob("*.json"))) == 2
+    again = sweep.map_tasks(fn, tasks, data=data, executor="serial", cache_dir=tmp_path, progress=False)
+    assert again.cached == [True, True]
+    _same(again, first, skip=())                                   # the stored run, times included
+    _same(again, serial_tasks)
+    key = sweep.task_key(fn, tasks[0], data["airfoil"])
+    assert key != sweep.task_key(fn, {**tasks[0], "seed": 5}, data["airfoil"])
+    assert key != sweep.task_key(fn, tasks[0], data["concrete"])
+    from omkl_core.repro import baselines
+    assert key != sweep.task_key(baselines.row_task, tasks[0], data["airfoil"])
+    assert key != sweep.task_key(fn, tasks[0], data["airfoil"], version="other sources")
+    other = dict(data, airfoil=registry.load_dataset("airfoil", 61))   # other data: recomputed
+    third = sweep.map_tasks(fn, tasks, data=other, executor="serial", cache_dir=tmp_path, progress=False)
+    assert third.cached == [False, True]
+
+
+def test_map_tasks_errors_name_the_argument_and_failures_are_not_cached(tmp_path):
+    fn, tasks, data = _layer_tasks()
+    with pytest.raises(TypeError, match="fn must be a top-level function"):
+        sweep.map_tasks(lambda t: {}, [{}], executor="serial", progress=False)
+    with pytest.raises(TypeError, match=r"tasks\[0\] must be a dict"):
+        sweep.map_tasks(fn, [1], executor="serial", progress=False)
+    with pytest.raises(ValueError, match=r"tasks\[0\]\['dataset'\] = 'wine' is not a key of data"):
+        sweep.map_tasks(fn, [{**tasks[0], "dataset": "wine"}], data=data, executor="serial", progress=False)
+    with pytest.raises(ValueError, match="client is only used with executor='dask'"):
+        sweep.map_tasks(fn, tasks, data=data, executor="serial", client="tcp://h:1", progress=False)
+    with pytest.raises(ValueError, match="keys has 1 entries for 2 tasks"):
+        sweep.map_tasks(fn, tasks, data=data, executor="serial", keys=["k"], progress=False)
+    bad = [{**tasks[0], "jobs": [["a", ["NoSuchMeta"], False]]}]
+    with pytest.raises(ValueError, match="NoSuchMeta"):
+        sweep.map_tasks(fn, bad, data=data, executor="serial", cache_dir=tmp_path, progress=False)
+    out = sweep.map_tasks(fn, bad, data=data, executor="processes", max_workers=1, cache_dir=tmp_path, progress=False,
+                          on_error=lambda exc: {"error": f"{type(exc).__name__}: {exc}"})
+    assert out[0]["error"].startswith("ValueError: unknown algorithm 'NoSuchMeta'")
+    assert out.cached == [False] and not list(tmp_path.rglob("*.json"))     # a failure is not cached

@@ -5,7 +5,11 @@ directly from the repository root. Commands:
 
 * (none): execute the notebooks (``--quick``: quick mode, results in ``<results>/quick/``;
   ``--only NAME``: one notebook by name, path or unique prefix), each staged
-  (:mod:`omkl_core.repro.notebooks`), then merge the scorecard;
+  (:mod:`omkl_core.repro.notebooks`), then merge the scorecard; ``--local N`` starts one Dask
+  ``LocalCluster`` of N single-thread worker processes for the whole run and stops it at the end
+  (also on Ctrl-C / SIGTERM), ``--scheduler ADDRESS`` names a running cluster: either way every
+  notebook runs with ``OMKL_SCHEDULER`` set to the cluster's address, so its learner runs go
+  there (:func:`omkl_core.repro.runner.executor_kwargs`), with the same numbers;
 * ``test [ARGS]``: ruff, then pytest with exactly ``ARGS`` (none: ``tests``);
 * ``setup``: nothing more (the bootstrap has set the environment up);
 * ``mutants [ARGS]``: ``tools/mutants.py ARGS``;
@@ -22,6 +26,7 @@ import importlib
 import os
 import shutil
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,12 +50,15 @@ class Invocation:
     quick: bool = False
     only: str | None = None
     args: list[str] = field(default_factory=list)
+    local: int | None = None
+    scheduler: str | None = None
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
-        usage=f"{PROG} [--no-venv] [--quick] [--only NAME] [test|setup|mutants|verify [ARGS ...]]",
+        usage=f"{PROG} [--no-venv] [--quick] [--only NAME] [--local N | --scheduler ADDRESS] "
+              "[test|setup|mutants|verify [ARGS ...]]",
         description="Set the environment up and regenerate every table and figure of the papers.",
         epilog="commands:\n"
                "  (none)            execute every notebook in notebooks/, then merge the scorecard\n"
@@ -63,14 +71,31 @@ def _parser() -> argparse.ArgumentParser:
                "Ctrl-C / SIGTERM stops the whole run within seconds (exit status 130/143); an\n"
                "interrupted notebook leaves the previous complete outputs in place.\n"
                "Progress: one line per notebook with an ETA from the last run (results/timings.json).\n"
+               "Learner runs: a local process pool; --local N: a Dask LocalCluster of N single-thread\n"
+               "workers for the whole run; --scheduler ADDRESS: a running Dask cluster (same numbers).\n"
                "Environment: PYTHON (interpreter for set-up), OMKL_RESULTS (results folder),\n"
                "OMKL_NOTEBOOKS (notebooks folder), OMKL_SKIP_SETUP=1 (use the environment as it is).\n"
                "--no-venv: use PYTHON's environment (e.g. conda) instead of .venv (bootstrap option).")
     p.add_argument("--quick", action="store_true",
                    help="quick mode (small horizons, for CI); results in results/quick/")
     p.add_argument("--only", metavar="NAME", help="one notebook: a name, a path or a unique prefix")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--local", metavar="N", type=_workers,
+                       help="run the learner runs on a Dask LocalCluster of N single-thread worker processes")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the learner runs on the running Dask cluster at ADDRESS (e.g. tcp://host:8786)")
     p.add_argument("--no-venv", action="store_true", help=argparse.SUPPRESS)   # the bootstrap's
     return p
+
+
+def _workers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"N must be a positive integer, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"N must be a positive integer, got {n}")
+    return n
 
 
 def parse(argv: list[str]) -> Invocation:
@@ -79,7 +104,7 @@ def parse(argv: list[str]) -> Invocation:
     split = len(argv)
     i = 0
     while i < len(argv):
-        if argv[i] == "--only":
+        if argv[i] in ("--only", "--local", "--scheduler"):
             i += 2                                   # its value may be any word, even "test"
             continue
         if argv[i] in COMMANDS:
@@ -93,11 +118,14 @@ def parse(argv: list[str]) -> Invocation:
     ns = parser.parse_args(head)
     if ns.only is not None and not ns.only:
         parser.error("--only needs a notebook name")
-    run_opts = (["--quick"] if ns.quick and command != "verify" else []) + (["--only"] if ns.only is not None else [])
+    if ns.scheduler is not None and not ns.scheduler.strip():
+        parser.error("--scheduler needs an address (e.g. tcp://host:8786)")
+    run_opts = ((["--quick"] if ns.quick and command != "verify" else []) + (["--only"] if ns.only is not None else [])
+                + (["--local"] if ns.local is not None else []) + (["--scheduler"] if ns.scheduler is not None else []))
     if command != "run" and run_opts:
         parser.error(f"{' '.join(run_opts)} applies to notebook runs, not to '{command}' (see {PROG} --help)")
     args = (["--quick"] if ns.quick and command == "verify" else []) + rest
-    return Invocation(command=command, quick=ns.quick, only=ns.only, args=args)
+    return Invocation(command=command, quick=ns.quick, only=ns.only, args=args, local=ns.local, scheduler=ns.scheduler)
 
 
 def _error(msg: str, code: int = 2) -> int:
@@ -147,8 +175,51 @@ def _run(inv: Invocation, signals: Signals) -> int:
     mode = "quick" if inv.quick else "full"
     results = _results_dir(inv.quick)
     os.environ["OMKL_RESULTS"], os.environ["OMKL_MODE"] = str(results), mode
-    return run_notebooks(nbs, results=results, mode=mode, command=papermill_command(sys.executable, inv.quick),
-                         signals=signals, scorecard=[sys.executable, "-c", SCORECARD])
+    try:
+        cluster = _cluster(inv, signals)
+        address = cluster.__enter__()
+    except (ImportError, OSError, ValueError) as exc:
+        return _error(f"could not start the Dask cluster: {exc}", 1)
+    previous = os.environ.get("OMKL_SCHEDULER")
+    try:
+        if address is not None:
+            os.environ["OMKL_SCHEDULER"] = address
+        return run_notebooks(nbs, results=results, mode=mode, command=papermill_command(sys.executable, inv.quick),
+                             signals=signals, scorecard=[sys.executable, "-c", SCORECARD])
+    finally:
+        if previous is None:
+            os.environ.pop("OMKL_SCHEDULER", None)
+        else:
+            os.environ["OMKL_SCHEDULER"] = previous
+        cluster.__exit__(None, None, None)
+
+
+@contextmanager
+def _cluster(inv: Invocation, signals: Signals):
+    """The Dask scheduler address the notebooks' runs go to: a ``LocalCluster`` of ``--local N``
+    single-thread worker processes started here (and stopped on leaving, signals held back while it
+    stops), the address of ``--scheduler``, or None (the notebooks' own process pool)."""
+    if inv.scheduler is not None:
+        print(f"[dask] learner runs go to the cluster at {inv.scheduler}", flush=True)
+        yield inv.scheduler
+        return
+    if inv.local is None:
+        yield None
+        return
+    from .runner import local_cluster  # noqa: PLC0415
+
+    cm, started = local_cluster(inv.local), False
+    try:
+        with signals.deferred():                 # a signal while it starts: stop it once started
+            address = cm.__enter__()
+            started = True
+        print(f"[dask] local cluster of {inv.local} single-thread worker process(es) at {address}", flush=True)
+        yield address
+    finally:
+        if started:
+            with signals.ignored():
+                cm.__exit__(None, None, None)
+            print("[dask] local cluster stopped", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

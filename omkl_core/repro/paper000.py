@@ -353,7 +353,9 @@ def plot_fig1(results, s: Settings):
     for ax, (name, res) in zip(axes.flat, results.items()):
         t = np.arange(1, res["T"] + 1)[FIG1_T0 - 1:]
         for i, row in enumerate(FIG1_ROWS):
-            ax.plot(t, res["curve"][row][FIG1_T0 - 1:], **style.line_kwargs(row, len(t), index=i * max(len(t) // 40, 1)))
+            # markers evenly spaced on the (log) axis, offset per row: coinciding curves stay visible
+            kw = {**style.line_kwargs(row, len(t)), "markevery": (0.025 * i, 0.1)}
+            ax.plot(t, res["curve"][row][FIG1_T0 - 1:], **kw)
         finals = [res["curve"][r][-1] for r in FIG1_ROWS]
         lows = [res["curve"][r][res["T"] // 50:].min() for r in FIG1_ROWS]
         ax.set_xscale("log")

@@ -8,8 +8,9 @@ serial run, a local process pool or a Dask cluster.
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
-__all__ = ["executor_kwargs", "describe"]
+__all__ = ["executor_kwargs", "describe", "local_cluster"]
 
 
 def executor_kwargs(max_workers: int | None = None) -> dict:
@@ -35,3 +36,22 @@ def describe() -> str:
     if kw["executor"] == "serial":
         return "runs serially in this process"
     return f"runs on a local process pool ({kw.get('max_workers') or os.cpu_count()} workers)"
+
+
+@contextmanager
+def local_cluster(n_workers: int):
+    """A Dask ``LocalCluster`` of ``n_workers`` worker processes with one thread each (tasks pin
+    BLAS to one thread too), no dashboard; yields its scheduler address, closes it on exit. What
+    ``./reproduce.sh --local N`` runs the notebooks' learner runs on."""
+    if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
+        raise ValueError(f"n_workers must be a positive integer, got {n_workers!r}")
+    try:
+        import distributed  # noqa: PLC0415
+    except ImportError:
+        raise ImportError("--local needs dask.distributed, which is not installed: pip install 'omkl[dask]'") from None
+    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0")      # any free port: never a clash
+    try:
+        yield cluster.scheduler_address
+    finally:
+        cluster.close()
