@@ -155,7 +155,9 @@ def _family(Z, y, rows, ridge) -> dict:
         P = meta.run(Z, y)                                   # (R, T)
         L = (P - y[None, :]) ** 2
         out["mse"][row] = L.mean(axis=1) * 1e3               # per repetition, x 10^3
+        curves = np.cumsum(L, axis=1) / np.arange(1, len(y) + 1) * 1e3
         out["curve"][row] = (np.cumsum(L, axis=1) / np.arange(1, len(y) + 1)).mean(axis=0) * 1e3
+        out.setdefault("curve_sd", {})[row] = curves.std(axis=0, ddof=1) if len(P) > 1 else np.zeros(len(y))
         out["weights"][row] = np.asarray(meta.weights_[0])   # repetition 0: opera's `coefficients`
     out["best_expert"] = ((Z - y[None, :, None]) ** 2).mean(axis=1).min(axis=1) * 1e3
     return out
@@ -176,7 +178,7 @@ def expert_layer_task(task: dict, X, y) -> dict:
     out = {key: {**_family(Zr if ridge else Zv, y, rows, ridge), "T": len(y), "d": X.shape[1]}
            for key, rows, ridge in task["jobs"]}
     for res in out.values():
-        res["cpu_seconds"] = [t1 - t0, time.process_time() - t1]
+        res["cpu_seconds"] = (t1 - t0, time.process_time() - t1)    # a list once through the task map
     return out
 
 
@@ -341,8 +343,10 @@ FIG1_T0 = 10
 
 
 def plot_fig1(results, s: Settings):
-    """Figure 1: the running MSE e_t of :data:`FIG1_ROWS` per dataset, mean over the repetitions,
-    log-log axes from t = :data:`FIG1_T0`, a marker per row (offset so that equal curves stay
+    """Figure 1: the running MSE e_t of :data:`FIG1_ROWS` per dataset, mean over the repetitions
+    (a band of +- one sd over them when there are several; matplotlib's ``fill_between`` on the
+    stored mean and sd, which is what seaborn's ``lineplot`` would draw from every repetition's
+    curve), log-log axes from t = :data:`FIG1_T0`, a marker per row (offset so that equal curves stay
     visible), one legend below the panels."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
@@ -356,12 +360,15 @@ def plot_fig1(results, s: Settings):
         for i, row in enumerate(FIG1_ROWS):
             # markers evenly spaced on the (log) axis, offset per row: coinciding curves stay visible
             kw = {**style.line_kwargs(row, len(t)), "markevery": (0.025 * i, 0.1)}
-            ax.plot(t, res["curve"][row][FIG1_T0 - 1:], **kw)
-        finals = [res["curve"][r][-1] for r in FIG1_ROWS]
+            mean, sd = res["curve"][row][FIG1_T0 - 1:], res["curve_sd"][row][FIG1_T0 - 1:]
+            ax.plot(t, mean, **kw)
+            if sd.any():                                     # mean +- sd over the repetitions
+                ax.fill_between(t, np.maximum(mean - sd, mean / 10), mean + sd, color=kw["color"], alpha=0.12, lw=0)
+        tops = [res["curve"][r][FIG1_T0 - 1:].max() for r in FIG1_ROWS]      # the whole curve from t0 on
         lows = [res["curve"][r][res["T"] // 50:].min() for r in FIG1_ROWS]
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_ylim(min(lows) * 0.8, max(finals) * 8)
+        ax.set_ylim(min(lows) * 0.8, max(tops) * 1.3)
         report.plain_log_ticks(ax, "y")                # 1, 2, 5 x 10^k as plain numbers
         ax.set_title(f"{name} (T = {res['T']})")
         ax.set_xlabel(f"iteration t (log scale, from t = {FIG1_T0})")
@@ -369,7 +376,9 @@ def plot_fig1(results, s: Settings):
     for ax in axes[:, 0]:
         ax.set_ylabel("running MSE × 10³ (log scale)")
     style.legend_outside(fig, ncol=len(FIG1_ROWS))
-    fig.suptitle(f"Paper 000 Figure 1 (reproduced): running MSE, mean of {s.repetitions} repetition(s), {s.mode} mode")
+    band = " ± sd (band)" if s.repetitions > 1 else ""
+    fig.suptitle(f"Paper 000 Figure 1 (reproduced): running MSE, mean{band} of {s.repetitions} repetition(s), "
+                 f"{s.mode} mode")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
 
