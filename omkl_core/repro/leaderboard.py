@@ -74,7 +74,8 @@ from . import runner
 __all__ = ["NAMES", "DICTS", "VAW_ROWS", "RIVER_POOL", "METAS", "CLAIM_TOLERANCE", "Entry", "Leaderboard",
            "entries", "family", "order", "pool_labels", "run_singles", "mixture_runs", "run",
            "ewa_regressor", "summary", "mixture_claims", "claim_rows", "regret_table", "timing_table",
-           "wide_table", "best_table", "paper_claims", "cost_table", "plot_mean_ranks", "FAMILY_CAPTION"]
+           "wide_table", "best_table", "best_lines", "paper_claims", "cost_table", "plot_mean_ranks",
+           "judged_lines", "paper_claim_lines"]
 
 #: Display names of the datasets.
 NAMES = {"ar4": "AR(4)", "airfoil": "Airfoil", "bias": "Bias", "concrete": "Concrete", "naval": "Naval",
@@ -673,14 +674,6 @@ def run(datasets, seeds, *, max_steps=None, river: bool = True, mode: str = "ful
 
 
 # ------------------------------------------------------------------------------ the figure
-#: What the families and tags of the leaderboard's rows mean (the figure's caption says it).
-FAMILY_CAPTION = (
-    "Families: paper 000 = the VAW family (random-feature VAW experts + a meta-learner); paper 003 = the "
-    "graph-aided learners Raker, OMKL-GF, SFG-MKL, SFG-MKL-R, OMKR; floor = paper 002's online ridge; River = "
-    "River's own regressors; mixture = Mixture(pool, meta) over every omkl row plus River's ARF and KNN (issue 24), "
-    "and River's EWARegressor over the same pool. Tags: [76] = paper 000's 76 kernels (51 Gaussian + 25 "
-    "Laplacian), [41] = paper 003's 41 Gaussian kernels, [pool] = a mixture over that pool of experts.")
-
 #: Legend names of the families (words, no issue numbers).
 FAMILY_LEGEND = {"paper 000": "VAW family (paper 000)", "paper 003": "graph-aided learners (paper 003)",
                  "floor (paper 002)": "online-ridge floor (paper 002)", "River": "River regressors",
@@ -712,3 +705,18 @@ def plot_mean_ranks(lb: Leaderboard):
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------------------ in words
+def judged_lines(judged: pd.DataFrame) -> str:
+    """The judged mixture claims in words (Markdown bullets), one per (dataset, mixture)."""
+    return "\n".join(f"* **{NAMES[r.dataset]}**: {r.mixture} {r.mixture_mse_x1e3:.2f} vs best single "
+                     f"**{r.best_single}** {r.best_single_mse_x1e3:.2f}: ratio **{r.ratio:.3f}** → "
+                     f"{'holds' if r.holds else 'FAILS'}" for r in judged.itertuples(index=False))
+
+
+def paper_claim_lines(claims: pd.DataFrame) -> str:
+    """The papers' claims under the common protocol in words (Markdown bullets)."""
+    return "\n".join(f"* **{'HOLDS' if r['holds on the paper datasets'] else 'FAILS'}** on the paper's datasets "
+                     f"({r['paper datasets']}; all datasets: {r['all datasets']}) — paper {r['paper']}: {r['claim']}"
+                     + ("" if r["fails on"] == "-" else f"; fails on {r['fails on']}") for r in claims.to_dict("records"))
