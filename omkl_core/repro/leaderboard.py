@@ -309,14 +309,16 @@ def ewa_regressor(Z, y, *, learning_rate: float = 0.5) -> np.ndarray:
     return out
 
 
-def mixture_runs(forecasts, datasets, seeds, *, max_steps=None, metas=None, river_ewa: bool = True):
+def mixture_runs(forecasts, datasets, seeds, *, max_steps=None, metas=None, river_ewa: bool = True, keep=None):
     """One row per (dataset, mixture, seed): the mixtures of :data:`METAS` and River's
     EWARegressor over the pool's stored forecasts of that seed.
 
     Columns ``dataset, label, seed, T, mse, regret`` (cumulative square loss of the row minus
     the best pool expert's in hindsight, the experts as the meta-learner saw them: fallback at
     their abstentions), ``best_expert``, ``cpu_seconds`` (the aggregation alone,
-    ``time.process_time``; :func:`timing_table` adds the experts' runs), ``n_experts``."""
+    ``time.process_time``; :func:`timing_table` adds the experts' runs), ``n_experts``. ``keep``: a dict
+    that receives, per dataset, ``(Z (seeds, T, N) as the meta-learners saw it, y, {label: forecasts
+    (seeds, T)})`` for :func:`oracle_table`."""
     metas = METAS if metas is None else metas
     rows = []
     for d in datasets:
@@ -337,12 +339,29 @@ def mixture_runs(forecasts, datasets, seeds, *, max_steps=None, metas=None, rive
                 c0 = time.process_time()
                 p = ewa_regressor(Zsub, y)
                 runs.append((EWA_REGRESSOR, p, time.process_time() - c0))
+            if keep is not None:
+                Zk, yk, Pk = keep.setdefault(d, ([], y, {}))
+                Zk.append(Zsub)
+                for label, p, _cpu in runs:
+                    Pk.setdefault(label, []).append(p)
             for label, p, cpu in runs:
                 loss = float(((p - y) ** 2).sum())
                 rows.append({"dataset": d, "label": label, "seed": s, "T": len(y), "mse": loss / len(y),
                              "regret": loss - float(expert_loss[jbest]), "best_expert": pool[jbest],
                              "cpu_seconds": float(cpu), "n_experts": len(pool)})
     return pd.DataFrame(rows)
+
+
+def oracle_table(kept, mode: str) -> pd.DataFrame:
+    """Per dataset, the pool's oracles in hindsight -- best expert, best convex and best linear
+    combination, best paths with 1-5 shifts (:mod:`omkl_core.oracles`, R opera's ``oracle()``) on
+    the forecasts as the mixtures saw them -- beside every mixture row (MSE x 10^3, mean and sd
+    over the seeds); ``kept`` is what :func:`mixture_runs` filled its ``keep`` with (issue 34)."""
+    from .regret_tables import oracle_table as _oracles  # noqa: PLC0415
+
+    parts = [_oracles(np.stack(Zs), y, {label: np.stack(P) for label, P in preds.items()}, bounds=None,
+                      dataset=NAMES[d]).reset_index() for d, (Zs, y, preds) in kept.items()]
+    return pd.concat(parts, ignore_index=True).assign(mode=mode)
 
 
 def _aggregate_inputs(Z, A, y, metas) -> np.ndarray:
@@ -602,6 +621,7 @@ class Leaderboard:
     judged: pd.DataFrame
     ratio: pd.DataFrame
     regret: pd.DataFrame
+    oracles: pd.DataFrame
     claims: pd.DataFrame
     cost: pd.DataFrame
     pool: list
@@ -623,7 +643,8 @@ def run(datasets, seeds, *, max_steps=None, river: bool = True, mode: str = "ful
     singles, forecasts = run_singles(datasets, seeds, max_steps=max_steps, river=river, cache_dir=cache_dir,
                                      progress=progress, **executor)
     t1 = time.perf_counter()
-    mix = mixture_runs(forecasts, datasets, seeds, max_steps=max_steps, river_ewa=river)
+    kept: dict = {}
+    mix = mixture_runs(forecasts, datasets, seeds, max_steps=max_steps, river_ewa=river, keep=kept)
     wall = {"singles": t1 - t0, "mixtures": time.perf_counter() - t1}
     pool = pool_labels(order(singles["label"].unique()))
     T_of = {d: len(registry.load_dataset(d, max_steps)[1]) for d in datasets}
@@ -660,6 +681,8 @@ def run(datasets, seeds, *, max_steps=None, river: bool = True, mode: str = "ful
     regret["dataset"] = regret["dataset"].map(NAMES)
     report.save_table(regret, "leaderboard_mixture_regret", floatfmt=".4g")
     ratio = claims_all.pivot(index="mixture", columns="dataset", values="ratio")[cols]
+    oracles = oracle_table(kept, mode)
+    report.save_table(oracles, "leaderboard_mixture_oracles")
 
     claims, speed = paper_claims(long, cpu, datasets, mode)
     report.save_table(claims, "leaderboard_paper_claims")
@@ -669,7 +692,7 @@ def run(datasets, seeds, *, max_steps=None, river: bool = True, mode: str = "ful
     report.save_table(cost, "leaderboard_cost_timing", floatfmt=".4g")
     return Leaderboard(mode=mode, seeds=list(seeds), datasets=list(datasets), steps=steps, singles=singles, mix=mix,
                        long=long, wide=wide, cpu=cpu, ranks=ranks, rank_table=rank_table, best=best,
-                       claims_all=claims_all, judged=judged, ratio=ratio, regret=regret, claims=claims, cost=cost,
+                       claims_all=claims_all, judged=judged, ratio=ratio, regret=regret, oracles=oracles, claims=claims, cost=cost,
                        pool=pool, wall=wall)
 
 

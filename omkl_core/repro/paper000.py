@@ -145,14 +145,17 @@ def plot_datasets(streams):
 
 
 # ------------------------------------------------------------------ the expert layers
-def _family(Z, y, rows, ridge) -> dict:
-    """Every meta-learner of ``rows`` on the expert predictions Z (R, T, N)."""
+def _family(Z, y, rows, ridge, regret=None) -> dict:
+    """Every meta-learner of ``rows`` on the expert predictions Z (R, T, N); with ``regret``
+    (``{"m": ..., "lam": ...}``) also the oracles in hindsight and the stated bounds of every row
+    (:mod:`omkl_core.repro.regret_tables`, issue 34) as records."""
     from ..mkl import make_meta  # noqa: PLC0415
 
     out = {"mse": {}, "curve": {}, "weights": {}}
+    preds = {}
     for row in rows:
         meta = make_meta(row, **({"meta_ridge": True} if ridge and row.startswith("VAW2") else {}))
-        P = meta.run(Z, y)                                   # (R, T)
+        P = preds[row] = meta.run(Z, y)                      # (R, T)
         L = (P - y[None, :]) ** 2
         out["mse"][row] = L.mean(axis=1) * 1e3               # per repetition, x 10^3
         curves = np.cumsum(L, axis=1) / np.arange(1, len(y) + 1) * 1e3
@@ -160,6 +163,14 @@ def _family(Z, y, rows, ridge) -> dict:
         out.setdefault("curve_sd", {})[row] = curves.std(axis=0, ddof=1) if len(P) > 1 else np.zeros(len(y))
         out["weights"][row] = np.asarray(meta.weights_[0])   # repetition 0: opera's `coefficients`
     out["best_expert"] = ((Z - y[None, :, None]) ** 2).mean(axis=1).min(axis=1) * 1e3
+    if regret is not None:
+        import json  # noqa: PLC0415
+
+        from . import regret_tables  # noqa: PLC0415
+
+        records = lambda df: json.loads(df.to_json(orient="records"))   # plain JSON values for the task cache
+        out["oracles"] = records(regret_tables.oracle_table(Z, y, preds).reset_index())
+        out["bounds"] = records(regret_tables.bound_table(Z, y, preds, m=regret["m"], lam=regret["lam"]))
     return out
 
 
@@ -175,7 +186,9 @@ def expert_layer_task(task: dict, X, y) -> dict:
     Zv, Zr = expert_predictions(X, y, m=task["m"], lam=task["lam"], repetitions=task["repetitions"],
                                 seed=task["seed"], feature_map=task["feature_map"], both=True)
     t1 = time.process_time()
-    out = {key: {**_family(Zr if ridge else Zv, y, rows, ridge), "T": len(y), "d": X.shape[1]}
+    regret = {"m": task["m"], "lam": task["lam"]}
+    out = {key: {**_family(Zr if ridge else Zv, y, rows, ridge, regret if key == "table2" else None),
+                 "T": len(y), "d": X.shape[1]}
            for key, rows, ridge in task["jobs"]}
     for res in out.values():
         res["cpu_seconds"] = (t1 - t0, time.process_time() - t1)    # a list once through the task map
@@ -227,7 +240,33 @@ def table2_wide(table: pd.DataFrame, rows=None) -> pd.DataFrame:
     wide = table.assign(cell=[f"{a:.2f} ± {s:.2f} ({p:.2f}; ×{r:.2f})" for a, s, p, r in
                               zip(table.mse_x1e3, table.sd, table.published, table.ratio)])
     wide = wide.pivot(index="algorithm", columns="dataset", values="cell")
+    wide.columns.name = "reproduced mean ± sd (published; ×ratio)"
     return wide.loc[[r for r in rows if r in wide.index], list(dict.fromkeys(table.dataset))]
+
+
+def regret_tables(results, s: Settings) -> str:
+    """Issue 34 on Table 2: per dataset, the oracles in hindsight (best expert, best convex and best
+    linear combination, best paths with 1-5 shifts, on the truncated forecasts eq. (28)) beside
+    every row (``paper000_table2_oracles``, MSE x 10^3, mean and sd over repetitions), and every
+    bound paper 000 states for a row's meta-learner evaluated on every repetition with the run's
+    constants (``paper000_table2_bounds``: P000 eqs. (11), (25), (30), the AA's bound, ...; rows
+    without a stated bound say so). Saves both tables and returns what a reader needs in words."""
+    oracles = pd.concat([pd.DataFrame(res["oracles"]).assign(dataset=name) for name, res in results.items()],
+                        ignore_index=True)
+    bounds = pd.concat([pd.DataFrame(res["bounds"]).assign(dataset=name) for name, res in results.items()],
+                       ignore_index=True)
+    oracles = oracles[["dataset", *[c for c in oracles.columns if c != "dataset"]]].assign(mode=s.mode)
+    bounds = bounds[["dataset", *[c for c in bounds.columns if c != "dataset"]]].assign(mode=s.mode)
+    report.save_table(oracles, "paper000_table2_oracles")
+    report.save_table(bounds, "paper000_table2_bounds", floatfmt=".6g")
+    stated = bounds[bounds["holds"].notna()]
+    broken = stated[stated["holds"] == False]  # noqa: E712  (an object column of True / False / None)
+    lines = [f"oracles in hindsight beside the rows -> paper000_table2_oracles ({len(oracles)} rows); "
+             f"stated bounds -> paper000_table2_bounds: {len(stated)} evaluations on {stated['repetition'].nunique()} "
+             f"repetitions x {stated['dataset'].nunique()} datasets, {len(stated) - len(broken)} hold"]
+    lines += [f"  VIOLATED: {r.dataset} {r.row} rep {r.repetition}: {r.equation} vs {r.comparator}: "
+              f"{r.lhs:.6g} > {r.bound:.6g}" for r in broken.itertuples()]
+    return "\n".join(lines)
 
 
 def best_expert_table(results) -> pd.DataFrame:
