@@ -220,7 +220,7 @@ def alg1_vs_single_copy(s: Settings) -> dict:
     checkpoints = np.unique(np.geomspace(10, T, 25).astype(int))
     best_at = {int(t): nz.best_in_ball(kern, loss, X[:t], y[:t], B_w)[0] for t in checkpoints}
     runs = {
-        "Algorithm 1, η from Thm. 4 (%.3g)" % eta_th:
+        f"Algorithm 1, η from Thm. 4 ({eta_th:.3g})":
             lambda sd: NoisyKernelOGD(kern, loss, T=T, eta=eta_th, p=p, B_w=B_w, noise=law, seed=sd),
         "Algorithm 1, η = 0.05": lambda sd: NoisyKernelOGD(kern, loss, T=T, eta=0.05, p=p, B_w=B_w, noise=law, seed=sd),
         "single noisy copy OGD, η = 0.25":
@@ -388,7 +388,7 @@ def runtime_table(T: int = 500, repeat: int = 3) -> pd.DataFrame:
             def make(kern_=kern_, mode=mode):
                 return NoisyKernelOGD(kern_, nz.SmoothedHingeLoss(1.0), T=T, eta=1.0, p=2.0, B_w=4.0,
                                       noise=nz.GaussianNoise(0.1), seed=0, prod_mode=mode)
-            secs[mode] = timing.cpu_seconds(lambda m: m.trajectory(Xb, yb), setup=make, repeat=repeat)
+            secs[mode] = timing.cpu_seconds(lambda m, X=Xb, y=yb: m.trajectory(X, y), setup=make, repeat=repeat)
         rows.append({"kernel": kname, "T": T, "vectorised [s CPU]": secs["vectorised"],
                      "naive loop [s CPU]": secs["loop"], "ratio": secs["loop"] / secs["vectorised"],
                      "timing": timing.TIMING_RULE.format(repeat=repeat)})
