@@ -338,7 +338,7 @@ def figure(results: dict, name: str, fig_no: int, s: Settings):
         ax.set_yscale("log")
         report.plain_log_ticks(ax, "y")
         lo = min(float(np.min(res[row]["curve"][len(res[row]["curve"]) // 50:])) for row in rows)
-        ax.set_ylim(bottom=0.8 * lo)        # the first 2 % of the steps (a spike from ~0 on Naval) may lie below
+        ax.set_ylim(bottom=0.6 * lo)        # the first 2 % of the steps (a spike from ~0 on Naval) may lie below
         ax.set_xlabel("time step t")
         ax.set_title(title, fontsize=10)
         ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.14), frameon=False, ncol=2)
