@@ -15,8 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 #: The most lines of code a notebook may hold (non-empty, non-comment lines of its code cells).
 MAX_CODE_LINES = 60
-#: Notebooks whose loops have not yet moved into a paper module (issue 30 item 3, another branch).
-NOT_YET_THIN = {"p000_vaw2", "p_all_leaderboard"}
 
 
 def code_lines(path: Path) -> list[str]:
@@ -67,8 +65,6 @@ def test_notebook_declares_its_mode(path):
 def test_notebook_is_thin(path):
     """At most MAX_CODE_LINES lines of code, no function or class defined in a cell (functions
     live in one place: the paper module), no loop over time steps or repetitions in a cell."""
-    if path.stem in NOT_YET_THIN:
-        pytest.skip(f"{path.stem}: its loops move into a paper module on another branch")
     lines = code_lines(path)
     assert len(lines) <= MAX_CODE_LINES, f"{path.name}: {len(lines)} lines of code (at most {MAX_CODE_LINES})"
     nb = nbformat.read(path, as_version=4)
