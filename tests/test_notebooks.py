@@ -1,12 +1,27 @@
-"""Notebook hygiene: stored without outputs, with a tagged `parameters` cell holding `quick`."""
+"""Notebook hygiene: stored without outputs, with a tagged `parameters` cell holding `quick`;
+thin (issue 30 item 3): the paper module computes, the cell calls it and draws."""
 from __future__ import annotations
 
+import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+#: The most lines of code a notebook may hold (non-empty, non-comment lines of its code cells).
+MAX_CODE_LINES = 60
+
+
+def code_lines(path: Path) -> list[str]:
+    """The non-empty, non-comment lines of a notebook's code cells."""
+    nb = nbformat.read(path, as_version=4)
+    lines = [line.strip() for c in nb.cells if c.cell_type == "code" for line in c.source.splitlines()]
+    return [line for line in lines if line and not line.startswith("#")]
 
 
 def test_there_are_notebooks():
@@ -44,3 +59,48 @@ def test_notebook_declares_its_mode(path):
     where = [i for i, s in enumerate(code) if "report.set_mode(" in s]
     assert where, f"{path.name}: call repro.report.set_mode(\"quick\" if quick else \"full\") after the parameters cell"
     assert where[0] <= 2, f"{path.name}: set_mode must come before the notebook computes anything (code cell {where[0]})"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_is_thin(path):
+    """At most MAX_CODE_LINES lines of code, no function or class defined in a cell (functions
+    live in one place: the paper module), no loop over time steps or repetitions in a cell."""
+    lines = code_lines(path)
+    assert len(lines) <= MAX_CODE_LINES, f"{path.name}: {len(lines)} lines of code (at most {MAX_CODE_LINES})"
+    nb = nbformat.read(path, as_version=4)
+    for c in nb.cells:
+        if c.cell_type != "code":
+            continue
+        tree = ast.parse("\n".join(line for line in c.source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+        defined = [n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))]
+        assert not defined, f"{path.name}: defines {defined} in a cell; put it in omkl_core/repro/ and import it"
+        nested = [n for n in ast.walk(tree) if isinstance(n, ast.For)
+                  and any(isinstance(m, ast.For) for m in ast.walk(n) if m is not n)]
+        assert not nested, f"{path.name}: a loop nested in a loop in a cell (move it into the paper module)"
+
+
+def test_the_thin_check_counts_code_not_comments(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("text\n\nmore"),
+                nbformat.v4.new_code_cell("# a comment\n\nx = 1\n  # indented comment\ny = 2")]
+    path = tmp_path / "p009_x.ipynb"
+    nbformat.write(nb, path)
+    assert code_lines(path) == ["x = 1", "y = 2"]
+
+
+PAPER_MODULES = sorted(p.stem for p in (ROOT / "omkl_core" / "repro").glob("paper0*.py"))
+
+
+@pytest.mark.parametrize("name", PAPER_MODULES)
+def test_paper_module_imports_without_running_anything(name, tmp_path):
+    """Importing omkl_core.repro.paperNNN computes nothing and writes nothing (not even a results
+    folder), and loads no plotting library; every public function has a docstring."""
+    code = (f"import sys, inspect, omkl_core.repro.{name} as m\n"
+            "assert 'matplotlib.pyplot' not in sys.modules, 'pyplot imported at module level'\n"
+            "bare = [n for n in m.__all__ if inspect.isfunction(getattr(m, n)) and not inspect.getdoc(getattr(m, n))]\n"
+            "assert not bare, bare\n")
+    env = {**os.environ, "OMKL_RESULTS": str(tmp_path / "results"), "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert not any(tmp_path.iterdir()), f"importing {name} wrote {sorted(p.name for p in tmp_path.iterdir())}"

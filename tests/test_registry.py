@@ -260,8 +260,10 @@ _RETYPED = {
 }
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*sorted((ROOT / "notebooks").glob("*.ipynb")),
+                                  *sorted((ROOT / "omkl_core" / "repro").glob("paper0*.py"))], ids=lambda p: p.name)
 def test_notebooks_take_streams_and_presets_from_the_registry(path):
+    """The notebooks and the paper modules that compute for them (omkl_core/repro/paperNNN.py)."""
     code = _code(path)
     found = {what: m.group(0) for what, pat in _RETYPED.items() if (m := re.search(pat, code))}
     assert not found, f"{path.name}: {found} (use ok.registry.load_dataset / paper000 / paper003)"

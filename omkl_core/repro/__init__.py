@@ -13,6 +13,8 @@ seaborn, papermill, ipykernel, JupyterLab); the library never imports it.
 * :mod:`~omkl_core.repro.claims`, :mod:`~omkl_core.repro.baselines`,
   :mod:`~omkl_core.repro.leaderboard`: the measured explanations, paper 000's baseline rows and
   the cross-paper leaderboard;
+* :mod:`~omkl_core.repro.paper000` ... :mod:`~omkl_core.repro.paper004`: one module per paper holding
+  the loops, presets, tables, claims and figures its notebook calls (the notebooks stay thin);
 * :mod:`~omkl_core.repro.verify`: the current results against the reference in ``reference/``
   (``./reproduce.sh verify [--quick]``);
 * :mod:`~omkl_core.repro.timing`: CPU time measured in a controlled way, for the speed claims;
@@ -26,8 +28,9 @@ from __future__ import annotations
 
 import importlib
 
-_SUBMODULES = ("baselines", "claims", "driver", "errata", "leaderboard", "notebooks", "paper_values",
-               "process", "regret_tables", "report", "runner", "style", "timing", "verify")
+_SUBMODULES = ("baselines", "claims", "driver", "errata", "leaderboard", "notebooks", "paper000", "paper001", "paper002",
+               "paper003", "paper004", "paper_values", "process", "regret_tables", "report", "runner",
+               "style", "timing", "verify")
 
 __all__ = list(_SUBMODULES)
 

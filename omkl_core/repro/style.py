@@ -25,6 +25,11 @@ PALETTE = {
     "SFG-MKL-R": "#44AA99",
     # paper 002 / floors / mixtures
     "OnlineRidge": "#AA4499", "running mean": "#777777", "Mixture": "#DDCC77",
+    "BayesianRidge": "#228833", "KernelRidge": "#4477AA", "KernelBayesianRidge": "#EE6677",
+    # paper 001: Algorithm 1 and the single-copy baseline
+    "NoisyKernelOGD": "#0077BB", "SingleCopyKernelOGD": "#EE7733",
+    # paper 004: boosting
+    "AdaBoost": "#BB5566", "GradientBoosting": "#004488",
 }
 
 _MARKER_CYCLE = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "*", "h", "p"]

@@ -1,0 +1,349 @@
+"""Paper 003 (Ghari & Shen, *Graph-Aided Online Multi-Kernel Learning*, JMLR 24, 2023): the
+experiments of ``notebooks/p003_graph_aided.ipynb`` (section 5: Tables 1-4, Figures 1-2).
+
+* :func:`run_all`: every row of Tables 1-4 (and the named code variants) on every dataset
+  through the one runner, :func:`omkl_core.sweep.run` with
+  :func:`omkl_core.repro.runner.executor_kwargs` and the on-disk cache
+  ``results/sweep-cache/p003``; the R repetitions of a row run as one batched cell; plus the CPU
+  time of one lone run per row (the paper's run time);
+* :func:`tables`: ``paper003_table{1-4}`` (MSE x 1e3 against the published cells) and
+  ``paper003_table{1-4}_timing`` (CPU time against the paper's run times; never hashed);
+* :func:`section5_claims`: section 5's "lowest MSE" and "faster" claims on our numbers;
+  :func:`scorecard_claims` gathers them (text algorithms and code variants) and
+  :func:`write_scorecard` stores the full run's scorecard rows;
+* :func:`diagnostics`, :func:`sfg_cost`: the measured explanations of the SFG rows
+  (:func:`omkl_core.repro.claims.sfg_diagnostics`, ``per_step_cost``, ``profile_split``):
+  ``paper003_argmax_switches``, ``paper003_step_ablation``, ``paper003_sfg_per_step_timing``,
+  ``paper003_sfg_profile_timing``;
+* :func:`figure_claims`: Figures 1-2 and the cost remark as claims
+  (:func:`omkl_core.repro.claims.paper003_claims`);
+* :func:`figure`: Figure 1 (Airfoil) / Figure 2 (Naval), running MSE over time.
+
+Where the claims live: :mod:`omkl_core.repro.claims` keeps the measured explanations and the claim
+functions that take plain mappings (curves, sizes, published tables); :func:`section5_claims` is
+here because it reads this module's result records (``{dataset: {row: {"mse": ...}}}``) and
+lone-run timings, which nothing else produces. Importing the module runs nothing.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .. import registry, sweep
+from ..protocol import run_online
+from . import claims as C
+from . import report, runner, timing
+
+__all__ = ["TABLE", "FILES", "ROWS", "CODE_VARIANTS", "LEGEND", "Settings", "settings", "load_stream", "learner",
+           "run_dataset", "lone_cpu_seconds", "run_all", "tables", "section5_claims", "scorecard_claims",
+           "write_scorecard", "diagnostics", "sfg_cost", "figure_claims", "figure"]
+
+P003 = registry.paper003
+#: Paper 003's table number of each dataset: the one definition is :data:`omkl_core.repro.claims.PAPER003_TABLE`.
+TABLE = C.PAPER003_TABLE
+#: The data file of each dataset (Wine: the white wine file; Naval: its 15 measurement features).
+FILES = {"Airfoil": ("airfoil", None), "Concrete": ("concrete", None), "Naval": ("naval", None),
+         "Wine": ("wine_white", None)}
+#: The scored rows of Tables 1-4 (the text's algorithms).
+ROWS = ["OMKR", "Raker", "OMKL-GF", "SFG-MKL", "SFG-MKL-R"]
+#: The code variants that take the text rows' places in the claims checked on the code's behaviour.
+CODE_VARIANTS = {"sfg": ("SFG-MKL [code: node 0]", "SFG-MKL-R [code: frozen refinement, drawn node, clip]"),
+                 "gf": "OMKL-GF [code]"}
+#: Figure legend entries of the variant rows, in words (the notebook explains each).
+LEGEND = {
+    "SFG-MKL [code: node 0]": "SFG-MKL, fixed node after t = 300 (authors' code)",
+    "SFG-MKL-R [node 0 after 300: not the code]": "SFG-MKL-R, fixed node after t = 300 (ablation)",
+    "SFG-MKL-R [code: frozen refinement, drawn node, clip]": "SFG-MKL-R as the authors' code runs it",
+    "OMKL-GF [code]": "OMKL-GF as the authors' code runs it",
+    "OMKL-GF [ICML-2020: unweighted theta step]": "OMKL-GF without importance weight (ICML 2020 code)",
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The notebook's parameters (section 5's settings otherwise: :data:`omkl_core.registry.paper003`)."""
+
+    quick: bool = False
+    repetitions: int = P003.REPETITIONS      # R = 50 (quick: repetitions_quick); OMKR is deterministic and runs once
+    seed: int = 0
+    datasets: tuple = ("Airfoil", "Concrete", "Naval", "Wine")
+    run_variants: bool = True
+    T_quick: int = 400                       # quick mode: each stream truncated to this many steps
+    curve_points: int = 500                  # points of the running-MSE curves (figures)
+    workers: int | None = None               # sweep processes (None: every core)
+    timing_repeats: int = 3                  # CPU time of one lone run: best of this many (OMKR: once)
+    cache_dir: object = field(default=None, compare=False)
+
+    @property
+    def mode(self) -> str:
+        return "quick" if self.quick else "full"
+
+    @property
+    def rows(self) -> list[str]:
+        """The rows run: the scored rows and, with ``run_variants``, the named variants."""
+        return ROWS + (list(P003.variant_rows(1)) if self.run_variants else [])     # labels only (T does not change them)
+
+
+def settings(quick: bool = False, repetitions: int | None = None, repetitions_quick: int = 2, **kw) -> Settings:
+    """The :class:`Settings` of the notebook's parameters cell: ``repetitions`` None means
+    section 5's R = 50, quick mode uses ``repetitions_quick``; the sweep cache is
+    ``results/sweep-cache/p003``."""
+    R = repetitions_quick if quick else (P003.REPETITIONS if repetitions is None else repetitions)
+    if "datasets" in kw:
+        kw["datasets"] = tuple(kw["datasets"])
+    return Settings(quick=quick, repetitions=R, cache_dir=report.results_dir("sweep-cache") / "p003", **kw)
+
+
+def load_stream(name: str, s: Settings):
+    """(X, y) of a dataset of Tables 1-4, normalised by paper 000 eqs. (33)-(34); quick: truncated."""
+    file, variant = FILES[name]
+    return registry.load_dataset(file, s.T_quick if s.quick else None, variant=variant)
+
+
+def learner(row: str, T: int):
+    """(class name, constructor parameters) of a row; section 5 (eta = xi = 1/sqrt(T)) and the
+    named variants (:meth:`omkl_core.registry.paper003.variant_rows`)."""
+    return {**P003.rows(T), **P003.variant_rows(T)}[row]
+
+
+def run_dataset(name: str, rows, s: Settings) -> dict:
+    """Every row on one dataset through the sweep (:func:`omkl_core.sweep.run`, the executor of
+    :func:`omkl_core.repro.runner.executor_kwargs`, the cache ``s.cache_dir``): per row, the R
+    repetitions as one batched cell (OMKR: deterministic, one run).
+
+    Returns ``{row: {"mse": per-repetition MSE x 1e3 = (1/T) sum_t (yhat_t - y_t)^2 x 1e3,
+    "curve_t", "curve"/"curve_sd": mean / sd of the running MSE x 1e3 over the repetitions,
+    "batched_cpu_s", "n", "T", "cached"}}``."""
+    T = len(load_stream(name, s)[1])
+    entries = []
+    for row in rows:
+        cls, params = learner(row, T)
+        entry = {"name": cls, "label": row, "params": params}
+        entries.append(entry if row == "OMKR" else {**entry, "repetitions": s.repetitions})
+    spec = {"datasets": [FILES[name][0]], "learners": entries, "seeds": [s.seed],
+            "max_steps": s.T_quick if s.quick else None, "curve_points": s.curve_points}
+    cells = sweep.run(spec, **runner.executor_kwargs(s.workers), cache_dir=s.cache_dir, as_frame=True)
+    bad = cells[cells["error"] != ""]
+    if len(bad):
+        raise RuntimeError(f"{name}: cells failed: {bad[['label', 'error']].to_dict('records')}")
+    out = {}
+    for row in rows:
+        reps = cells[cells["label"] == row].sort_values("repetition")
+        curves = np.array(reps["curve"].tolist()) * 1e3
+        out[row] = {"mse": reps["mean_loss"].to_numpy() * 1e3,
+                    "curve_t": np.asarray(reps["curve_t"].iloc[0]), "curve": curves.mean(axis=0),
+                    "curve_sd": curves.std(axis=0, ddof=1) if len(reps) > 1 else np.zeros(curves.shape[1]),
+                    "batched_cpu_s": float(reps["cpu_seconds"].sum()),
+                    "n": len(reps), "T": T, "cached": bool(reps["cached"].all())}
+    return out
+
+
+def lone_cpu_seconds(name: str, row: str, s: Settings):
+    """CPU time of one lone run of ``row`` on ``name`` (the paper's run time, reference E.3): best
+    of ``s.timing_repeats`` runs (OMKR, deterministic and the slowest: one), ``time.process_time``,
+    one BLAS thread, a fresh learner each time. Returns (seconds, runs timed)."""
+    X, y = load_stream(name, s)
+    cls, params = learner(row, len(y))
+    make = registry.learners()[cls]
+    k = 1 if row == "OMKR" else s.timing_repeats
+    setup = (lambda: make(**params)) if row == "OMKR" else (lambda: make(**params, seed=s.seed))
+    return timing.cpu_seconds(lambda model: run_online(model, X, y), setup=setup, repeat=k), k
+
+
+def run_all(s: Settings) -> tuple[dict, dict]:
+    """Tables 1-4: :func:`run_dataset` and :func:`lone_cpu_seconds` for every dataset and row,
+    one line per row as it finishes. Returns ``(results, timings)``: ``{dataset: {row: record}}``
+    and ``{dataset: {row: (CPU seconds of one lone run, runs timed)}}``."""
+    results, timings = {}, {}
+    t_all, c_all = time.perf_counter(), time.process_time()
+    for name in s.datasets:
+        results[name] = run_dataset(name, s.rows, s)
+        timings[name] = {row: lone_cpu_seconds(name, row, s) for row in results[name]}
+        for row, res in results[name].items():
+            print(f"{name:9s} {row:47s} MSE x1e3 = {res['mse'].mean():7.2f} ± {res['mse'].std(ddof=1) if res['n'] > 1 else 0:5.2f}"
+                  f"  one run {timings[name][row][0]:7.3f} s CPU   {res['n']} runs batched {res['batched_cpu_s']:7.2f} s CPU"
+                  f"{'  (cached)' if res['cached'] else ''}", flush=True)
+    print(f"all datasets: {time.perf_counter() - t_all:.1f} s wall, {time.process_time() - c_all:.1f} s CPU in this process "
+          "(the sweep's worker processes not included; the lone runs included)")
+    return results, timings
+
+
+def _published(name: str, row: str, metric: str) -> float:
+    from . import paper_values  # noqa: PLC0415
+
+    return paper_values.published_value("003", TABLE[name], name, row.split(" [")[0], metric)
+
+
+def tables(results: dict, timings: dict, s: Settings) -> tuple[dict, dict]:
+    """Tables 1-4 as reproduced: ``({dataset: paper003_table<k>}, {dataset: paper003_table<k>_timing})``.
+
+    A number table holds, per row, the MSE x 1e3 (mean, sd over the repetitions), the published
+    cell of the row (a variant: of the text row it varies) and their ratio (report.compare),
+    whether the row is scored, T and the mode; a timing table the CPU time of one lone run
+    against the paper's run time (wall clock on an i7-10510U laptop, reference E.3) and the
+    batched pass's CPU time per repetition."""
+    out, timing_tables = {}, {}
+    for name, res in results.items():
+        cmp_ = report.compare({(name, row): r["mse"] for row, r in res.items()}, paper="003", table=TABLE[name],
+                              quick=s.quick, published_name=lambda row: row.split(" [")[0])
+        df = (cmp_.rename(columns={"mean": "mse_x1e3", "published": "published_mse"}).drop(columns=["dataset", "note"])
+              .assign(scored=[row in ROWS for row in res]))
+        extra = [{"T": r["T"], "mode": s.mode} for r in res.values()]
+        out[name] = pd.concat([df, pd.DataFrame(extra)], axis=1)
+        timing_tables[name] = pd.DataFrame([
+            {"algorithm": row, "cpu_s_one_run": timings[name][row][0],
+             "published_time_s": _published(name, row, "runtime"),
+             "speedup_vs_paper": _published(name, row, "runtime") / timings[name][row][0],
+             "batched_cpu_s_per_run": r["batched_cpu_s"] / r["n"], "T": r["T"], "mode": s.mode,
+             "timing": timing.TIMING_RULE.format(repeat=timings[name][row][1])}
+            for row, r in res.items()])
+    return out, timing_tables
+
+
+def section5_claims(results: dict, timings: dict, sfg=("SFG-MKL", "SFG-MKL-R"), gf: str = "OMKL-GF",
+                    label: str = "text") -> tuple[list[dict], list[dict]]:
+    """Section 5's claims about Tables 1-4 on our numbers: "both SFG-MKL and SFG-MKL-R provide
+    lower MSE than the other algorithms" (each of ``sfg`` below OMKR, Raker and ``gf`` on every
+    dataset) and "SFG-MKL and SFG-MKL-R run faster than Raker; SFG-MKL is faster than OMKL-GF"
+    (CPU time of one lone run each). Returns ``([the MSE claim row], [the speed claim row])``;
+    the speed row is kept apart from the number rows (it is a time)."""
+    lower, fast, notes_l, notes_f = True, True, [], []
+    for name, res in results.items():
+        m_ = {k: v["mse"].mean() for k, v in res.items()}
+        others = min(m_["OMKR"], m_["Raker"], m_[gf])
+        lower &= all(m_[x] < others for x in sfg)
+        notes_l.append(f"{name}: SFG {min(m_[x] for x in sfg):.2f} vs best other {others:.2f}")
+        tm = {k: v[0] for k, v in timings[name].items()}
+        fast &= all(tm[x] < tm["Raker"] for x in sfg) and tm[sfg[0]] < tm[gf]
+        notes_f.append(f"{name}: SFG {tm[sfg[0]]:.3g}/{tm[sfg[1]]:.3g} s, Raker {tm['Raker']:.3g} s, GF {tm[gf]:.3g} s CPU")
+    return ([report.claim_row("003", "Tables 1-4", f"SFG-MKL and SFG-MKL-R lowest MSE on every dataset ({label})",
+                              lower, "; ".join(notes_l))],
+            [report.claim_row("003", "Tables 1-4", f"SFG-MKL(-R) faster than Raker, SFG-MKL faster than OMKL-GF, "
+                              f"CPU time ({label})", fast, "; ".join(notes_f))])
+
+
+def scorecard_claims(results: dict, timings: dict, s: Settings) -> tuple[list[dict], list[dict], pd.DataFrame]:
+    """:func:`section5_claims` for the text algorithms and (``s.run_variants``) the code variants
+    (:data:`CODE_VARIANTS`): ``(claim rows, speed rows, the table paper003_speed_claims_timing)``."""
+    claim_rows, speed_rows = section5_claims(results, timings)
+    if s.run_variants:
+        more = section5_claims(results, timings, sfg=CODE_VARIANTS["sfg"], gf=CODE_VARIANTS["gf"], label="code variants")
+        claim_rows, speed_rows = claim_rows + more[0], speed_rows + more[1]
+    speed = pd.DataFrame(speed_rows)[["paper", "item", "row", "within_tolerance", "note"]]
+    return claim_rows, speed_rows, speed.rename(columns={"row": "claim", "within_tolerance": "holds"})
+
+
+def write_scorecard(results: dict, claim_rows: list[dict], speed_rows: list[dict]) -> pd.DataFrame:
+    """The full run's scorecard rows: every scored cell of Tables 1-4 (MSE x 1e3) and the claim
+    rows (section ``paper003_tables``), the speed claims apart (``paper003_speed_timing``)."""
+    sc = [report.cell_row("003", f"Table {TABLE[name]}", row, name, _published(name, row, "mse"),
+                          results[name][row]["mse"], note="MSE x 1e3")
+          for name in results for row in ROWS]
+    sc = pd.DataFrame(sc + claim_rows)
+    report.add_scorecard_rows("paper003_tables", sc)
+    report.add_scorecard_rows("paper003_speed_timing", pd.DataFrame(speed_rows))   # times: apart from the hash
+    report.scorecard()
+    return sc
+
+
+def diagnostics(results: dict, s: Settings) -> tuple[dict, pd.DataFrame, pd.DataFrame, dict]:
+    """The explanations of the SFG rows measured on every dataset (:func:`omkl_core.repro.claims.sfg_diagnostics`,
+    the same streams, seed and repetitions as Tables 1-4): ``(diag, switches, ablation, verdicts)``,
+    the tables ``paper003_argmax_switches`` and ``paper003_step_ablation`` and the verdict of
+    "1/q acts as a larger step" per dataset. The recorded runs are checked to be the tables'
+    runs (RuntimeError otherwise)."""
+    diag = {name: C.sfg_diagnostics(name, *load_stream(name, s), s.repetitions, s.seed) for name in s.datasets}
+    switches = pd.concat([d["switches"] for d in diag.values()], ignore_index=True).assign(mode=s.mode)
+    ablation = pd.concat([d["ablation"] for d in diag.values()], ignore_index=True).assign(mode=s.mode)
+    for name in s.datasets:
+        for row in ("SFG-MKL", "SFG-MKL-R", "SFG-MKL [code: node 0]"):
+            if row in results[name]:
+                rec = switches[(switches.dataset == name) & (switches.algorithm == row)].mse_x1e3.iloc[0]
+                if not np.isclose(rec, results[name][row]["mse"].mean(), rtol=1e-9):
+                    raise RuntimeError(f"{name}, {row}: the recorded run is not the table's run")
+    return diag, switches, ablation, C.step_ablation_verdicts(ablation)
+
+
+def sfg_cost(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The cost of one SFG-MKL step on the first dataset (timings): CPU time per step for R = 1,
+    10, 50 repetitions batched, fitted as a + b R (``paper003_sfg_per_step_timing``), and the
+    cProfile split of one run (``paper003_sfg_profile_timing``). Returns ``(cost, profile, split)``."""
+    from ..mkl.sfg import SFGMKL  # noqa: PLC0415
+
+    name = s.datasets[0]
+    Xp, yp = load_stream(name, s)
+    p_sfg = P003.defaults(len(yp))["SFGMKL"]
+    cost = C.per_step_cost(lambda: SFGMKL(**p_sfg, seed=s.seed), Xp, yp, repetitions=(1, 10, 50)).assign(
+        dataset=name, mode=s.mode)
+    split, top = C.profile_split(SFGMKL(**p_sfg, seed=s.seed).run_repetitions, Xp, yp, 1, top=10)
+    prof = pd.concat([split.rename(columns={"category": "part"}).assign(kind="category"),
+                      top.rename(columns={"function": "part"}).drop(columns="category").assign(kind="function")],
+                     ignore_index=True).assign(dataset=name, mode=s.mode)
+    return cost, prof, split
+
+
+def figure_claims(results: dict, diag: dict, s: Settings) -> list[dict]:
+    """Figures 1-2 ("converge faster", at 20 checkpoints of the running-MSE curves, Airfoil and
+    Naval) and the cost remark of section 4 (kernels evaluated per step) as claim rows
+    (:func:`omkl_core.repro.claims.paper003_claims`), for the text algorithms and the code
+    variants, plus section 5's Tables 1-4 claims on the printed numbers."""
+    fig_sets = [n for n in ("Airfoil", "Naval") if n in results]
+    curves = {n: {row: r["curve"] for row, r in results[n].items()} for n in fig_sets}
+    curve_t = {n: results[n]["SFG-MKL"]["curve_t"] for n in fig_sets}
+    sizes = {n: diag[n]["switches"].set_index("algorithm")["subset_size_mean"].to_dict() for n in s.datasets}
+    rows = C.paper003_claims(curves, curve_t, sizes)
+    if s.run_variants:
+        rows += C.paper003_claims(curves, curve_t, sfg=CODE_VARIANTS["sfg"],
+                                  baselines=("OMKR", "Raker", CODE_VARIANTS["gf"]), label="code variants", published=False)
+    return rows + C.paper003_table_claims_published()
+
+
+def figure(results: dict, name: str, fig_no: int, s: Settings):
+    """Figure ``fig_no`` of section 5 reproduced on ``name``: the running MSE
+    e_t = (1/t) sum_{tau <= t} (yhat_tau - y_tau)^2 x 1e3, mean over the repetitions with a +-1 sd
+    band. Left panel: the text's five algorithms (the paper's figure), solid; right panel: the
+    named variants (the colour of their learner; dashed, a second variant of the same learner
+    dotted with crosses; the variant in words), with the text's Raker for reference.
+
+    The band is drawn from the mean and sd :func:`run_dataset` already holds (the numbers the
+    claims use) with matplotlib, so that each curve can carry its own marker offset
+    (:func:`omkl_core.repro.style.line_kwargs`); seaborn's ``lineplot`` would recompute the same
+    band from the per-repetition curves and cannot offset markers per line."""
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    from . import style  # noqa: PLC0415
+
+    res = results[name]
+    variants = [r for r in res if r not in ROWS]
+    fig, axes = plt.subplots(1, 2 if variants else 1, figsize=(15 if variants else 8, 4.8), sharey=True, squeeze=False)
+    panels = [(axes[0, 0], ROWS, "the paper's algorithms (section 5's text)")]
+    if variants:
+        panels.append((axes[0, 1], ["Raker", *variants], "variants of the authors' code, beside Raker"))
+    for ax, rows, title in panels:
+        seen = []
+        for i, row in enumerate(rows):
+            r, base = res[row], row.split(" [")[0]
+            seen.append(base)
+            k = seen.count(base) - (row in ROWS)      # 0: a text row (solid); 1, 2: its first / second variant
+            every = max(len(r["curve_t"]) // 8, 1)
+            kw = {**style.line_kwargs(LEGEND.get(row, row), len(r["curve_t"])), "color": style.color(base),
+                  "marker": style.marker(base) if k < 2 else "x", "linestyle": ("-", "--", ":")[k],
+                  "markevery": (i * every // len(rows), every)}      # markers of coinciding curves side by side
+            ax.plot(r["curve_t"], r["curve"], **kw)
+            ax.fill_between(r["curve_t"], r["curve"] - r["curve_sd"], r["curve"] + r["curve_sd"], color=kw["color"],
+                            alpha=0.12, lw=0)
+        ax.set_yscale("log")
+        report.plain_log_ticks(ax, "y")
+        lo = min(float(np.min(res[row]["curve"][len(res[row]["curve"]) // 50:])) for row in rows)
+        ax.set_ylim(bottom=0.6 * lo)        # the first 2 % of the steps (a spike from ~0 on Naval) may lie below
+        ax.set_xlabel("time step t")
+        ax.set_title(title, fontsize=10)
+        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.14), frameon=False, ncol=2)
+    axes[0, 0].set_ylabel("running MSE × 10³ (log scale)")
+    n = max(r["n"] for r in res.values())
+    fig.suptitle(f"Paper 003 Figure {fig_no} (reproduced): {name}, mean ± 1 sd over {n} repetitions, {s.mode} mode")
+    fig.tight_layout()
+    return fig
