@@ -361,7 +361,8 @@ def oracle_table(kept, mode: str) -> pd.DataFrame:
 
     parts = [_oracles(np.stack(Zs), y, {label: np.stack(P) for label, P in preds.items()}, bounds=None,
                       dataset=NAMES[d]).reset_index() for d, (Zs, y, preds) in kept.items()]
-    return pd.concat(parts, ignore_index=True).assign(mode=mode)
+    out = pd.concat(parts, ignore_index=True)
+    return out[["dataset", *[c for c in out.columns if c != "dataset"]]].assign(mode=mode)
 
 
 def _aggregate_inputs(Z, A, y, metas) -> np.ndarray:
