@@ -46,10 +46,12 @@ from . import (
                registry,
                validation,
                vaw,
+               vecmath,
 )
 from .additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
 from .aggregation import BOA, EWA, AggregatingAlgorithm, CalibratedEWA, MLPoly, MLProd, VAWMeta
 from .base import BatchLearner, OnlineLearner
+from .compiled import show_config
 from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary, paper003_dictionary
 from .linear import (
                BayesianAlgorithm,
@@ -74,7 +76,7 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 __all__ = [
     # modules
     "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
-    "noisy", "protocol", "registry", "validation", "vaw",
+    "noisy", "protocol", "registry", "validation", "vaw", "vecmath", "show_config",
     # protocol and the learner core
     "Trace", "run_online", "OnlineLearner", "BatchLearner",
     # beyond the papers: any online learners aggregated by a meta-learner (issue 24)

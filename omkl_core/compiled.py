@@ -16,7 +16,7 @@ compiled with Numba. Which one runs is the *engine*:
 The engine in force comes from, first to last: :func:`engine` (a context manager),
 :func:`set_engine`, the environment variable ``OMKL_ENGINE`` (``numpy``, ``numba`` or
 ``auto``), ``"auto"``. Both engines compute the same numbers up to floating-point rounding
-(the tests compare them); the per-step ``predict_one``/``learn_one`` always run NumPy.
+(the tests compare them).
 
 Numba is imported only when a compiled loop is first needed (``import omkl_core`` never
 imports it), and compiled functions are cached on disk (``cache=True``), so the compile
@@ -29,7 +29,7 @@ import functools
 import os
 import types
 
-__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit", "address", "dgemm", "dsyrk"]
+__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit", "config", "show_config"]
 
 ENGINES = ("auto", "numpy", "numba")
 _engine: str | None = None      # set_engine / engine(); None: from the environment
@@ -139,64 +139,48 @@ def jit(fn=None, *, reassociate: bool = False):
     return wrapper
 
 
-class _Lazy:
-    """A global that a :func:`jit` function uses, built (with Numba imported) when that
-    function is compiled: the jit wrapper calls ``_omkl_compile`` for every global it names."""
+def config() -> dict:
+    """Which library each engine uses here: ``{"engine": ..., "numba": version or None,
+    "expert layer": ..., "cosine": ..., "numpy": version, "blas": ...}`` (see :func:`show_config`)."""
+    import numpy as np  # noqa: PLC0415
 
-    def __init__(self, build):
-        self._build = build
-        self._value = None
+    from . import vecmath  # noqa: PLC0415
 
-    def _omkl_compile(self):
-        if self._value is None:
-            self._value = self._build()
-        return self._value
-
-
-def _build_address():
-    from numba import types  # noqa: PLC0415
-    from numba.extending import intrinsic  # noqa: PLC0415
-
-    @intrinsic
-    def address(typingctx, arr):
-        """The data pointer of an array (its first element, offset views included)."""
-        sig = types.CPointer(arr.dtype)(arr)
-
-        def codegen(context, builder, signature, args):
-            return context.make_array(signature.args[0])(context, builder, args[0]).data
-        return sig, codegen
-    return address
-
-
-def _build_blas(name: str, signature: str):
-    """Bind SciPy's BLAS routine ``name`` (``scipy.linalg.cython_blas``, the BLAS Numba's own
-    np.dot calls) by symbol name, so that the compiled functions that call it can be cached on
-    disk. Fortran (column-major) conventions, every argument by pointer; ``signature`` spells the
-    argument types, one letter each: ``c`` char, ``i`` int32, ``d`` float64."""
-    import llvmlite.binding as llb  # noqa: PLC0415
-    from numba import types  # noqa: PLC0415
-    from numba.extending import get_cython_function_address  # noqa: PLC0415
-
-    symbol = f"omkl_cython_blas_{name}"
-    llb.add_symbol(symbol, get_cython_function_address("scipy.linalg.cython_blas", name))
-    ptr = {"c": types.CPointer(types.int8), "i": types.CPointer(types.int32), "d": types.CPointer(types.float64)}
-    return types.ExternalFunction(symbol, types.void(*(ptr[a] for a in signature)))
+    numba_version = None
+    if numba_available():
+        import numba  # noqa: PLC0415
+        numba_version = numba.__version__
+    try:
+        eng = "numba" if use_numba() else "numpy"
+    except ImportError:
+        eng = "numba (requested, not installed)"
+    blas = "?"
+    try:
+        from threadpoolctl import threadpool_info  # noqa: PLC0415
+        blas = ", ".join(sorted({f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture')})"
+                                 for i in threadpool_info() if i.get("user_api") == "blas"})) or "?"
+    except ImportError:  # pragma: no cover
+        pass
+    try:
+        cos = vecmath.library()
+    except (ImportError, ValueError) as exc:
+        cos = f"error: {exc}"
+    return {
+        "engine": f"{get_engine()} -> {eng}",
+        "numba": numba_version,
+        "numpy": np.__version__,
+        "blas": blas,
+        "expert layer (VAW, method='auto', host)": "compiled per-step kernel vaw.sm_run (Numba)" if eng == "numba"
+        else "NumPy Woodbury block driver (BLAS)",
+        "aggregators' run": "compiled kernels (Numba)" if eng == "numba" else "NumPy loops",
+        "feature map cos": {"mkl": "oneMKL vmdCos (VML_HA), package mkl", "numpy": "numpy.cos"}.get(cos, cos)
+        + f" (OMKL_COS={os.environ.get('OMKL_COS', 'auto')!r}; installed: {', '.join(vecmath.available())})",
+    }
 
 
-def _build_dgemm():
-    # dgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc): C <- alpha op(A) op(B) + beta C
-    return _build_blas("dgemm", "cciiiddididdi")
-
-
-def _build_dsyrk():
-    # dsyrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc): C <- alpha A A^T + beta C (trans "N"),
-    # only the ``uplo`` triangle of the symmetric n x n C read and written
-    return _build_blas("dsyrk", "cciiddiddi")
-
-
-#: For :func:`jit` functions: ``address(a)`` is the data pointer of array ``a``.
-address = _Lazy(_build_address)
-#: For :func:`jit` functions: BLAS ``dgemm`` with Fortran calling conventions (SciPy's cython_blas).
-dgemm = _Lazy(_build_dgemm)
-#: For :func:`jit` functions: BLAS ``dsyrk`` (symmetric rank-k update of one triangle), as :data:`dgemm`.
-dsyrk = _Lazy(_build_dsyrk)
+def show_config() -> None:
+    """Print which library each engine uses (:func:`config`): the engine in force (``OMKL_ENGINE``),
+    Numba, NumPy and its BLAS, the VAW expert layer's driver, the aggregators' loop and the
+    feature map's cosine (``OMKL_COS``, :mod:`omkl_core.vecmath`)."""
+    for key, value in config().items():
+        print(f"{key:42s}: {value}")

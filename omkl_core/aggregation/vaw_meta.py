@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled as _compiled
 from .. import vaw as _vaw
 from ..validation import Boolean, Options, Positive
 from ..vaw import sm_forecast, sm_predict, sm_update
@@ -71,11 +72,24 @@ class VAWMeta(_MetaLearner):
         self.w_ = np.zeros((R, N)) if self.shrink_to == "zero" else np.full((R, N), 1.0 / N)
 
     def _predict_step(self, zb):
+        if zb.shape[0] == 1 and _compiled.use_numba():     # one stream, compiled engine: run's arithmetic
+            self.P_, self.w_ = np.ascontiguousarray(self.P_), np.ascontiguousarray(self.w_)
+            U, RS = np.empty_like(zb), np.empty((1, 2))
+            zc = np.ascontiguousarray(zb)
+            _vaw.sm_step_forecast(zc, self.P_, self.w_, U, False, U, RS)
+            r, s = RS[:, 0], RS[:, 1]
+            return (U, s, r, True), (r if self.ridge else r * (1.0 / (1.0 + s)))   # eq. (9) as sm_run
         u, s, r = sm_predict(self.P_, self.w_, zb)           # r = <b_{t-1}, S_{t-1}^{-1} z_t>
-        return (u, s, r), sm_forecast(r, s, self.ridge)      # VAW: r / (1 + s), eq. (9)
+        return (u, s, r, False), sm_forecast(r, s, self.ridge)   # VAW: r / (1 + s), eq. (9)
 
     def _update(self, zb, y, yhat, p):
-        u, s, r = p
+        u, s, r, compiled = p
+        if compiled:
+            V = np.empty_like(u)
+            _vaw.sm_step_learn(u, np.stack([r, s], axis=1), float(y[0]), self.w_, V)
+            zc = np.ascontiguousarray(zb)                   # eq. (10) now (P_ is read as it is), both triangles
+            _vaw.sm_step_forecast(zc, self.P_, self.w_, V, True, np.empty_like(V), np.empty((1, 2)), True)
+            return
         sm_update(self.P_, self.w_, u, s, r, y)             # eq. (10), b_t = b_{t-1} + y_t z_t
 
     def _weights(self):
