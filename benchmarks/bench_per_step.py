@@ -23,8 +23,8 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 import omkl_core as ok  # noqa: E402
-from omkl_core.validation import Real  # noqa: E402
 from omkl_core.base import OnlineLearner, check_label, check_point  # noqa: E402
+from omkl_core.validation import Real  # noqa: E402
 
 
 class RunningMean(OnlineLearner):
@@ -103,7 +103,7 @@ def main(argv=None) -> int:
         res.append((name, r))
     floor = res[0][1]["step_us"]
     lines = [f"Whole Airfoil (T = {X.shape[0]}), one thread, CPU time per step (best of {args.repeats}); "
-             f"engine {ok.compiled.config()['engine']}, feature-map cosine {ok.vecmath.library()}",
+             f"engine {ok.config.config()['engine']}, feature-map cosine {ok.vecmath.library()}",
              "", "| learner | run (µs/step) | predict_one + learn_one (µs/step) | step / run | step / RunningMean's step "
              "| same numbers as run |", "|---|---|---|---|---|---|"]
     for name, r in res:

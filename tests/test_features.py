@@ -402,4 +402,4 @@ def test_show_config_names_the_cosine_library_and_the_engine_in_force(capsys, co
     line = next(ln for ln in out.splitlines() if ln.startswith("feature map cos"))
     assert ("oneMKL vmdCos" in line) == (cosine_library == "mkl") and ("numpy.cos" in line) == (cosine_library == "numpy")
     with ok.compiled.engine("numpy"):
-        assert ok.compiled.config()["expert layer (VAW, method='auto', host)"].startswith("NumPy Woodbury block")
+        assert ok.config.config()["expert layer (VAW, method='auto', host)"].startswith("NumPy Woodbury block")
