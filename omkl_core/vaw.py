@@ -343,10 +343,14 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         """Predictions of all experts for features phi (..., m) -> (...) (host NumPy). What it
         computes (u = S_{t-1}^{-1} phi, s, r) is kept for ``learn_one`` with the same phi."""
         a = self._check_phi(phi)
-        flat = a.reshape(-1, self.m_)
+        return self._predict_flat(a.reshape(-1, self.m_).copy())
+
+    def _predict_flat(self, flat):
+        """:meth:`predict_one` for features already checked, as a (B, m) array this learner may keep
+        (``mkl.VAW2`` passes the features it computed itself)."""
         compiled_step = self._compiled_step()
         u, s, r = self._forecast_quantities(flat, compiled_step)
-        self._cache = (flat.copy(), u, s, r, compiled_step)
+        self._cache = (flat, u, s, r, compiled_step)
         if compiled_step and not self.ridge:
             z = r * (1.0 / (1.0 + s))                       # eq. (9) as the compiled kernel writes it
         else:

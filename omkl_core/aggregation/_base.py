@@ -176,6 +176,8 @@ class _MetaLearner(OnlineLearner):
         if self._bounds is None or getattr(self, "_range_warned", False):
             return
         A, B = self._bounds
+        if isinstance(y, float) and A <= y <= B:
+            return                                            # one label, inside
         ya = np.asarray(y, dtype=np.float64)
         if ya.size and (ya.min() < A or ya.max() > B):
             self._range_warned = True
@@ -217,11 +219,11 @@ class _MetaLearner(OnlineLearner):
         """Observe y_t after the forecasts z_t (shape (N,)) and update the state."""
         v = self._check_z_one(z)
         yv = check_label(y, "y")
-        self._warn_out_of_range(v, yv)
         f = self._forecast
         if f is not None and f[0] == self.t_ and np.array_equal(f[1], v):
             self._learn_forecast(yv)                          # the forecast's work, not computed again
             return
+        self._warn_out_of_range(v, yv)
         self._forecast = None
         self._step(truncate(v, self._bounds)[None, :], np.array([yv]))
         self.expert_predictions_ = v.copy()
