@@ -326,12 +326,15 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         (:func:`sm_step_forecast`, applying the pending update of the last step in the same pass)
         or :func:`sm_predict`."""
         if self._compiled_step() if compiled_step is None else compiled_step:
+            if not (self._P.flags.writeable and self._w.flags.writeable):   # e.g. unpickled from a read-only map
+                self._P, self._w = np.array(self._P), np.array(self._w)     # the compiled pass works in place
+                self._expose()
             U = np.empty_like(flat)
             RS = np.empty((flat.shape[0], 2))
             V = self.__dict__.get("_pending")
             self._pending = None
             work = self.__dict__.get("_work")
-            if work is None or work.shape[1] < flat.shape[1]:
+            if work is None or work.shape[1] < flat.shape[1] or not work.flags.writeable:
                 work = self._work = _aligned_rows(3, flat.shape[1])
             sm_step_forecast(np.ascontiguousarray(flat), self._P, self._w, V if V is not None else U,
                              V is not None, U, RS, work=work)

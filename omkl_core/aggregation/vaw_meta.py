@@ -99,6 +99,8 @@ class VAWMeta(_MetaLearner):
 
     def _predict_step(self, zb):
         d = self.__dict__
+        if zb.shape[0] == 1 and _compiled.use_numba() and not (d["_P"].flags.writeable and self.w_.flags.writeable):
+            d["_P"], self.w_ = np.array(d["_P"]), np.array(self.w_)     # e.g. unpickled from a read-only map
         if zb.shape[0] == 1 and _compiled.use_numba() and d["_P"].flags.c_contiguous and self.w_.flags.c_contiguous:
             # one stream, compiled engine: run's arithmetic -- the pending update of the last step
             # (eq. 10) fused with u = S^{-1} z_t in one pass, as in vaw.sm_run
@@ -123,7 +125,7 @@ class VAWMeta(_MetaLearner):
 
     def _work(self, N):
         w = self.__dict__.get("_workspace")
-        if w is None or w.shape[1] < N:
+        if w is None or w.shape[1] < N or not w.flags.writeable:
             w = self.__dict__["_workspace"] = _vaw._aligned_rows(3, N)
         return w
 
