@@ -440,6 +440,15 @@ class KernelDictionary(_FeatureMap):
             A = _as_input(X, self.d, xp)
         else:
             A = X if (xp is np or not isinstance(X, np.ndarray)) else _backend.asarray(X, xp)
+        if self.feature_map == "cos" and xp is np:
+            # the argument <omega_j, x> + b_j as a run computes it (shifted_projection, row by row
+            # on the compiled engine), then the map in place: the features of a point are the same
+            # bits here, in mkl.vaw2.feature_blocks and step by step
+            rows = A[None] if A.ndim == 1 else A
+            out = np.empty((self.N, rows.shape[0], self.m))
+            shifted_projection(rows, self.omega_, self.b_, out)
+            apply_feature_map(np, out, None, "cos", self.m, out=out)
+            return out[:, 0] if A.ndim == 1 else out.transpose(1, 0, 2)
         proj = A @ self._W                                   # (..., N*m): one product, all kernels
         proj = proj.reshape(proj.shape[:-1] + (self.N, self.m))
         return apply_feature_map(self._xp, proj, self.b_, self.feature_map, self.m)

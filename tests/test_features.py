@@ -60,9 +60,17 @@ def test_feature_map_formula_and_norm_bound(kind, sigma, d, m, seed):
     feature_map='sincos': m^-1/2 [sin(omega^T x), cos(omega^T x)] with |z|_2 = 1 (paper 003 eq. 4)."""
     X = _points(np.random.default_rng(seed ^ 0x5A5A), 5, d)
     cos = F.RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed, feature_map="cos")
-    P = cos.transform(X)
+    with ok.compiled.engine("numpy"):                   # the argument by NumPy's product: exactly the formula
+        P = cos.transform(X)
     assert P.shape == (5, m)
     np.testing.assert_allclose(P, np.sqrt(2) * vecmath.cos(X @ cos.omega_ + cos.b_), rtol=0, atol=0)
+    if ok.compiled.numba_available():
+        # the compiled engine sums the d + 1 terms of the argument in another order: |error| <=
+        # 2 (d + 1) ulp of sum_k |x_k omega_k| + |b|, and cos is 1-Lipschitz
+        with ok.compiled.engine("numba"):
+            Pc = cos.transform(X)
+        size = np.abs(X) @ np.abs(cos.omega_) + np.abs(cos.b_)
+        assert np.all(np.abs(Pc - P) <= np.sqrt(2) * (2 * (d + 1) * np.spacing(size) + 4 * np.spacing(1.0)))
     assert np.all(np.sum(P * P, axis=1) <= 2 * m * (1 + 1e-12))
     sc = F.RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed, feature_map="sincos")
     Zs = sc.transform(X)
