@@ -33,6 +33,7 @@ from . import (
                bounds,
                checks,
                compiled,
+               config,
                datasets,
                features,
                interop,
@@ -46,10 +47,12 @@ from . import (
                registry,
                validation,
                vaw,
+               vecmath,
 )
 from .additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
 from .aggregation import BOA, EWA, AggregatingAlgorithm, CalibratedEWA, MLPoly, MLProd, VAWMeta
 from .base import BatchLearner, OnlineLearner
+from .config import show_config
 from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary, paper003_dictionary
 from .linear import (
                BayesianAlgorithm,
@@ -74,7 +77,7 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 __all__ = [
     # modules
     "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
-    "noisy", "protocol", "registry", "validation", "vaw",
+    "noisy", "protocol", "registry", "validation", "vaw", "vecmath", "config", "show_config",
     # protocol and the learner core
     "Trace", "run_online", "OnlineLearner", "BatchLearner",
     # beyond the papers: any online learners aggregated by a meta-learner (issue 24)

@@ -123,6 +123,7 @@ class OnlineLearner(Base, abc.ABC):
         """Forget everything learned (the hyper-parameters are kept and re-checked); returns self."""
         self._validate_params()
         self.t_ = 0
+        self._forecast = None   # what predict_one computed for learn_one to reuse (learners that keep it)
         self._reset()
         return self
 

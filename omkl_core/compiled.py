@@ -16,7 +16,7 @@ compiled with Numba. Which one runs is the *engine*:
 The engine in force comes from, first to last: :func:`engine` (a context manager),
 :func:`set_engine`, the environment variable ``OMKL_ENGINE`` (``numpy``, ``numba`` or
 ``auto``), ``"auto"``. Both engines compute the same numbers up to floating-point rounding
-(the tests compare them); the per-step ``predict_one``/``learn_one`` always run NumPy.
+(the tests compare them).
 
 Numba is imported only when a compiled loop is first needed (``import omkl_core`` never
 imports it), and compiled functions are cached on disk (``cache=True``), so the compile
@@ -29,7 +29,7 @@ import functools
 import os
 import types
 
-__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit", "address", "dgemm", "dsyrk"]
+__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit"]
 
 ENGINES = ("auto", "numpy", "numba")
 _engine: str | None = None      # set_engine / engine(); None: from the environment
@@ -138,65 +138,3 @@ def jit(fn=None, *, reassociate: bool = False):
     wrapper._omkl_compile = _omkl_compile
     return wrapper
 
-
-class _Lazy:
-    """A global that a :func:`jit` function uses, built (with Numba imported) when that
-    function is compiled: the jit wrapper calls ``_omkl_compile`` for every global it names."""
-
-    def __init__(self, build):
-        self._build = build
-        self._value = None
-
-    def _omkl_compile(self):
-        if self._value is None:
-            self._value = self._build()
-        return self._value
-
-
-def _build_address():
-    from numba import types  # noqa: PLC0415
-    from numba.extending import intrinsic  # noqa: PLC0415
-
-    @intrinsic
-    def address(typingctx, arr):
-        """The data pointer of an array (its first element, offset views included)."""
-        sig = types.CPointer(arr.dtype)(arr)
-
-        def codegen(context, builder, signature, args):
-            return context.make_array(signature.args[0])(context, builder, args[0]).data
-        return sig, codegen
-    return address
-
-
-def _build_blas(name: str, signature: str):
-    """Bind SciPy's BLAS routine ``name`` (``scipy.linalg.cython_blas``, the BLAS Numba's own
-    np.dot calls) by symbol name, so that the compiled functions that call it can be cached on
-    disk. Fortran (column-major) conventions, every argument by pointer; ``signature`` spells the
-    argument types, one letter each: ``c`` char, ``i`` int32, ``d`` float64."""
-    import llvmlite.binding as llb  # noqa: PLC0415
-    from numba import types  # noqa: PLC0415
-    from numba.extending import get_cython_function_address  # noqa: PLC0415
-
-    symbol = f"omkl_cython_blas_{name}"
-    llb.add_symbol(symbol, get_cython_function_address("scipy.linalg.cython_blas", name))
-    ptr = {"c": types.CPointer(types.int8), "i": types.CPointer(types.int32), "d": types.CPointer(types.float64)}
-    return types.ExternalFunction(symbol, types.void(*(ptr[a] for a in signature)))
-
-
-def _build_dgemm():
-    # dgemm(transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc): C <- alpha op(A) op(B) + beta C
-    return _build_blas("dgemm", "cciiiddididdi")
-
-
-def _build_dsyrk():
-    # dsyrk(uplo, trans, n, k, alpha, a, lda, beta, c, ldc): C <- alpha A A^T + beta C (trans "N"),
-    # only the ``uplo`` triangle of the symmetric n x n C read and written
-    return _build_blas("dsyrk", "cciiddiddi")
-
-
-#: For :func:`jit` functions: ``address(a)`` is the data pointer of array ``a``.
-address = _Lazy(_build_address)
-#: For :func:`jit` functions: BLAS ``dgemm`` with Fortran calling conventions (SciPy's cython_blas).
-dgemm = _Lazy(_build_dgemm)
-#: For :func:`jit` functions: BLAS ``dsyrk`` (symmetric rank-k update of one triangle), as :data:`dgemm`.
-dsyrk = _Lazy(_build_dsyrk)

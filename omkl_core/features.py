@@ -37,7 +37,9 @@ import numpy as np
 from . import backend as _backend
 from . import compiled as _compiled
 from . import kernels as _kernels
-from .validation import check_int, check_matrix, check_positive, check_vector
+from . import vecmath as _vecmath
+from .base import Base
+from .validation import Check, Integer, Options, Positive, check_matrix, check_vector
 
 __all__ = ["RandomFourierFeatures", "KernelDictionary", "dictionary_spec", "paper000_dictionary",
            "paper000_sigmas", "exact_kernel", "apply_feature_map", "shifted_projection", "KINDS", "MAPS",
@@ -94,28 +96,34 @@ def apply_feature_map(xp, proj, b, feature_map: str, m: int, out=None):
     if feature_map == "cos":
         if out is None:
             out = xp.empty(proj.shape if b is None else np.broadcast_shapes(proj.shape, b.shape), dtype=xp.float64)
-        if b is None:                                                # proj holds <omega, x> + b already
-            xp.cos(proj, out=out)
-        else:
-            xp.add(proj, b, out=out)
-            xp.cos(out, out=out)
+        if b is not None:                                            # else proj holds <omega, x> + b already
+            proj = xp.add(proj, b, out=out)
+        _cos(xp, proj, out)
         out *= np.sqrt(2.0)                                          # sqrt(2) cos(<omega, x> + b)
         return out
     scale = 1.0 / np.sqrt(m)
     if out is None:
         out = xp.empty(proj.shape[:-1] + (2 * m,), dtype=xp.float64)
     xp.sin(proj, out=out[..., :m])
-    xp.cos(proj, out=out[..., m:])                                   # after sin: proj may be this half
+    _cos(xp, proj, out[..., m:])                                     # after sin: proj may be this half
     out *= scale
     return out
+
+
+def _cos(xp, x, out):
+    """out = cos(x): on the host by :func:`omkl_core.vecmath.cos` (NumPy's, or a vectorised
+    library's agreeing with it to 2 ulp), on another backend by its own ``cos``."""
+    if xp is np:
+        return _vecmath.cos(x, out)
+    return xp.cos(x, out=out)
 
 
 def shifted_projection(X, omega, b, out) -> None:
     """out[j, t] = <omega_j, x_t> + b_j for kernels j and rows x_t: the argument of the cos map
     (paper 000 section 2), written once, for host arrays X (T, d), omega (J, d, m), b (J, m) and
     out (J, T, m). On the ``"numba"`` engine one compiled pass (:func:`_shifted_projection_kernel`:
-    d multiply-adds per feature; 2-3x faster than NumPy's batched product with its inner
-    dimension d plus the add, measured at m = 100-400 on Airfoil); otherwise that product and add. The two differ by
+    d multiply-adds per feature, in place of NumPy's batched product with its small inner
+    dimension d plus the add); otherwise that product and add. The two differ by
     rounding only (the order of the d + 1 terms)."""
     if _compiled.use_numba():
         _shifted_projection_kernel(X, omega, b, out)
@@ -186,7 +194,71 @@ def _as_input(X, d: int, xp):
     return host if xp is np else _backend.asarray(host, xp)
 
 
-class RandomFourierFeatures:
+def _check_seed(seed, name: str = "seed"):
+    _backend.host_rng(seed if not isinstance(seed, np.random.Generator) else None)
+
+
+def _check_kinds(kinds, name: str = "kinds"):
+    if isinstance(kinds, str):
+        raise TypeError(f"{name} must be a sequence of kernel names, not a single string")
+    try:
+        kinds = list(kinds)
+    except TypeError:
+        raise TypeError(f"{name} must be a sequence of kernel names, got {kinds!r}") from None
+    if len(kinds) == 0:
+        raise ValueError(f"{name} must contain at least one kernel")
+    for i, k in enumerate(kinds):
+        _check_kind(k, f"{name}[{i}]")
+
+
+def _check_sigmas(sigmas, name: str = "sigmas"):
+    sig = None
+    if not isinstance(sigmas, str):
+        try:
+            sig = np.asarray(sigmas, dtype=np.float64)
+        except (TypeError, ValueError):
+            sig = None
+    if sig is None or sig.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of positive numbers")
+    if not np.all(np.isfinite(sig)) or np.any(sig <= 0):
+        raise ValueError(f"{name} must be finite and > 0")
+
+
+class _FeatureMap(_backend.NamespaceHolder, Base):
+    """The base of the random feature maps: the parameters, ``repr`` (every parameter, ``seed``
+    included), ``clone`` and the constraint table of :class:`omkl_core.base.Base`. The constructor
+    only stores and checks; the random draws happen on first use (``omega_``, ``b_``,
+    ``transform``) or by :meth:`reset`, from ``seed`` (a Generator passed as ``seed`` is drawn
+    from at that moment, so maps sharing one Generator draw in the order they are first used)."""
+
+    def __init__(self):
+        self._validate_params()
+        self._xp = _backend.get_namespace(self.backend)
+        self._state_drawn = False
+
+    @property
+    def n_features(self) -> int:
+        """Features per kernel: m ("cos") or 2m ("sincos")."""
+        return self.m if self.feature_map == "cos" else 2 * self.m
+
+    def reset(self):
+        """Draw the random frequencies (and phases) from ``seed`` now; returns self."""
+        self._validate_params()
+        self._xp = _backend.get_namespace(self.backend)
+        self._draw_state()
+        self._state_drawn = True
+        return self
+
+    def _drawn(self):
+        if not self._state_drawn:
+            self.reset()
+        return self
+
+    def _draw_state(self) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+class RandomFourierFeatures(_FeatureMap):
     """Random Fourier feature map of one shift-invariant kernel (paper 000 section 2).
 
     Parameters
@@ -225,24 +297,49 @@ class RandomFourierFeatures:
     (0.771, True)
     """
 
+    _parameter_constraints = {
+        "kind": Options(*KINDS),
+        "sigma": Positive(),
+        "d": Integer(1),
+        "m": Integer(1),
+        "seed": Check(_check_seed, invalid=[-1, "0", 1.5]),
+        "feature_map": Options(*MAPS),
+        "backend": Options("numpy", "cupy", "auto"),
+    }
+
     def __init__(self, kind: str = "gaussian", sigma: float = 1.0, *, d: int = 1, m: int = 50,
                  seed=None, feature_map: str = "cos", backend: str = "numpy"):
-        # a one-kernel dictionary: same validation, same draw order, same transform
-        self._dict = KernelDictionary([_check_kind(kind)], [check_positive(sigma, "sigma")], d=d,
-                                      m=m, seed=seed, feature_map=feature_map, backend=backend)
-        self.kind, self.sigma, self.d, self.m = kind, float(sigma), self._dict.d, self._dict.m
-        self.feature_map, self.seed, self.backend = self._dict.feature_map, seed, backend
-        self.omega_ = self._dict.omega_[0]
-        self.b_ = self._dict.b_[0]
-        self.n_features = self._dict.n_features
+        self.kind = kind
+        self.sigma = sigma
+        self.d = d
+        self.m = m
+        self.seed = seed
+        self.feature_map = feature_map
+        self.backend = backend
+        super().__init__()
+
+    def _draw_state(self) -> None:
+        # a one-kernel dictionary: same draw order, same transform
+        self._dict = KernelDictionary([self.kind], [self.sigma], d=self.d, m=self.m, seed=self.seed,
+                                      feature_map=self.feature_map, backend=self.backend).reset()
+
+    @property
+    def omega_(self):
+        """Frequencies (d, m), drawn on first use or by :meth:`reset`."""
+        return self._drawn()._dict.omega_[0]
+
+    @property
+    def b_(self):
+        """Phases (m,) (zeros for "sincos"), drawn with :attr:`omega_`."""
+        return self._drawn()._dict.b_[0]
 
     def transform(self, X):
         """Features of one point x (d,) -> (n_features,) or of rows X (T, d) -> (T, n_features)."""
-        return self._dict.transform(X)[..., 0, :]
+        return self._drawn()._dict.transform(X)[..., 0, :]
 
     def kernel(self, x, y) -> np.ndarray:
         """Exact kernel value k(x, y) (broadcasting over leading dimensions)."""
-        return exact_kernel(self.kind, self.sigma, x, y)
+        return exact_kernel(self.kind, float(self.sigma), x, y)
 
     def kernel_estimate(self, x, y) -> float:
         """Monte-Carlo estimate of k(x, y) from these features: <Phi(x), Phi(y)>/m ("cos")
@@ -252,12 +349,8 @@ class RandomFourierFeatures:
         val = float(fx @ fy)
         return val / self.m if self.feature_map == "cos" else val
 
-    def __repr__(self) -> str:
-        return (f"RandomFourierFeatures(kind={self.kind!r}, sigma={self.sigma:g}, d={self.d}, "
-                f"m={self.m}, feature_map={self.feature_map!r})")
 
-
-class KernelDictionary(_backend.NamespaceHolder):
+class KernelDictionary(_FeatureMap):
     """The random features of N kernels held as one batched array (paper 000 eq. (16)).
 
     ``transform`` computes the features of all N kernels for a block of time steps with a
@@ -276,40 +369,62 @@ class KernelDictionary(_backend.NamespaceHolder):
     N : number of kernels; omega_ : (N, d, m); b_ : (N, m); n_features : m or 2m per kernel.
     """
 
+    _parameter_constraints = {
+        "kinds": Check(_check_kinds, invalid=["gaussian", ["poly"], []]),
+        "sigmas": Check(_check_sigmas, invalid=[[0.0], [np.inf], "1.0"]),
+        "d": Integer(1),
+        "m": Integer(1),
+        "seed": Check(_check_seed, invalid=[-1, "0", 1.5]),
+        "feature_map": Options(*MAPS),
+        "backend": Options("numpy", "cupy", "auto"),
+    }
+
     def __init__(self, kinds: Sequence[str], sigmas: Sequence[float], *, d: int, m: int = 50,
                  seed=None, feature_map: str = "cos", backend: str = "numpy"):
-        if isinstance(kinds, str):
-            raise TypeError("kinds must be a sequence of kernel names, not a single string")
-        kinds = [_check_kind(k, f"kinds[{i}]") for i, k in enumerate(kinds)]
-        sig = np.asarray(sigmas, dtype=np.float64) if not isinstance(sigmas, str) else None
-        if sig is None or sig.ndim != 1:
-            raise ValueError("sigmas must be a 1-D sequence of positive numbers")
-        if len(kinds) == 0:
-            raise ValueError("kinds must contain at least one kernel")
-        if sig.shape[0] != len(kinds):
-            raise ValueError(f"sigmas has {sig.shape[0]} entries but kinds has {len(kinds)}")
-        if not np.all(np.isfinite(sig)) or np.any(sig <= 0):
-            raise ValueError("sigmas must be finite and > 0")
-        self.kinds = tuple(kinds)
-        self.sigmas = sig
-        self.d = check_int(d, "d")
-        self.m = check_int(m, "m")
-        self.feature_map = _check_map(feature_map)
+        self.kinds = kinds
+        self.sigmas = sigmas
+        self.d = d
+        self.m = m
         self.seed = seed
+        self.feature_map = feature_map
         self.backend = backend
-        self._xp = _backend.get_namespace(backend)
-        self.N = len(kinds)
-        rng = _backend.host_rng(seed)
+        super().__init__()
+
+    def _validate_joint(self) -> None:
+        if len(self.kinds) != len(np.asarray(self.sigmas)):
+            raise ValueError(f"sigmas has {len(np.asarray(self.sigmas))} entries but kinds has {len(self.kinds)}")
+
+    @property
+    def N(self) -> int:
+        """Number of kernels."""
+        return len(self.kinds)
+
+    def _draw_state(self) -> None:
+        rng = _backend.host_rng(self.seed)
+        sigmas = np.asarray(self.sigmas, dtype=np.float64)
         omegas = np.empty((self.N, self.d, self.m))
         bs = np.empty((self.N, self.m))
-        for j, (kind, s) in enumerate(zip(self.kinds, self.sigmas)):  # construction only
+        for j, (kind, s) in enumerate(zip(self.kinds, sigmas)):   # kernel by kernel, one Generator
             omegas[j], bs[j] = _draw(rng, kind, float(s), self.d, self.m, self.feature_map)
-        self.omega_ = _backend.asarray(omegas, self._xp)
-        self.b_ = _backend.asarray(bs, self._xp)
+        self._omega = _backend.asarray(omegas, self._xp)
+        self._b = _backend.asarray(bs, self._xp)
         # (d, N*m) layout for the single matmul of transform()
-        self._W = _backend.asarray(np.ascontiguousarray(omegas.transpose(1, 0, 2).reshape(self.d, -1)),
-                                   self._xp)
-        self.n_features = self.m if self.feature_map == "cos" else 2 * self.m
+        self._Wm = _backend.asarray(np.ascontiguousarray(omegas.transpose(1, 0, 2).reshape(self.d, -1)), self._xp)
+
+    @property
+    def omega_(self):
+        """Frequencies (N, d, m), drawn on first use or by :meth:`reset`."""
+        return self._drawn()._omega
+
+    @property
+    def b_(self):
+        """Phases (N, m) (zeros for "sincos"), drawn with :attr:`omega_`."""
+        return self._drawn()._b
+
+    @property
+    def _W(self):
+        """omega_ laid out as (d, N*m) for the one product of :meth:`transform`."""
+        return self._drawn()._Wm
 
     def __len__(self) -> int:
         return self.N
@@ -325,16 +440,22 @@ class KernelDictionary(_backend.NamespaceHolder):
             A = _as_input(X, self.d, xp)
         else:
             A = X if (xp is np or not isinstance(X, np.ndarray)) else _backend.asarray(X, xp)
-        proj = A @ self._W                                   # (..., N*m)
+        if self.feature_map == "cos" and xp is np:
+            # the argument <omega_j, x> + b_j as a run computes it (shifted_projection, row by row
+            # on the compiled engine), then the map in place: the features of a point are the same
+            # bits here, in mkl.vaw2.feature_blocks and step by step
+            rows = A[None] if A.ndim == 1 else A
+            out = np.empty((self.N, rows.shape[0], self.m))
+            shifted_projection(rows, self.omega_, self.b_, out)
+            apply_feature_map(np, out, None, "cos", self.m, out=out)
+            return out[:, 0] if A.ndim == 1 else out.transpose(1, 0, 2)
+        proj = A @ self._W                                   # (..., N*m): one product, all kernels
         proj = proj.reshape(proj.shape[:-1] + (self.N, self.m))
         return apply_feature_map(self._xp, proj, self.b_, self.feature_map, self.m)
 
     def kernel(self, j: int, x, y):
         """Exact value of kernel j at (x, y)."""
         return exact_kernel(self.kinds[j], float(self.sigmas[j]), x, y)
-
-    def __repr__(self) -> str:
-        return f"KernelDictionary(N={self.N}, d={self.d}, m={self.m}, feature_map={self.feature_map!r})"
 
 
 def dictionary_spec(dictionary, paper: str) -> tuple[list[str], np.ndarray]:
@@ -368,7 +489,7 @@ def paper000_dictionary(d: int, m: int = 50, seed=0, feature_map: str = "cos",
                         backend: str = "numpy") -> KernelDictionary:
     """The N = 76 kernel dictionary of paper 000 section 4 (see :func:`paper000_sigmas`)."""
     kinds, sigmas = paper000_sigmas()
-    return KernelDictionary(kinds, sigmas, d=d, m=m, seed=seed, feature_map=feature_map, backend=backend)
+    return KernelDictionary(tuple(kinds), sigmas, d=d, m=m, seed=seed, feature_map=feature_map, backend=backend)
 
 
 def paper003_sigmas() -> tuple[list[str], np.ndarray]:
@@ -384,4 +505,4 @@ def paper003_dictionary(d: int, m: int = 50, seed=0, feature_map: str = "sincos"
     """The N = 41 kernel dictionary of paper 003 section 5 with its sin/cos features
     (eq. 4: z = D^{-1/2}[sin, cos], 2D = 100 features per kernel for D = m = 50)."""
     kinds, sigmas = paper003_sigmas()
-    return KernelDictionary(kinds, sigmas, d=d, m=m, seed=seed, feature_map=feature_map, backend=backend)
+    return KernelDictionary(tuple(kinds), sigmas, d=d, m=m, seed=seed, feature_map=feature_map, backend=backend)

@@ -136,17 +136,21 @@ class _RidgeBase(OnlineLearner):
     def predict_one(self, x) -> float:
         """gamma_t (clipped to [-clip, clip] if ``clip`` is set), before y_t is revealed."""
         x = self._check_x(x)
-        gamma, _, _ = self._gamma_h(x)
+        gamma, h, cache = self._gamma_h(x)
+        self._forecast = (self.t_, np.array(x, copy=True), (gamma, h, cache))   # reused by learn_one on the same x
         return self._clip(gamma)
 
     def learn_one(self, x, y) -> None:
-        """Reveal y_t for input x_t: accumulate the loss terms, then update the state."""
+        """Reveal y_t for input x_t: accumulate the loss terms, then update the state (from
+        ``predict_one``'s gamma_t and h_t when it saw the same x_t at this step)."""
         x = self._check_x(x)
         y = check_label(y, "y")
-        self._step(x, y)
+        f, self._forecast = getattr(self, "_forecast", None), None
+        self._step(x, y, f[2] if f is not None and f[0] == self.t_ and np.array_equal(f[1], x) else None)
 
-    def _step(self, x, y):
-        gamma, h, cache = self._gamma_h(x)
+    def _step(self, x, y, forecast=None):
+        self._forecast = None
+        gamma, h, cache = self._gamma_h(x) if forecast is None else forecast
         den = 1.0 + h
         if not den > 0.0 or not math.isfinite(den):
             raise FloatingPointError(f"non-positive denominator 1 + x'A^-1 x = {den!r} at step {self.t_ + 1}: "

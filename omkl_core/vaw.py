@@ -20,46 +20,37 @@ Notation used in the code (for every expert):
 
 The VAW identity used above: Phi^T S_t^{-1} b = Phi^T P b - s Phi^T P b / (1 + s) = r / (1 + s).
 
-Two numerically equivalent drivers of the batched layer (:class:`VAWExperts`), and the default
-``method="auto"``, which takes "sm" on the host with the Numba engine and "block" otherwise:
+One rule, written once in NumPy (the reference, :func:`sm_predict` / :func:`sm_update`, with
+:func:`naive_expert_layer` its literal per-expert loop for the tests) and once as a compiled
+kernel (:func:`sm_run`), with one more NumPy driver that a measured case picks:
 
 ``method="sm"``
     the per-step Sherman-Morrison recursion (10) on one (..., m, m) array of inverses,
-    all experts and repetitions at once: the Sherman-Morrison core :func:`sm_predict` /
-    :func:`sm_update` (shared with ``aggregation.VAWMeta`` and ``linear.OnlineRidge``) per step.
+    all experts and repetitions at once: :func:`sm_predict` / :func:`sm_update` (shared with
+    ``aggregation.VAWMeta`` and ``linear.OnlineRidge``) per step; on the ``"numba"`` engine the
+    compiled kernel :func:`sm_run` (:func:`_sm_kernel`): one loop over experts and steps that
+    keeps only the lower triangle of S^{-1} (cache-line-aligned rows) and makes the symmetric
+    rank-1 update P -= v v^T (v = u / sqrt(1 + s)) and the next step's u = P Phi_{t+1} one pass
+    over it (:func:`_sm_pass`: 3 m^2 / 2 multiply-adds per step against the 2 m^2 of the full
+    matrix, half the memory traffic, row sums in SIMD lanes).
 ``method="block"``
-    the same recursion applied to K steps at a time (Woodbury identity). For a block
-    F = [Phi_{t+1}; ...; Phi_{t+K}] (K x m) with P0 = S_t^{-1}, w0, C = I + F P0 F^T = G G^T
-    (Cholesky), the sequential Sherman-Morrison steps of (10) are exactly the LDL^T
-    factorisation of C:  1 + s_{t+j} = G_jj^2,  the one-step ridge residuals are
+    the same recursion applied to K steps at a time (Woodbury identity), in NumPy (or CuPy).
+    For a block F = [Phi_{t+1}; ...; Phi_{t+K}] (K x m) with P0 = S_t^{-1}, w0,
+    C = I + F P0 F^T = G G^T (Cholesky), the sequential Sherman-Morrison steps of (10) are exactly
+    the LDL^T factorisation of C:  1 + s_{t+j} = G_jj^2,  the one-step ridge residuals are
     y - r = diag(G) G^{-1} (y - F w0), and after the block
     S_{t+K}^{-1} = P0 - V^T V,  w = w0 + V^T g  with V = G^{-1} F P0, g = G^{-1}(y - F w0).
     All of it is batched matrix algebra (BLAS-3): S^{-1} and w are kept side by side as one
     (..., m, m + 1) array [S^{-1} | w], so a block costs two products of the size of the
     arithmetic floor (F [P0 | w0] and V^T [V | -g]), one small one (G^{-1} [F P0 | F w0 - y]),
-    one batched Cholesky and k small products for G^{-1}; ``benchmarks/bench_expert_layer.py``
-    prints its time against the flop floor measured on the same machine.
-    The predictions agree with the per-step recursion to rounding error (tests: 1e-10).
+    one batched Cholesky and k small products for G^{-1}. The predictions agree with the
+    per-step recursion to rounding error (tests: 1e-10).
 
-Engines (:mod:`omkl_core.compiled`, ``OMKL_ENGINE``): with ``"numba"`` (what ``"auto"`` picks
-when Numba is installed) ``method="sm"`` runs :func:`sm_run` (:func:`_sm_kernel`), one compiled
-loop over experts and steps that keeps only the lower triangle of S^{-1} (cache-line-aligned rows)
-and makes the symmetric rank-1 update P -= v v^T (v = u / sqrt(1 + s)) and the next step's
-u = P Phi_{t+1} one pass over it (:func:`_sm_pass`: 3 m^2 / 2 multiply-adds per step against the
-2 m^2 of the full matrix, half the memory traffic, row sums in SIMD lanes). Issue 25 measured it,
-one thread, N = 76 experts on Airfoil, at 0.096 / 0.267 / 0.884 s for m = 100 / 200 / 400 against
-0.153 / 0.478 / 1.417 s for the compiled block driver below, which is why ``"auto"`` takes it
-on that engine. ``method="block"`` runs :func:`_block_kernel`: the same block algebra
-expert by expert over each time block (so one expert's [S^{-1} | w] stays in cache), its four
-products as in-place BLAS dgemm calls (SciPy's ``cython_blas``, :data:`omkl_core.compiled.dgemm`)
-and the (k, k) Cholesky part compiled; from m = ``SYRK_FROM_M`` (320) features on, the update
-S^{-1} -= V^T V is one BLAS dsyrk (:data:`omkl_core.compiled.dsyrk`: one triangle, half the flops)
-followed by a copy of that triangle to the other (below 320 the copy costs more than dsyrk saves:
-measured, one thread, whole VAW2 on Airfoil, 6-7 % slower at m = 100 and 200, 6 % faster at
-m = 400). Without Numba (or with engine ``"numpy"``) the NumPy loops
-above run. Both engines agree to rounding (tests: 1e-10); the block driver's two engines gave the same numbers bit for bit
-on Airfoil (m = 20-100, where NumPy's and SciPy's OpenBLAS run the same kernels), which is
-not promised in general.
+``method="auto"`` (the default) takes the compiled kernel ("sm") on the host with the Numba
+engine, and "block" otherwise (without Numba, with engine ``"numpy"``, or on CuPy): there the
+NumPy per-step loop pays one round of NumPy calls per time step, the block driver a few batched
+products per K steps (``benchmarks/bench_expert_layer.py`` times the engines and drivers side by
+side; its measurements are in ``benchmarks/results/expert_layer.md``). Both engines agree to rounding (tests: 1e-10).
 
 VAW and online ridge from one pass (:meth:`VAWExperts.run_both`): the state recursion does not
 depend on which forecast is made, and the VAW forecast is the ridge forecast over 1 + s_t, so
@@ -97,7 +88,7 @@ def default_block_size(m: int) -> int:
     m < 320, 32 from m = 320 on. A block costs two products of k x m by m x (m + 1) (the
     arithmetic floor, 4 k m^2 flops) plus O(k^2 m) besides; BLAS runs those two products
     faster for larger k (each call packs the m x (m + 1) state once), so the best k grows with
-    m (measured, N = 76, one thread: 16 fastest at m = 50-200, 32 at m = 400, by 20 %)."""
+    m (the choice was measured with ``benchmarks/bench_expert_layer.py``)."""
     return 16 if m < 320 else 32
 
 
@@ -153,18 +144,17 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     ridge : False = VAW (eq. 9, Phi_t added before predicting); True = online ridge.
     backend : "numpy" | "cupy" | "auto".
     method : "auto" (default), "block" (Woodbury over ``block_size`` steps) or "sm" (per-step
-        Sherman-Morrison). Same predictions up to rounding. "auto" takes the faster driver for
-        where the arithmetic runs, decided when the state is created (:meth:`resolved_method`):
-        "sm" on the host with the Numba engine (the compiled symmetric kernel :func:`sm_run`:
-        measured 1.5-1.8x faster than the compiled block driver at m = 100-400, N = 76, one
-        thread), "block" otherwise (NumPy or CuPy: a few batched products per block instead of
-        one Python-level step per time step).
+        Sherman-Morrison). Same predictions up to rounding. "auto" is decided when the state is
+        created (:meth:`resolved_method`): "sm" on the host with the Numba engine (the compiled
+        kernel :func:`sm_run`), "block" otherwise (NumPy or CuPy: a few batched products per block
+        instead of one round of NumPy calls per time step).
     block_size : steps per block for ``method="block"``; None (default): :func:`default_block_size`
-        of the feature length, 16 for m < 320 and 32 from m = 320 on (measured fastest on a 2-core
-        machine, N = 76: 16 at m = 50-200, 32 at m = 400).
+        of the feature length (16 for m < 320, 32 from m = 320 on).
 
     The engine (:mod:`omkl_core.compiled`: NumPy loops or compiled Numba kernels) is read at
-    each ``run``; ``predict_one``/``learn_one`` always run NumPy. ``run_both`` returns the VAW
+    each ``run``; ``predict_one``/``learn_one`` run the compiled kernel's step where ``run`` runs the
+    compiled kernel (:func:`sm_step_forecast`, :func:`sm_step_learn`: the same numbers bit for bit;
+    ``learn_one`` reuses the forecast's u = S^{-1} phi), NumPy otherwise. ``run_both`` returns the VAW
     and the online-ridge predictions of the same experts from one pass.
 
     Attributes (after the first step)
@@ -227,6 +217,8 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         self.m_ = None
         self._cache = None
         self._method = None
+        self._pending = None        # the compiled step's rank-1 factor v of eq. (10), not yet applied to P
+        self._upper_stale = False
 
     def _init_state(self, batch_shape: tuple, m: int) -> None:
         xp = self._xp
@@ -248,6 +240,33 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         self._P[:, idx, idx] = 1.0 / self.lam
         self._expose()
 
+    @property
+    def P_(self):
+        """S_t^{-1} (..., m, m), exactly symmetric (the compiled step keeps its lower triangle:
+        the upper one is mirrored here, when read)."""
+        self._sync()
+        return self.__dict__.get("_P_exposed")
+
+    @P_.setter
+    def P_(self, value):
+        self.__dict__["_P_exposed"] = value
+
+    def _sync(self) -> None:
+        """Make P hold S_t^{-1} in both triangles: apply a pending update of the compiled step
+        (:func:`sm_step_learn` leaves P -= v v^T for the next forecast's pass) and mirror the lower
+        triangle onto the upper one."""
+        if self.__dict__.get("_pending") is not None:
+            V = self._pending
+            self._pending = None
+            zeros = np.zeros_like(V)
+            sm_step_forecast(zeros, self._P, self._w, V, True, np.empty_like(V), np.empty((V.shape[0], 2)))
+            self._upper_stale = True
+        if self.__dict__.get("_upper_stale"):
+            P = self._P
+            iu, ju = np.triu_indices(P.shape[-1], 1)
+            P[:, iu, ju] = P[:, ju, iu]
+            self._upper_stale = False
+
     def _expose(self) -> None:
         self.P_ = self._P.reshape(self.batch_shape_ + (self.m_, self.m_))
         self.w_ = self._w.reshape(self.batch_shape_ + (self.m_,))
@@ -255,8 +274,9 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     def __getstate__(self):
         # P_ and w_ (and, for the block driver, _P and _w) are views: pickle the arrays they
         # view once and rebuild the views on load, so the state stays one piece of memory
+        self._sync()
         state = super().__getstate__()
-        for name in ("P_", "w_") + (("_P", "_w") if getattr(self, "_Pw", None) is not None else ()):
+        for name in ("_P_exposed", "w_") + (("_P", "_w") if getattr(self, "_Pw", None) is not None else ()):
             state.pop(name, None)
         return state
 
@@ -292,30 +312,78 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     # ------------------------------------------------------------- per step
     def _step_quantities(self, phi_flat):
         """u = P Phi, s = Phi^T u, r = <w, Phi> for all experts (:func:`sm_predict`)."""
+        self._sync()
         return sm_predict(self._P, self._w, phi_flat)
 
+    def _compiled_step(self) -> bool:
+        """Whether ``predict_one`` / ``learn_one`` run the compiled step (:func:`sm_step_forecast`,
+        :func:`sm_step_learn`): the
+        driver is "sm" on the host with the Numba engine (what ``run`` then runs)."""
+        return self._xp is np and self.resolved_method() == "sm" and _compiled.use_numba()
+
+    def _forecast_quantities(self, flat, compiled_step=None):
+        """(u, s, r) of every expert for features ``flat`` (B, m): the compiled step
+        (:func:`sm_step_forecast`, applying the pending update of the last step in the same pass)
+        or :func:`sm_predict`."""
+        if self._compiled_step() if compiled_step is None else compiled_step:
+            if not (self._P.flags.writeable and self._w.flags.writeable):   # e.g. unpickled from a read-only map
+                self._P, self._w = np.array(self._P), np.array(self._w)     # the compiled pass works in place
+                self._expose()
+            U = np.empty_like(flat)
+            RS = np.empty((flat.shape[0], 2))
+            V = self.__dict__.get("_pending")
+            self._pending = None
+            work = self.__dict__.get("_work")
+            if work is None or work.shape[1] < flat.shape[1] or not work.flags.writeable:
+                work = self._work = _aligned_rows(3, flat.shape[1])
+            sm_step_forecast(np.ascontiguousarray(flat), self._P, self._w, V if V is not None else U,
+                             V is not None, U, RS, work=work)
+            self._upper_stale = True
+            return U, RS[:, 1], RS[:, 0]
+        return self._step_quantities(flat)
+
     def predict_one(self, phi):
-        """Predictions of all experts for features phi (..., m) -> (...) (host NumPy)."""
+        """Predictions of all experts for features phi (..., m) -> (...) (host NumPy). What it
+        computes (u = S_{t-1}^{-1} phi, s, r) is kept for ``learn_one`` with the same phi."""
         a = self._check_phi(phi)
-        flat = a.reshape(-1, self.m_)
-        u, s, r = self._step_quantities(flat)
-        self._cache = (flat.copy(), u, s, r)
-        z = sm_forecast(r, s, self.ridge)
+        return self._predict_flat(a.reshape(-1, self.m_).copy())
+
+    def _predict_flat(self, flat):
+        """:meth:`predict_one` for features already checked, as a (B, m) array this learner may keep
+        (``mkl.VAW2`` passes the features it computed itself)."""
+        compiled_step = self._compiled_step()
+        u, s, r = self._forecast_quantities(flat, compiled_step)
+        self._cache = (flat, u, s, r, compiled_step)
+        if compiled_step and not self.ridge:
+            z = r * (1.0 / (1.0 + s))                       # eq. (9) as the compiled kernel writes it
+        else:
+            z = sm_forecast(r, s, self.ridge)
         return _backend.to_numpy(z).reshape(self.batch_shape_)
 
     def learn_one(self, phi, y) -> None:
-        """Observe y_t for features phi (..., m): eq. (10) for S^{-1}, RLS step for w."""
+        """Observe y_t for features phi (..., m): eq. (10) for S^{-1}, RLS step for w (from the
+        forecast's u, s, r when ``predict_one`` saw the same phi)."""
         y = check_label(y, "y")
         a = self._check_phi(phi)
         flat = a.reshape(-1, self.m_)
         xp = self._xp
-        if self._cache is not None and self._cache[0].shape == flat.shape \
-                and bool(xp.all(self._cache[0] == flat)):
-            _, u, s, r = self._cache
-        else:
-            u, s, r = self._step_quantities(flat)
+        if self._cache is None or self._cache[0].shape != flat.shape or not bool(xp.all(self._cache[0] == flat)):
+            compiled_step = self._compiled_step()
+            self._cache = (None,) + self._forecast_quantities(flat, compiled_step) + (compiled_step,)
+        self._learn_forecast(y)
+
+    def _learn_forecast(self, y: float) -> None:
+        """The update of :meth:`learn_one` from the forecast kept by the last ``predict_one`` (for a
+        caller that knows the features are those: ``mkl.VAW2``'s ``learn_one``); y a checked label."""
+        _, u, s, r, compiled_step = self._cache
         self._cache = None
-        sm_update(self._P, self._w, u, s, r, y)             # eq. (10) and the RLS step
+        if compiled_step:
+            V = np.empty_like(u)
+            sm_step_learn(u, np.stack([r, s], axis=1), y, self._w, V)
+            self._pending = V                               # eq. (10): applied by the next forecast's pass
+        else:
+            self._sync()
+            sm_update(self._P, self._w, u, s, r, y)         # eq. (10) and the RLS step
         self.t_ += 1
 
     # ------------------------------------------------------------ whole run
@@ -350,6 +418,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         xp = self._xp
         y_dev = yv if xp is np else _backend.asarray(yv, xp)
         numba = xp is np and _compiled.use_numba()
+        self._sync()
         out_v, out_r = [], []
         pos = 0
         for blk in blocks:
@@ -396,7 +465,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         self.t_ += Tb
         return Zv, Zr
 
-    def _run_block(self, F, y, numba: bool = False):
+    def _run_block(self, F, y, numba: bool = False):  # noqa: ARG002  (one signature for both drivers)
         """Woodbury form of K consecutive Sherman-Morrison steps (see module docstring).
 
         Per block, with Pw = [P0 | w0] (P0 = S^{-1} is symmetric, so F P0 = (P0 F^T)^T):
@@ -404,21 +473,14 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         I + C and G^{-1} (:func:`_cholesky_inverse`, vectorised over experts),
         [V | -g] = G^{-1} [F P0 | F w0 - y] and Pw -= V^T [V | -g] (one more product), i.e.
         S^{-1} <- P0 - V^T V and w <- w0 + V^T g. Besides these products (the arithmetic
-        floor) only (B, k, k) work remains. ``numba``: the same algebra from one compiled kernel
-        (:func:`_block_kernel`), expert by expert over the whole time block, so each expert's
-        [S^{-1} | w] stays in cache (the batched NumPy products stream all B of them from memory
-        twice per block: at m = 400 that, not the arithmetic, sets the NumPy driver's speed).
-        Returns (VAW predictions, ridge predictions), each (B, Tb)."""
+        floor) only (B, k, k) work remains. NumPy (or CuPy) on every engine: the compiled engine's
+        driver is the per-step kernel :func:`sm_run`. Returns (VAW predictions, ridge predictions), each (B, Tb)."""
         xp = self._xp
         B, Tb, m = F.shape
         K = self.block_size or default_block_size(m)
         Zr = xp.empty((B, Tb), dtype=xp.float64)
         Zv = xp.empty((B, Tb), dtype=xp.float64)
         Pw = self._Pw
-        if numba:
-            _block_kernel(np.ascontiguousarray(F), np.ascontiguousarray(y), Pw, K, Zv, Zr, m >= SYRK_FROM_M)
-            self.t_ += Tb
-            return Zv, Zr
         upd = xp.empty_like(Pw)                                   # reused: no 1.5 MB allocation per block
         for start in range(0, Tb, K):
             Fk = F[:, start:start + K, :]                         # (B, k, m)
@@ -641,149 +703,71 @@ def _sm_kernel(F, y, P, w, Zv, Zr, W):  # pragma: no cover  (compiled; tests cal
             w[b, i] = wv[i]
 
 
-@_compiled.jit
-def _block_small_one(A, UR, y, Gi, Zv, Zr, G, g):  # pragma: no cover  (compiled; tests call it through the engine)
-    """The (k, k) part of one Woodbury block of :meth:`VAWExperts._run_block` for one expert.
-
-    A = C = F P0 F^T (k, k), UR = [F P0 | F w0] (k, m + 1); G (k, k) and g (k,) are scratch.
-    Computes the Cholesky factor G of I + C, G^{-1} into ``Gi``, UR[:, m] <- F w0 - y,
-    g = -G^{-1}(F w0 - y), the one-step ridge forecasts r_j = (F w0)_j + sum_{i<j} G_ji g_i into
-    ``Zr`` and the VAW forecasts r_j / G_jj^2 = r_j / (1 + s_{t+j}) (paper 000 eq. 9) into ``Zv``.
-    """
-    k = A.shape[0]
-    m = UR.shape[1] - 1
-    for j in range(k):                                    # Cholesky of I + C, row by row
-        Gj = G[j]
-        Aj = A[j]
-        for i in range(j):
-            Gr = G[i]
-            x = Aj[i]
-            for l in range(i):
-                x -= Gj[l] * Gr[l]
-            Gj[i] = x / Gr[i]
-        d = 1.0 + Aj[j]
-        for l in range(j):
-            d -= Gj[l] * Gj[l]
-        Gj[j] = np.sqrt(d)
-    for i in range(k):                                    # G^{-1} row by row (lower triangular):
-        Ri = Gi[i]                                        # row i = -(G_i,<i G_<i^{-1}) / G_ii, as
-        for j in range(k):                                # axpys on the rows above (contiguous)
-            Ri[j] = 0.0
-        Gr = G[i]
-        for l in range(i):
-            a = Gr[l]
-            Rl = Gi[l]
-            for j in range(l + 1):
-                Ri[j] += a * Rl[j]
-        di = 1.0 / Gr[i]
-        for j in range(i):
-            Ri[j] = -Ri[j] * di
-        Ri[i] = di
-    for j in range(k):                                    # ridge residuals by forward substitution
-        r = UR[j, m]
-        e = r - y[j]
-        UR[j, m] = e
-        x = 0.0
-        for i in range(j):
-            x += G[j, i] * g[i]
-        pred = r + x                                      # F w0 + sum_{i<j} G_ji g_i
-        g[j] = -(e + x) / G[j, j]                         # G g = -(F w0 - y)
-        Zr[j] = pred
-        Zv[j] = pred / (G[j, j] * G[j, j])                # VAW: r / (1 + s), eq. (9)
+def sm_step_forecast(phi, P, w, V, pending: bool, U, RS, mirror: bool = False, work=None) -> None:
+    """The compiled step of ``predict_one`` (paper 000 eqs. (9)-(10)), for B experts: phi (B, m) the
+    features of step t, P (B, m, m) whose lower triangle holds S^{-1} before the pending update,
+    w (B, m). With ``pending``, first the previous step's update P -= v v^T (eq. (10), v = V (B, m)
+    from :func:`sm_step_learn`), fused, as in :func:`sm_run`, with the product u = S_{t-1}^{-1} Phi_t
+    (one pass over the lower triangle, :func:`_sm_pass`); then r = <w, Phi_t> and s = Phi_t^T u.
+    U (B, m) <- u, RS (B, 2) <- (r, s). Only the lower triangle of P is written (``mirror``: the
+    upper one too; ``work``: an :func:`_aligned_rows` (3, m) workspace to reuse). The same
+    arithmetic in the same order as :func:`sm_run`, so ``predict_one``
+    then ``learn_one`` give ``run``'s numbers bit for bit, with one pass over S^{-1} per step."""
+    m = phi.shape[1]
+    if work is None or work.shape[0] < 3 or work.shape[1] < m:
+        work = _aligned_rows(3, m)                        # ``work``: the caller's, reused step after step
+    _sm_forecast_kernel(phi, P, w, V, pending, U, RS, work, mirror)
 
 
-_dgemm = _compiled.dgemm        # BLAS dgemm / dsyrk and array data pointers for the compiled kernels
-_dsyrk = _compiled.dsyrk
-_address = _compiled.address
-#: From this many features on, the compiled block driver (:func:`_block_kernel`) updates S^{-1}
-#: by BLAS dsyrk (one triangle, then copied to the other) instead of dgemm (both triangles).
-SYRK_FROM_M = 320
+def sm_step_learn(U, RS, y, w, V) -> None:
+    """The compiled step of ``learn_one``: from the forecast's u = U, (r, s) = RS and the label y_t,
+    w += u (y_t - r) / (1 + s) (the RLS step) and V <- v = u / sqrt(1 + s), the rank-1 factor of
+    eq. (10) that the next :func:`sm_step_forecast` (or a flush) applies to S^{-1}."""
+    _sm_learn_kernel(U, RS, float(y), w, V)
 
 
-@_compiled.jit
-def _gemm(ta, tb, alpha, A, B, beta, C):  # pragma: no cover  (compiled; tests call it through the engine)
-    """C <- alpha op(A) op(B) + beta C by one BLAS dgemm call, op(X) = X^T where the flag is 1.
-
-    A, B, C are row-major 2-D arrays whose rows may be strided (views such as X[:, :m]) but
-    whose elements within a row are contiguous. Row-major C = op(A) op(B) is column-major
-    C^T = op(B)^T op(A)^T, and a row-major X is the column-major X^T: so B goes first, with
-    BLAS's transpose flag set exactly where ``tb`` is."""
-    M, N = C.shape
-    K = A.shape[0] if ta else A.shape[1]
-    flags = np.empty(2, np.int8)
-    flags[0] = 84 if tb else 78                           # ord("T"), ord("N")
-    flags[1] = 84 if ta else 78
-    dims = np.empty(6, np.int32)
-    dims[0], dims[1], dims[2] = N, M, K
-    dims[3], dims[4], dims[5] = B.strides[0] // 8, A.strides[0] // 8, C.strides[0] // 8
-    coef = np.empty(2)
-    coef[0], coef[1] = alpha, beta
-    _dgemm(_address(flags[0:]), _address(flags[1:]), _address(dims[0:]), _address(dims[1:]), _address(dims[2:]),
-           _address(coef[0:]), _address(B), _address(dims[3:]), _address(A), _address(dims[4:]),
-           _address(coef[1:]), _address(C), _address(dims[5:]))
-
-
-@_compiled.jit
-def _syrk_sub(V, P):  # pragma: no cover  (compiled; tests call it through the engine)
-    """P <- P - V^T V for symmetric P (n, n) by one BLAS dsyrk call (half the flops of dgemm), then
-    the updated upper triangle copied to the lower one, so P stays exactly symmetric.
-
-    V (k, n) and P are row-major with contiguous rows (row strides may exceed n). Row-major V is
-    the column-major n x k matrix V^T, so V^T V is dsyrk's A A^T with trans "N"; the row-major
-    upper triangle is the column-major lower one (uplo "L")."""
-    n = P.shape[0]
-    flags = np.empty(2, np.int8)
-    flags[0] = 76                                         # ord("L")
-    flags[1] = 78                                         # ord("N")
-    dims = np.empty(4, np.int32)
-    dims[0], dims[1], dims[2], dims[3] = n, V.shape[0], V.strides[0] // 8, P.strides[0] // 8
-    coef = np.empty(2)
-    coef[0], coef[1] = -1.0, 1.0
-    _dsyrk(_address(flags[0:]), _address(flags[1:]), _address(dims[0:]), _address(dims[1:]), _address(coef[0:]),
-           _address(V), _address(dims[2:]), _address(coef[1:]), _address(P), _address(dims[3:]))
-    for j in range(1, n):                                 # lower triangle <- upper triangle
-        Rj = P[j]
-        for i in range(j):
-            Rj[i] = P[i, j]
-
-
-@_compiled.jit
-def _block_kernel(F, y, Pw, K, Zv, Zr, syrk):  # pragma: no cover  (compiled; tests call it through the engine)
-    """The whole block driver of :meth:`VAWExperts._run_block` over one time block, compiled.
-
-    F (B, Tb, m) features, y (Tb,), Pw (B, m, m + 1) = [S^{-1} | w] updated in place, K steps
-    per Woodbury block, Zv / Zr (B, Tb) receive the VAW / ridge predictions. Expert by expert
-    (outer loop) and block by block (inner loop), so one expert's [S^{-1} | w] (1.3 MB for
-    m = 400) stays in cache for the whole time block instead of being streamed from memory
-    once per block and product. The per-block algebra is that of the NumPy driver, with four
-    BLAS calls (:func:`_gemm`): [F P0 | F w0] = F Pw, C = F P0 F^T, [V | -g] = G^{-1} [F P0 |
-    F w0 - y] and Pw -= V^T [V | -g] (accumulated in place, no (m, m + 1) temporary; with
-    ``syrk``, S^{-1} -= V^T V by :func:`_syrk_sub` and w += V^T g by a one-column product); the
-    (k, k) part is :func:`_block_small_one`.
-    """
-    B, Tb, m = F.shape
-    G = np.zeros((K, K))
-    g = np.zeros(K)
-    UR = np.empty((K, m + 1))
-    VG = np.empty((K, m + 1))
-    C = np.empty((K, K))
-    Gi = np.empty((K, K))
+@_compiled.jit(reassociate=True)
+def _sm_forecast_kernel(phi, P, w, V, pending, U, RS, W, mirror):  # pragma: no cover  (compiled; tests call it through the engine)
+    """The compiled :func:`sm_step_forecast`: per expert, the pass :func:`_sm_pass` on P's own rows
+    (v = the pending factor, or 0), then the sums r and s of :func:`_sm_kernel`."""
+    B, m = phi.shape
+    v = W[0]
+    phin = W[1]
+    un = W[2]
     for b in range(B):
-        Pb = Pw[b]
-        for start in range(0, Tb, K):
-            k = min(K, Tb - start)
-            Fk = F[b, start:start + k]
-            URk, VGk, Ck, Gik = UR[:k], VG[:k], C[:k, :k], Gi[:k, :k]
-            _gemm(0, 0, 1.0, Fk, Pb, 0.0, URk)              # [F P0 | F w0]   (k, m+1)
-            _gemm(0, 1, 1.0, URk[:, :m], Fk, 0.0, Ck)       # F P0 F^T        (k, k)
-            _block_small_one(Ck, URk, y[start:start + k], Gik, Zv[b, start:start + k], Zr[b, start:start + k],
-                             G, g)
-            _gemm(0, 0, 1.0, Gik, URk, 0.0, VGk)            # [V | -g]        (k, m+1)
-            if syrk:
-                _syrk_sub(VGk[:, :m], Pb[:, :m])            # S^{-1} -= V^T V
-                _gemm(1, 0, -1.0, VGk[:, :m], VGk[:, m:], 1.0, Pb[:, m:])   # w += V^T g
-            else:
-                _gemm(1, 0, -1.0, VGk[:, :m], VGk, 1.0, Pb)  # S^{-1} -= V^T V;  w += V^T g
+        Pb = P[b]
+        wb = w[b]
+        for i in range(m):
+            v[i] = V[b, i] if pending else 0.0
+            phin[i] = phi[b, i]
+        _sm_pass(Pb, v, phin, un, m)                      # eq. (10) of step t-1, fused with u = P Phi_t
+        r = 0.0                                           # ridge forecast <w, Phi_t>
+        s = 0.0
+        for i in range(m):
+            r += wb[i] * phin[i]
+            s += phin[i] * un[i]
+        for i in range(m):
+            U[b, i] = un[i]
+        RS[b, 0] = r
+        RS[b, 1] = s
+        if mirror:
+            for j in range(m):
+                for i in range(j):
+                    Pb[i, j] = Pb[j, i]
+
+
+@_compiled.jit(reassociate=True)
+def _sm_learn_kernel(U, RS, y, w, V):  # pragma: no cover  (compiled; tests call it through the engine)
+    """The compiled :func:`sm_step_learn`: the statements of :func:`_sm_kernel`'s step."""
+    B, m = U.shape
+    for b in range(B):
+        r = RS[b, 0]
+        inv = 1.0 / (1.0 + RS[b, 1])
+        cv = np.sqrt(inv)
+        e = (y - r) * inv
+        for i in range(m):
+            V[b, i] = U[b, i] * cv
+            w[b, i] += U[b, i] * e                        # w += S_t^{-1} Phi_t (y_t - r)
 
 
 def _is_block_list(obj) -> bool:

@@ -196,9 +196,9 @@ def test_run_equals_predict_learn_loop_exactly(rule, seed, T, N):
     compares it with this one.)"""
     Z, y = _stream(seed, 1, T, N)
     loop_model = RULES[rule]()
-    p_loop = _loop(loop_model, Z[0], y)
     run_model = RULES[rule]()
     with compiled.engine("numpy"):
+        p_loop = _loop(loop_model, Z[0], y)
         p_run = run_model.run(Z[0], y)
     np.testing.assert_array_equal(p_run, p_loop)
     np.testing.assert_array_equal(run_model.weights_, loop_model.weights_)
@@ -806,3 +806,22 @@ def test_constructors_are_keyword_only_after_n_experts(cls):
     with pytest.raises(TypeError):
         cls(3, (0, 1))            # a second positional argument is refused
     assert cls(3).n_experts == 3
+
+
+@pytest.mark.skipif(not compiled.numba_available(), reason="Numba not installed")
+@pytest.mark.parametrize("rule", ["VAWMeta", "VAWMeta_trunc", "VAWMeta_ridge"])
+@settings(max_examples=6)
+@given(seed=SEEDS, T=st.integers(1, 40), N=st.integers(2, 9))
+def test_meta_vaw_predict_learn_loop_equals_compiled_run_bit_for_bit(rule, seed, T, N):
+    """Compiled engine: the meta VAW's ``predict_one`` then ``learn_one`` run the step of the compiled
+    kernel that ``run`` runs (``vaw.sm_step``, the forecast's u = S^{-1} z_t reused by the update),
+    so the per-step loop gives ``run``'s numbers bit for bit (paper 000 eqs. (9)-(10) on z_t)."""
+    Z, y = _stream(seed, 1, T, N)
+    with compiled.engine("numba"):
+        loop_model = RULES[rule]()
+        p_loop = _loop(loop_model, Z[0], y)
+        run_model = RULES[rule]()
+        p_run = run_model.run(Z[0], y)
+    np.testing.assert_array_equal(p_loop, p_run)
+    np.testing.assert_array_equal(loop_model.P_, run_model.P_)
+    np.testing.assert_array_equal(loop_model.w_, run_model.w_)

@@ -9,12 +9,24 @@ from hypothesis import strategies as st
 
 import omkl_core as ok
 from omkl_core import features as F
-from omkl_core import kernels
+from omkl_core import kernels, vecmath
 
 seeds = st.integers(0, 2**32 - 1)
 sigmas = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
 dims = st.integers(1, 6)
 ms = st.integers(1, 40)
+
+
+#: the cosine libraries the feature-map tests run under: NumPy's and, where installed, the fast one
+COSINES = ["numpy"] + [pytest.param(n, marks=pytest.mark.skipif(n not in vecmath.available(), reason=f"{n} not installed"))
+                       for n in vecmath.PREFERENCE if n != "numpy"]
+
+
+@pytest.fixture(autouse=True, params=COSINES)
+def cosine_library(request):
+    """Every test of this file runs once with NumPy's cosine and once with the fast one (``omkl[fast]``)."""
+    with vecmath.using(request.param):
+        yield request.param
 
 
 def _points(rng, T, d, scale=1.0):
@@ -48,9 +60,17 @@ def test_feature_map_formula_and_norm_bound(kind, sigma, d, m, seed):
     feature_map='sincos': m^-1/2 [sin(omega^T x), cos(omega^T x)] with |z|_2 = 1 (paper 003 eq. 4)."""
     X = _points(np.random.default_rng(seed ^ 0x5A5A), 5, d)
     cos = F.RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed, feature_map="cos")
-    P = cos.transform(X)
+    with ok.compiled.engine("numpy"):                   # the argument by NumPy's product: exactly the formula
+        P = cos.transform(X)
     assert P.shape == (5, m)
-    np.testing.assert_allclose(P, np.sqrt(2) * np.cos(X @ cos.omega_ + cos.b_), rtol=0, atol=0)
+    np.testing.assert_allclose(P, np.sqrt(2) * vecmath.cos(X @ cos.omega_ + cos.b_), rtol=0, atol=0)
+    if ok.compiled.numba_available():
+        # the compiled engine sums the d + 1 terms of the argument in another order: |error| <=
+        # 2 (d + 1) ulp of sum_k |x_k omega_k| + |b|, and cos is 1-Lipschitz
+        with ok.compiled.engine("numba"):
+            Pc = cos.transform(X)
+        size = np.abs(X) @ np.abs(cos.omega_) + np.abs(cos.b_)
+        assert np.all(np.abs(Pc - P) <= np.sqrt(2) * (2 * (d + 1) * np.spacing(size) + 4 * np.spacing(1.0)))
     assert np.all(np.sum(P * P, axis=1) <= 2 * m * (1 + 1e-12))
     sc = F.RandomFourierFeatures(kind, sigma, d=d, m=m, seed=seed, feature_map="sincos")
     Zs = sc.transform(X)
@@ -295,3 +315,99 @@ def test_shifted_projection_engines_agree(seed, J, T, d, m):
             scale = np.abs(X)[None, :, :, None] * np.abs(omega)[:, None, :, :]
             bound = 4 * (d + 1) * np.spacing(scale.sum(axis=2) + np.abs(b)[:, None, :])
             assert np.all(np.abs(out - ref) <= bound)
+
+
+# ------------------------------------------------------------------------ the cosine itself
+def _vaw2_arguments(m=50, T=300):
+    """The arguments <omega_j, x_t> + b_j of VAW2(m=m, seed=0) on the first T steps of Airfoil."""
+    X, _ = ok.datasets.load("airfoil")
+    (D,) = ok.mkl.vaw2._draw_dictionaries(X.shape[1], m, 1, 0, None, "cos", "numpy")
+    return (np.matmul(X[:T], D.omega_) + D.b_[:, None, :]).ravel()
+
+
+def _wide_sweep(n=400_000):
+    rng = np.random.default_rng(1)
+    a = np.exp(rng.uniform(np.log(1e-8), np.log(1e6), n)) * rng.choice([-1.0, 1.0], n)
+    return np.concatenate([a, np.linspace(-200.0, 200.0, n), [0.0, -0.0, np.pi, 2 * np.pi, 1e-300]])
+
+
+@pytest.mark.parametrize("library", [n for n in vecmath.LIBRARIES if n != "auto"])
+def test_each_cosine_library_agrees_with_np_cos_to_2_ulp_on_vaw2_arguments_and_a_wide_sweep(library):
+    """Every cosine library ``vecmath`` can use (where installed) is within ``MAX_ULP`` = 2 units in
+    the last place of ``np.cos`` on the feature map's own arguments (VAW2 on Airfoil) and on
+    |x| from 1e-8 to 1e6."""
+    if library not in vecmath.available():
+        pytest.skip(f"{library} not installed")
+    f = vecmath.cos_function(library)
+    for x in (_vaw2_arguments(), _wide_sweep()):
+        ref = np.cos(x)
+        got = f(x.copy(), np.empty_like(x))
+        ulps = np.abs(got - ref) / np.spacing(np.abs(ref))
+        assert ulps.max() <= vecmath.MAX_ULP, (library, float(ulps.max()))
+
+
+def test_auto_cosine_gives_an_element_the_same_bits_whatever_call_computes_it():
+    """The library ``"auto"`` picks computes each element independently of the call: in one array,
+    in calls of 7 elements, one at a time and through a strided view -- so ``run`` (blocks of
+    steps), ``predict_one`` (one step) and ``feature_blocks`` (groups of kernels) agree bit for bit."""
+    f = vecmath.cos_function("auto")
+    x = _vaw2_arguments(m=20, T=60)
+    whole = f(x.copy(), np.empty_like(x))
+    parts = np.concatenate([f(x[s:s + 7].copy(), np.empty(x[s:s + 7].size)) for s in range(0, x.size, 7)])
+    ones = np.array([f(x[i:i + 1].copy(), np.empty(1))[0] for i in range(1500)])
+    np.testing.assert_array_equal(parts, whole)
+    np.testing.assert_array_equal(ones, whole[:1500])
+    np.testing.assert_array_equal(f(x[::3], np.empty(x[::3].size)), whole[::3])
+
+
+def test_cosine_library_choice_auto_prefers_the_fast_one_and_falls_back_to_numpy(monkeypatch):
+    """``"auto"``: the first importable library of ``PREFERENCE``; with none installed, NumPy (the
+    same bits as ``np.cos``); a library asked for by name that is missing is an ImportError; a
+    wrong name a ValueError naming ``OMKL_COS``."""
+    x = _wide_sweep(1000)
+    with vecmath.using("auto"):
+        assert vecmath.library() == next(n for n in vecmath.PREFERENCE if n in vecmath.available())
+        monkeypatch.setattr(vecmath, "_importable", {n: n == "numpy" for n in vecmath.LIBRARIES})
+        assert vecmath.library() == "numpy"
+        np.testing.assert_array_equal(vecmath.cos(x), np.cos(x))
+    with vecmath.using("mkl"), pytest.raises(ImportError, match="omkl\\[fast\\]"):
+        vecmath.library()
+    monkeypatch.setattr(vecmath, "_library", None)                # no set_library in force: OMKL_COS
+    monkeypatch.setenv("OMKL_COS", "fastest")
+    with pytest.raises(ValueError, match="OMKL_COS"):
+        vecmath.library()
+    with pytest.raises(ValueError, match="library"):
+        vecmath.set_library("fastest")
+
+
+def test_feature_maps_are_on_the_base_class_and_draw_on_first_use_or_reset():
+    """Issue 30: ``RandomFourierFeatures`` / ``KernelDictionary`` take their parameters from the
+    constructor (repr shows every one, seed included; clone rebuilds), check them in one table,
+    and draw the frequencies on first use or ``reset()`` -- not in ``__init__``: a Generator passed
+    as ``seed`` is untouched until then."""
+    rng = np.random.default_rng(3)
+    state = rng.bit_generator.state
+    rff = F.RandomFourierFeatures("laplacian", 0.5, d=2, m=3, seed=rng)
+    D = F.KernelDictionary(["gaussian", "laplacian"], [1.0, 2.0], d=2, m=3, seed=7, feature_map="sincos")
+    assert rng.bit_generator.state == state                       # nothing drawn yet
+    assert repr(D) == ("KernelDictionary(kinds=['gaussian', 'laplacian'], sigmas=[1.0, 2.0], d=2, m=3, seed=7, "
+                       "feature_map='sincos', backend='numpy')")
+    assert "seed=" in repr(rff) and rff.get_params()["kind"] == "laplacian"
+    first = D.omega_.copy()
+    np.testing.assert_array_equal(D.reset().omega_, first)        # an int seed: the same draws again
+    np.testing.assert_array_equal(D.clone().omega_, first)
+    assert not np.array_equal(D.clone(seed=8).omega_, first)
+    assert rff.omega_.shape == (2, 3)
+    assert rng.bit_generator.state != state                       # drawn on first use
+    assert set(F.KernelDictionary._constraints()) == {"kinds", "sigmas", "d", "m", "seed", "feature_map", "backend"}
+
+
+def test_show_config_names_the_cosine_library_and_the_engine_in_force(capsys, cosine_library):
+    """``omkl_core.show_config()`` says which library computes the feature map's cosine (the one in
+    force: NumPy's or oneMKL's) and which engine runs the expert layer."""
+    ok.show_config()
+    out = capsys.readouterr().out
+    line = next(ln for ln in out.splitlines() if ln.startswith("feature map cos"))
+    assert ("oneMKL vmdCos" in line) == (cosine_library == "mkl") and ("numpy.cos" in line) == (cosine_library == "numpy")
+    with ok.compiled.engine("numpy"):
+        assert ok.config.config()["expert layer (VAW, method='auto', host)"].startswith("NumPy Woodbury block")

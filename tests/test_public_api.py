@@ -20,7 +20,7 @@ PINNED = {
     'paper003_dictionary', 'PAPER004_EXPORTS', 'Pipeline', 'preprocessing', 'protocol', 'Raker', 'registry',
     'RandomFourierFeatures', 'RBFDictionary', 'run_online', 'SFGMKL', 'SFGMKLR',
     'SingleCopyKernelOGD', 'StandardScaler', 'TargetScaler', 'Trace', 'validation', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
-    'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd',
+    'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd', 'vecmath', 'config', 'show_config',
 }
 
 

@@ -62,43 +62,6 @@ def test_numba_engine_continues_the_state_across_blocks_and_engines(seed, T, cut
     np.testing.assert_allclose(mixed.P_, np.swapaxes(mixed.P_, -1, -2), rtol=1e-10, atol=1e-12)
 
 
-@needs_numba
-@given(seed=seeds, R=st.integers(1, 2), N=st.integers(1, 4), T=st.integers(1, 45), m=st.integers(1, 12),
-       lam=lams, ridge=st.booleans(), block_size=st.integers(1, 20))
-@settings(max_examples=30)
-def test_compiled_block_driver_syrk_update_equals_numpy_engine(seed, R, N, T, m, lam, ridge, block_size):
-    """The compiled block driver's dsyrk form of S^{-1} -= V^T V (one triangle by BLAS, copied to
-    the other; used from ``vaw.SYRK_FROM_M`` features on, here forced for every m) runs the same
-    recursion (10): it agrees with the NumPy engine and the naive loop to rounding (1e-10) and
-    leaves S^{-1} exactly symmetric."""
-    Phi, y = _stream(seed, (R, N), T, m)
-    kw = dict(lam=lam, ridge=ridge, method="block", block_size=block_size)
-    with compiled.engine("numpy"):
-        a = VAWExperts(**kw).run(Phi, y)
-    with pytest.MonkeyPatch.context() as mp, compiled.engine("numba"):
-        mp.setattr(vaw_mod, "SYRK_FROM_M", 1)
-        learner = VAWExperts(**kw)
-        b = learner.run(Phi, y)
-    np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-10)
-    np.testing.assert_allclose(b, naive_expert_layer(Phi, y, lam=lam, ridge=ridge), rtol=1e-10, atol=1e-10)
-    np.testing.assert_array_equal(learner.P_, np.swapaxes(learner.P_, -1, -2))
-
-
-@needs_numba
-def test_compiled_block_driver_at_the_syrk_threshold_equals_numpy_engine():
-    """At m = ``SYRK_FROM_M`` (the default block size's 32 steps) the compiled driver takes the
-    dsyrk path on its own: same numbers as the NumPy engine to rounding, S^{-1} exactly symmetric."""
-    m = vaw_mod.SYRK_FROM_M
-    Phi, y = _stream(11, (1, 2), 70, m, scale=0.1)
-    with compiled.engine("numpy"):
-        a = VAWExperts(method="block").run(Phi, y)
-    with compiled.engine("numba"):
-        learner = VAWExperts(method="block")
-        b = learner.run(Phi, y)
-    np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-10)
-    np.testing.assert_array_equal(learner.P_, np.swapaxes(learner.P_, -1, -2))
-
-
 def test_without_numba_auto_runs_numpy_and_numba_engine_raises(monkeypatch):
     """Simulated "Numba missing": ``import numba`` fails; the default engine ("auto") then
     runs the NumPy loops (the compiled kernels are never called) with the same numbers as
@@ -119,7 +82,6 @@ def test_without_numba_auto_runs_numpy_and_numba_engine_raises(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_numba)
     monkeypatch.setattr(compiled, "_numba_ok", None)          # probe again, under the failing import
     monkeypatch.setattr(vaw_mod, "_sm_kernel", must_not_run)
-    monkeypatch.setattr(vaw_mod, "_block_kernel", must_not_run)
     assert not compiled.numba_available()
     with compiled.engine("auto"):
         assert not compiled.use_numba()

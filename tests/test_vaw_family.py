@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import omkl_core as ok
 import omkl_core.repro as repro
-from omkl_core import mkl
+from omkl_core import compiled, mkl
 from omkl_core.vaw import VAW, VAWExperts, naive_expert_layer
 
 seeds = st.integers(0, 2**32 - 1)
@@ -400,3 +400,58 @@ def test_scorecard_merge_keeps_paper_ids_and_states_the_rule(tmp_path, monkeypat
     text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
     assert "25% relative error or within 2 standard deviations" in text
     assert "| 000 | Table 2 | VAW2 | Airfoil |" in text
+
+
+@pytest.mark.skipif(not compiled.numba_available(), reason="Numba not installed")
+@pytest.mark.parametrize("kw", [{}, {"truncate": True}, {"ridge": True}], ids=["VAW2", "trunc", "ridge-experts"])
+def test_vaw2_predict_one_learn_one_give_run_numbers_bit_for_bit_on_the_compiled_engine(kw, small_stream):
+    """Issue 33: step by step, VAW2 computes each step's features as ``run`` does (the same
+    projection and cosine calls), its experts' and meta VAW's forecasts by the forecast half of the
+    compiled step (``vaw.sm_step``) and their updates (eqs. (9)-(10)) from that forecast's
+    u = S^{-1} Phi_t: the predictions, z_t and the experts' states are ``run``'s bit for bit."""
+    X, y = small_stream
+    with compiled.engine("numba"):
+        a = mkl.VAW2(m=9, seed=4, **kw)
+        run = a.run(X, y)
+        b = mkl.VAW2(m=9, seed=4, **kw)
+        loop = []
+        for x_t, y_t in zip(X, y):
+            loop.append(b.predict_one(x_t))
+            b.learn_one(x_t, y_t)
+    np.testing.assert_array_equal(np.array(loop), run)
+    np.testing.assert_array_equal(b.expert_predictions_, a.expert_predictions_)
+    np.testing.assert_array_equal(b.experts_.P_, a.experts_.P_)
+    np.testing.assert_array_equal(b.meta_.P_, a.meta_.P_)
+
+
+@pytest.mark.parametrize("engine", ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
+    not compiled.numba_available(), reason="Numba not installed"))])
+def test_vaw2_learn_one_reuses_the_forecast_of_predict_one(engine, small_stream, monkeypatch):
+    """predict_one then learn_one on the same x_t compute the features and the experts' forecasts once:
+    learn_one neither transforms x_t again nor asks the experts for u = S^{-1} Phi_t again; a
+    learn_one on another x (no predict_one before it) computes both itself, with the same result
+    as predicting first."""
+    X, y = small_stream
+    with compiled.engine(engine):
+        model = mkl.VAW2(m=5, seed=2)
+        model.predict_one(X[0])
+        calls = {"features": 0, "forecast": 0}
+        real_fb, real_fq = mkl.vaw2._step_features, model.experts_._forecast_quantities
+
+        def counting_fb(*a, **k):
+            calls["features"] += 1
+            return real_fb(*a, **k)
+
+        def counting_fq(*a, **k):
+            calls["forecast"] += 1
+            return real_fq(*a, **k)
+
+        monkeypatch.setattr(mkl.vaw2, "_step_features", counting_fb)
+        monkeypatch.setattr(model.experts_, "_forecast_quantities", counting_fq)
+        model.learn_one(X[0], y[0])
+        assert calls == {"features": 0, "forecast": 0}
+        model.learn_one(X[1], y[1])                          # no predict_one before it
+        assert calls == {"features": 1, "forecast": 1}
+        other = mkl.VAW2(m=5, seed=2)
+        other.predict_one(X[0]), other.learn_one(X[0], y[0]), other.predict_one(X[1]), other.learn_one(X[1], y[1])
+        np.testing.assert_array_equal(model.experts_.P_, other.experts_.P_)

@@ -72,10 +72,11 @@ same order and sums over the experts pairwise as NumPy does; only ``exp``/``log`
 another library, so the engines agree to rounding (tested to 1e-12 relative; ML-Poly bit for
 bit), and both reproduce opera's outputs at the same tolerance.  Both read and write the same
 state, so ``run`` / ``learn_one`` / ``run`` may be mixed on either engine; ``predict_one`` and
-``learn_one`` always run NumPy.  VAWMeta has no kernel (its step is the Sherman-Morrison core
-of ``omkl_core.vaw``, a BLAS matrix-vector product).
-Speed: ``benchmarks/bench_aggregators.py`` times both engines beside opera's C++ (its latest
-figures are in ``benchmarks/results/`` and CHANGELOG.md).
+``learn_one`` run NumPy (``learn_one`` reuses what ``predict_one`` computed for the same z_t),
+except VAWMeta's, which on the Numba engine runs the step of the expert layer's compiled kernel
+(``omkl_core.vaw.sm_step_forecast`` / ``sm_step_learn``: ``run``'s numbers bit for bit). Speed:
+``benchmarks/bench_aggregators.py`` and ``benchmarks/bench_per_step.py`` (results in
+``benchmarks/results/`` and CHANGELOG.md).
 
 Notation: p_t = weights, yhat_t = aggregate forecast, r_{t,k} = 2 (yhat_t - y_t)(yhat_t - z_{t,k})
 is opera's instantaneous regret of expert k under the "gradient trick" (linearised square

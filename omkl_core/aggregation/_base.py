@@ -132,6 +132,7 @@ class _MetaLearner(OnlineLearner):
         self._batched = False   # state created by a batched run (R, T, N)
         self.n_experts_ = None
         self.expert_predictions_ = None
+        self._forecast = None   # (t_, z, truncated z, the rule's intermediate, forecast) of predict_one
 
     # ---- state ------------------------------------------------------------------------
     def _ensure_state(self, R, N, batched):
@@ -175,6 +176,8 @@ class _MetaLearner(OnlineLearner):
         if self._bounds is None or getattr(self, "_range_warned", False):
             return
         A, B = self._bounds
+        if isinstance(y, float) and A <= y <= B:
+            return                                            # one label, inside
         ya = np.asarray(y, dtype=np.float64)
         if ya.size and (ya.min() < A or ya.max() > B):
             self._range_warned = True
@@ -209,16 +212,31 @@ class _MetaLearner(OnlineLearner):
             raise FloatingPointError(f"{type(self).__name__} produced a non-finite forecast {yhat[0]!r} at step "
                                      f"{self.t_ + 1}: its weights overflowed (z in [{v.min():.3g}, {v.max():.3g}])")
         self.expert_predictions_ = v.copy()
+        self._forecast = (self.t_, v.copy(), zb, p, yhat)   # reused by learn_one on the same z
         return float(yhat[0])
 
     def learn_one(self, z, y) -> None:
         """Observe y_t after the forecasts z_t (shape (N,)) and update the state."""
         v = self._check_z_one(z)
         yv = check_label(y, "y")
+        f = self._forecast
+        if f is not None and f[0] == self.t_ and np.array_equal(f[1], v):
+            self._learn_forecast(yv)                          # the forecast's work, not computed again
+            return
         self._warn_out_of_range(v, yv)
-        zb = truncate(v, self._bounds)[None, :]
-        self._step(zb, np.array([yv]))
+        self._forecast = None
+        self._step(truncate(v, self._bounds)[None, :], np.array([yv]))
         self.expert_predictions_ = v.copy()
+
+    def _learn_forecast(self, yv: float) -> None:
+        """The update of :meth:`learn_one` from the forecast of the last ``predict_one`` (same step,
+        same z; for a caller that knows it, e.g. ``mkl.VAW2``); ``yv`` a checked label."""
+        _, v, zb, p, yhat = self._forecast
+        self._forecast = None
+        self._warn_out_of_range(v, yv)
+        self._update(zb, np.array([yv]), yhat, p)
+        self.t_ += 1
+        self.expert_predictions_ = v
 
     def run(self, Z, y):
         """Predict-then-learn over a whole stream.

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled as _compiled
 from .. import vaw as _vaw
 from ..validation import Boolean, Options, Positive
 from ..vaw import sm_forecast, sm_predict, sm_update
@@ -64,6 +65,32 @@ class VAWMeta(_MetaLearner):
     def _reset(self):
         super()._reset()
         self._lam = float(self.lam)
+        self.P_ = None
+
+    @property
+    def P_(self):
+        """S_t^{-1} (R, N, N), exactly symmetric (the compiled step's pending update is applied and
+        its lower triangle mirrored when read)."""
+        self._flush()
+        return self.__dict__.get("_P")
+
+    @P_.setter
+    def P_(self, value):
+        self.__dict__.update(_P=value, _pending=None, _upper_stale=False)
+
+    def _flush(self) -> None:
+        """Apply the compiled step's pending rank-1 update of eq. (10) and mirror the lower triangle."""
+        d = self.__dict__
+        if d.get("_pending") is not None:
+            V, d["_pending"] = d["_pending"], None
+            _vaw.sm_step_forecast(np.zeros_like(V), d["_P"], self.w_, V, True, np.empty_like(V),
+                                  np.empty((V.shape[0], 2)))
+            d["_upper_stale"] = True
+        if d.get("_upper_stale"):
+            P = d["_P"]
+            iu, ju = np.triu_indices(P.shape[-1], 1)
+            P[:, iu, ju] = P[:, ju, iu]
+            d["_upper_stale"] = False
 
     def _init_state(self, R, N):
         self.P_ = np.broadcast_to(np.eye(N) / self._lam, (R, N, N)).copy()   # S_0^{-1} = I / lam
@@ -71,12 +98,36 @@ class VAWMeta(_MetaLearner):
         self.w_ = np.zeros((R, N)) if self.shrink_to == "zero" else np.full((R, N), 1.0 / N)
 
     def _predict_step(self, zb):
+        d = self.__dict__
+        if zb.shape[0] == 1 and _compiled.use_numba() and not (d["_P"].flags.writeable and self.w_.flags.writeable):
+            d["_P"], self.w_ = np.array(d["_P"]), np.array(self.w_)     # e.g. unpickled from a read-only map
+        if zb.shape[0] == 1 and _compiled.use_numba() and d["_P"].flags.c_contiguous and self.w_.flags.c_contiguous:
+            # one stream, compiled engine: run's arithmetic -- the pending update of the last step
+            # (eq. 10) fused with u = S^{-1} z_t in one pass, as in vaw.sm_run
+            U, RS = np.empty_like(zb), np.empty((1, 2))
+            V, d["_pending"] = d.get("_pending"), None
+            _vaw.sm_step_forecast(np.ascontiguousarray(zb), d["_P"], self.w_, U if V is None else V, V is not None,
+                                  U, RS, work=self._work(zb.shape[1]))
+            d["_upper_stale"] = True
+            r, s = RS[:, 0], RS[:, 1]
+            return (U, s, r, True), (r if self.ridge else r * (1.0 / (1.0 + s)))   # eq. (9) as sm_run
         u, s, r = sm_predict(self.P_, self.w_, zb)           # r = <b_{t-1}, S_{t-1}^{-1} z_t>
-        return (u, s, r), sm_forecast(r, s, self.ridge)      # VAW: r / (1 + s), eq. (9)
+        return (u, s, r, False), sm_forecast(r, s, self.ridge)   # VAW: r / (1 + s), eq. (9)
 
     def _update(self, zb, y, yhat, p):
-        u, s, r = p
+        u, s, r, compiled = p
+        if compiled:
+            V = np.empty_like(u)
+            _vaw.sm_step_learn(u, np.stack([r, s], axis=1), float(y[0]), self.w_, V)
+            self.__dict__["_pending"] = V                   # eq. (10): applied by the next forecast's pass
+            return
         sm_update(self.P_, self.w_, u, s, r, y)             # eq. (10), b_t = b_{t-1} + y_t z_t
+
+    def _work(self, N):
+        w = self.__dict__.get("_workspace")
+        if w is None or w.shape[1] < N or not w.flags.writeable:
+            w = self.__dict__["_workspace"] = _vaw._aligned_rows(3, N)
+        return w
 
     def _weights(self):
         return self.w_

@@ -127,8 +127,8 @@ class _RFLearner(OnlineLearner):
     def _init(self, d: int, R: int):
         rng = _backend.host_rng(self.seed)
         kinds, sigmas = _dictionary_spec(self.dictionary)
-        self.dictionaries_ = [KernelDictionary(kinds, sigmas, d=d, m=self.m, seed=rng, feature_map="sincos")
-                              for _ in range(R)]
+        self.dictionaries_ = [KernelDictionary(kinds, sigmas, d=d, m=self.m, seed=rng, feature_map="sincos").reset()
+                              for _ in range(R)]          # reset(): drawn now, before the learner's own draws
         self.kinds_, self.sigmas_ = kinds, sigmas
         self.N_ = len(kinds)
         self.d_ = d

@@ -95,8 +95,8 @@ def _draw_dictionaries(d, m, repetitions, seed, dictionary, feature_map, backend
     """R kernel dictionaries drawn one after another from host_rng(seed)."""
     rng = _backend.host_rng(seed)
     kinds, sigmas = _dictionary_spec(dictionary)
-    return [KernelDictionary(kinds, sigmas, d=d, m=m, seed=rng, feature_map=feature_map, backend=backend)
-            for _ in range(repetitions)]
+    return [KernelDictionary(kinds, sigmas, d=d, m=m, seed=rng, feature_map=feature_map, backend=backend).reset()
+            for _ in range(repetitions)]      # reset(): draw now, one dictionary after another
 
 
 #: Bytes of features per group of kernels in :func:`feature_blocks` (NumPy backend): a group's
@@ -145,6 +145,17 @@ def feature_blocks(X, dictionaries: Sequence[KernelDictionary], time_block: int 
             xp.matmul(Xb, omega[j:j + step], out=proj)                      # x^T omega   (., T_b, m)
             apply_feature_map(xp, proj, b[j:j + step], D0.feature_map, m, out=o)
         yield out.reshape(R, N, Xb.shape[0], mf)
+
+
+def _step_features(D: KernelDictionary, x):
+    """The features (N, m') of one point x as :func:`feature_blocks` computes them for a run (the
+    same projection and feature-map calls on the row, so ``predict_one`` sees ``run``'s features bit
+    for bit), without its per-block set-up for the host cos map."""
+    if D.feature_map == "cos" and D._xp is np and D.N * D.m * 8 <= CHUNK_BYTES:   # one group of kernels
+        out = np.empty((D.N, 1, D.m))
+        shifted_projection(x[None], D.omega_, D.b_, out)                          # x^T omega + b
+        return apply_feature_map(np, out, None, "cos", D.m, out=out)[:, 0]
+    return next(feature_blocks(x[None], [D], 1))[0, :, 0]
 
 
 def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5, seed=0,
@@ -332,11 +343,19 @@ class _VAWFamily(Pairing):
     def _predict_experts(self, x):
         """z_t (N,) of the N expert VAWs (eq. 9) on Phi_{theta_j}(x_t); aux: the features."""
         self._ensure(x.shape[0])
-        phi = self.dictionary_.transform(x, validate=False)                 # (N, m')
-        return np.array(self.experts_.predict_one(phi), dtype=np.float64), phi   # (N,)
+        phi = _step_features(self.dictionary_, x)                           # (N, m'), as run computes them
+        if self.experts_.batch_shape_ is None or self.experts_._xp is not np:
+            z = self.experts_.predict_one(phi)                              # creates the state
+        else:                                                               # features of a checked x
+            z = self.experts_._predict_flat(phi)
+        return np.array(z, dtype=np.float64), phi                           # (N,)
 
     def _learn_experts(self, x, y, phi):
-        self.experts_.learn_one(phi, y)                                     # eq. (10), every expert
+        cache = self.experts_._cache
+        if cache is not None and cache[0] is phi:                           # the forecast of these features
+            self.experts_._learn_forecast(y)                                # eq. (10), every expert, from its u
+        else:
+            self.experts_.learn_one(phi, y)                                 # eq. (10), every expert
 
     def _expert_stream(self, X, y, time_block: int = TIME_BLOCK):
         """Z (T, N): the expert layer block-wise (features of ``time_block`` steps per product,
@@ -359,6 +378,10 @@ class _VAWFamily(Pairing):
         bandwidths (section 4) and the truncation (eq. 28) are chosen for."""
         if getattr(self, "_unscaled_warned", False):
             return
+        lo, hi = (0.0, 1.0) if self.bounds is None else (float(self.bounds[0]), float(self.bounds[1]))
+        if isinstance(y, float) and isinstance(X, np.ndarray) and X.ndim == 1 and lo <= y <= hi \
+                and float(X @ X) <= (1.0 + 1e-9) ** 2:
+            return                                       # one step, scaled: nothing to say
         Xa = np.atleast_2d(np.asarray(X, dtype=np.float64))
         ya = np.atleast_1d(np.asarray(y, dtype=np.float64))
         norm = float(np.sqrt((Xa * Xa).sum(axis=1)).max()) if Xa.size else 0.0
