@@ -8,6 +8,7 @@ seaborn, papermill, ipykernel, JupyterLab); the library never imports it.
 * :mod:`~omkl_core.repro.notebooks`: notebook selection, staging folders, timings, progress;
 * :mod:`~omkl_core.repro.process`: children in their own session, SIGINT/SIGTERM forwarding;
 * :mod:`~omkl_core.repro.report`: results folder, stamped tables and figures, the scorecard;
+* :mod:`~omkl_core.repro.html_report`: the HTML report of a results folder (``results/report/``);
 * :mod:`~omkl_core.repro.paper_values`: the published values (``data/published_tables.csv``);
 * :mod:`~omkl_core.repro.errata`: the papers' printed statements found false, with their tests;
 * :mod:`~omkl_core.repro.claims`, :mod:`~omkl_core.repro.baselines`,
@@ -28,9 +29,9 @@ from __future__ import annotations
 
 import importlib
 
-_SUBMODULES = ("baselines", "claims", "driver", "errata", "leaderboard", "notebooks", "paper000", "paper001", "paper002",
-               "paper003", "paper004", "paper_values", "process", "regret_tables", "report", "runner",
-               "style", "timing", "verify")
+_SUBMODULES = ("baselines", "claims", "driver", "errata", "html_report", "leaderboard", "notebooks", "paper000",
+               "paper001", "paper002", "paper003", "paper004", "paper_values", "process", "regret_tables", "report",
+               "runner", "style", "timing", "verify")
 
 __all__ = list(_SUBMODULES)
 
