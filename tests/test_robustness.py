@@ -302,4 +302,25 @@ def test_scorecard_counts_only_rows_judged_within_tolerance(tmp_path, monkeypatc
     rows["within_tolerance"] = [True, np.nan]          # the second not judged (a quick run)
     repro.report.add_scorecard_rows("s", rows)
     repro.report.scorecard()
-    assert "1 of 2 rows within tolerance" in (tmp_path / "scorecard.md").read_text(encoding="utf-8")
+    text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
+    assert "1 of 1 rows within tolerance" in text and "1 row not computed at full size" in text
+    assert "| not computed at full size |" in text
+
+
+def test_quick_scorecard_marks_its_rows_not_computed_at_full_size_never_0_within_tolerance(tmp_path, monkeypatch, capsys):
+    """Issue 31: a quick run's scorecard said "12 cells, 0 within tolerance" while its own table said
+    holds = yes for 5 of them; a quick section's rows are "not computed at full size", whatever their value."""
+    import pandas as pd
+
+    monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+    monkeypatch.setenv("OMKL_MODE", "quick")
+    rows = pd.DataFrame([repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best", True),
+                         repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best on Bias", False)])
+    rows["within_tolerance"] = [True, np.nan]               # as the quick leaderboard writes them
+    repro.report.add_scorecard_rows("leaderboard_mixture", rows)
+    repro.report.scorecard(verbose=True)
+    text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
+    line = capsys.readouterr().out
+    assert "0 within tolerance" not in line and "2 not computed at full size" in line
+    assert "within tolerance." not in text and "2 rows not computed at full size" in text
+    assert text.count("| not computed at full size |") == 2 and "| yes |" not in text and "| no |" not in text

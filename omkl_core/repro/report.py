@@ -48,7 +48,7 @@ __all__ = ["results_dir", "save_table", "save_figure", "plain_log_ticks", "add_s
            "HASH_DIGITS", "TIMING_SUFFIX", "is_timing", "canonical_table", "numbers_hash", "combined_hash",
            "table_hashes",
            "SCORECARD_COLUMNS", "to_markdown", "TOLERANCE_RULE", "REL_TOL", "N_SD",
-           "within_tolerance", "cell_row", "claim_row", "compare", "scorecard_rows", "run_stamp", "set_mode", "MODES"]
+           "within_tolerance", "NOT_COMPUTED", "cell_row", "claim_row", "compare", "scorecard_rows", "run_stamp", "set_mode", "MODES"]
 
 #: The modes a run can be stamped with.
 MODES = ("quick", "full", "unspecified")
@@ -379,18 +379,39 @@ def _read_sections(parts) -> tuple[pd.DataFrame, list[str]]:
         f = pd.read_csv(p, dtype={"paper": str})   # keep "000", not 0
         if f.empty:
             continue
-        frames.append(f)
         sp = p.with_suffix(".stamp.json")
         st = json.loads(sp.read_text(encoding="utf-8")) if sp.exists() else {
             "mode": "unknown", "date": "unknown", "commit": "unknown", "machine": "unknown"}
+        frames.append(f.assign(_section=p.stem, _mode=st["mode"]))
         sections.append(f"| {p.stem} | {len(f)} | {st['mode']} | {st['date']} | `{st['commit']}` | {st['machine']} |")
-    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=SCORECARD_COLUMNS)
+    df = (pd.concat(frames, ignore_index=True) if frames
+          else pd.DataFrame(columns=[*SCORECARD_COLUMNS, "_section", "_mode"]))
     return df, sections
 
 
 def _n_true(df: pd.DataFrame) -> int:
     # True only (read back from CSV: booleans or strings; NaN = not judged, e.g. a quick run)
     return int(df["within_tolerance"].astype(str).str.lower().eq("true").sum()) if len(df) else 0
+
+
+#: What the scorecard says for a row that a quick run computed on its short horizon only.
+NOT_COMPUTED = "not computed at full size"
+
+
+def _judged(df: pd.DataFrame, quick_sections: set) -> pd.Series:
+    """Which rows carry a verdict: a boolean ``within_tolerance`` from a section that is not a quick run's."""
+    if not len(df):
+        return pd.Series([], dtype=bool)
+    known = df["within_tolerance"].astype(str).str.lower().isin(["true", "false"])
+    return known & ~df["_section"].isin(quick_sections)
+
+
+def _display(df: pd.DataFrame, judged: pd.Series) -> pd.DataFrame:
+    """The rows as scorecard.md shows them: ``within_tolerance`` yes / no / :data:`NOT_COMPUTED`."""
+    out = df.drop(columns="_section")
+    text = out["within_tolerance"].astype(str).str.lower().map({"true": "yes", "false": "no"})
+    out["within_tolerance"] = text.where(judged, NOT_COMPUTED)
+    return out
 
 
 def scorecard(verbose: bool = False) -> pd.DataFrame:
@@ -408,6 +429,12 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
     speed, speed_sections = _read_sections([p for p in parts if is_timing(p.stem)])
     root = results_dir()
     errata.write_markdown(root / "errata.md")        # results/errata.md, from the one registry
+    # a quick run's rows are computed on its short horizon only: never judged, whatever they hold
+    quick_sections = set(df.loc[df["_mode"] == "quick", "_section"]) | set(speed.loc[speed["_mode"] == "quick", "_section"])
+    judged, speed_judged = _judged(df, quick_sections), _judged(speed, quick_sections)
+    df, speed = df.drop(columns="_mode"), speed.drop(columns="_mode")
+    shown, speed_shown = _display(df, judged), _display(speed, speed_judged)
+    df = df.drop(columns="_section")
     df.to_csv(root / "scorecard.csv", index=False)
     stamp = run_stamp()
     hashes = table_hashes(root)
@@ -415,10 +442,14 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
     (root / "scorecard.stamp.json").write_text(json.dumps(
         {**stamp, "numbers_sha256": combined, "hash_digits": HASH_DIGITS, "tables": hashes}, indent=1) + "\n",
         encoding="utf-8")
-    n_in = _n_true(df)
+    n_in, n_judged = _n_true(df[judged.to_numpy()]), int(judged.sum())
+    n_quick = len(df) - n_judged
     if len(df):
-        summary = f"{n_in} of {len(df)} rows within tolerance."
-        table = to_markdown(df)
+        summary = (f"{n_in} of {n_judged} rows within tolerance." if n_judged else "No row judged.")
+        if n_quick:
+            summary += (f" {n_quick} row{'s' * (n_quick != 1)} {NOT_COMPUTED}: a quick run computes them on its "
+                        "short horizon only (the values are in its tables) and judges none of them.")
+        table = to_markdown(shown)
         origin = ("Produced by (one row per notebook section):\n\n"
                   "| section | rows | mode | date | commit | machine |\n|---|---|---|---|---|---|\n"
                   + "\n".join(sections) + "\n\n")
@@ -427,13 +458,16 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
                    f"finished in {root}. Run ./reproduce.sh (all notebooks) to fill it.")
         table, origin = "", ""
     if len(speed):
-        speed.to_csv(root / "scorecard_timing.csv", index=False)
+        speed.drop(columns="_section").to_csv(root / "scorecard_timing.csv", index=False)
+        n_speed = int(speed_judged.sum())
+        speed_summary = (f"{_n_true(speed[speed_judged.to_numpy()])} of {n_speed} speed claims hold on this machine"
+                         + (f"; {len(speed) - n_speed} {NOT_COMPUTED}" if len(speed) > n_speed else "") + ".")
         table += ("\n## Speed claims (measured CPU time; not part of the numbers hash)\n\n"
                   "Judged from CPU time (`time.process_time`, best of several runs, one BLAS thread) on the "
                   "machine named below; times live in the `*_timing` tables, never in the rows above.\n\n"
-                  f"{_n_true(speed)} of {len(speed)} speed claims hold on this machine.\n\n"
+                  f"{speed_summary}\n\n"
                   "| section | rows | mode | date | commit | machine |\n|---|---|---|---|---|---|\n"
-                  + "\n".join(speed_sections) + "\n\n" + to_markdown(speed))
+                  + "\n".join(speed_sections) + "\n\n" + to_markdown(speed_shown))
     else:
         (root / "scorecard_timing.csv").unlink(missing_ok=True)
     quick = any(" | quick | " in s for s in sections + speed_sections) or stamp["mode"] == "quick"
@@ -450,7 +484,8 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
               f"Tolerance rule: {TOLERANCE_RULE}\n\n" + origin + f"{summary}\n\n")
     (root / "scorecard.md").write_text(header + table, encoding="utf-8")
     if verbose:
-        what = f"{len(df)} cells, {n_in} within tolerance" if len(df) else "no rows yet"
+        what = (f"{len(df)} rows, {n_in} of {n_judged} judged within tolerance" if n_judged else f"{len(df)} rows")
+        what = (what + (f", {n_quick} {NOT_COMPUTED} (quick run)" if n_quick else "")) if len(df) else "no rows yet"
         print(f"scorecard ({stamp['mode']} run): {what}; numbers hash {combined[:16]}… over {len(hashes)} "
               f"tables -> {root / 'scorecard.md'}")
     return df
