@@ -466,11 +466,15 @@ def test_test_command_runs_ruff_then_pytest_with_exactly_the_users_arguments(mon
     monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append((list(cmd), kw)) or 0)
     assert driver.main(["test", "tests/test_cli.py", "-x"]) == 0
     (ruff, _), (pytest_cmd, kw) = calls
-    assert ruff[1:3] == ["check", "--quiet"] and pytest_cmd[1:] == ["-m", "pytest", "tests/test_cli.py", "-x"]
+    junit = f"--junitxml={driver._results_dir(False) / 'junit.xml'}"    # issue 31: the report reads the outcomes
+    assert ruff[1:3] == ["check", "--quiet"] and pytest_cmd[1:] == ["-m", "pytest", "tests/test_cli.py", "-x", junit]
     assert kw["env"]["HYPOTHESIS_PROFILE"] and kw["cwd"] == driver.ROOT
     calls.clear()
     assert driver.main(["test"]) == 0
-    assert calls[1][0][1:] == ["-m", "pytest", "tests"]
+    assert calls[1][0][1:] == ["-m", "pytest", "tests", junit]
+    calls.clear()
+    assert driver.main(["test", "--junitxml=elsewhere.xml"]) == 0     # the user's own JUnit path wins
+    assert calls[1][0][1:] == ["-m", "pytest", "--junitxml=elsewhere.xml"]
     calls.clear()
     monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append(list(cmd)) or 1)
     assert driver.main(["test", "-k", "x"]) == 1                  # ruff failed: pytest never starts
@@ -482,3 +486,21 @@ def test_mutants_passes_its_arguments_on(monkeypatch):
     monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append(list(cmd)) or 0)
     assert driver.main(["mutants", "--list", "--only", "x"]) == 0
     assert calls[0][1:] == [str(driver.ROOT / "tools" / "mutants.py"), "--list", "--only", "x"]
+
+
+def test_every_notebook_run_ends_by_writing_the_html_report(monkeypatch, tmp_path):
+    """Issue 31: quick and full runs write <results>/report/index.html after the scorecard, also when a
+    notebook failed (the report shows what the results folder holds)."""
+    seen, calls = {}, []
+    monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+
+    def fake_run(nbs, *, results, mode, **kw):
+        seen.update(results=results, mode=mode, scorecard=kw["scorecard"])
+        return 1
+    monkeypatch.setattr(driver, "run_notebooks", fake_run)
+    monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append((list(cmd), kw)) or 0)
+    assert driver.main(["--quick"]) == 1
+    assert seen["results"] == tmp_path / "quick" and seen["mode"] == "quick"
+    (cmd, kw), = calls
+    assert cmd[1:] == ["-c", driver.REPORT] and "html_report" in driver.REPORT
+    assert kw["env"]["OMKL_RESULTS"] == str(tmp_path / "quick")

@@ -40,6 +40,9 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 COMMANDS = ("test", "setup", "mutants", "verify")
 PROG = "./reproduce.sh"
 SCORECARD = "import omkl_core.repro.report as r; r.scorecard(verbose=True)"
+REPORT = "import omkl_core.repro.html_report as h; h.build(verbose=True)"
+#: Where ``test`` writes pytest's JUnit XML (read by the HTML report's theory register), under the results folder.
+JUNIT = "junit.xml"
 
 
 @dataclass
@@ -151,7 +154,8 @@ def _test(args: list[str], signals: Signals) -> int:
         return _error("ruff found problems (above)", 1)
     # pytest gets exactly the user's arguments: paths run only those files, options alone
     # (-k, -x) fall back to pyproject's testpaths; no argument: the whole suite
-    return run_child([sys.executable, "-m", "pytest", *(args or ["tests"])], signals, env=env, cwd=ROOT)
+    junit = [] if any(a.startswith("--junit") for a in args) else [f"--junitxml={_results_dir(False) / JUNIT}"]
+    return run_child([sys.executable, "-m", "pytest", *(args or ["tests"]), *junit], signals, env=env, cwd=ROOT)
 
 
 def _verify(args: list[str]) -> int:
@@ -184,8 +188,12 @@ def _run(inv: Invocation, signals: Signals) -> int:
     try:
         if address is not None:
             os.environ["OMKL_SCHEDULER"] = address
-        return run_notebooks(nbs, results=results, mode=mode, command=papermill_command(sys.executable, inv.quick),
-                             signals=signals, scorecard=[sys.executable, "-c", SCORECARD])
+        rc = run_notebooks(nbs, results=results, mode=mode, command=papermill_command(sys.executable, inv.quick),
+                           signals=signals, scorecard=[sys.executable, "-c", SCORECARD])
+        # the HTML report of whatever the results folder holds now (results/report/, quick: results/quick/report/)
+        if run_child([sys.executable, "-c", REPORT], signals, env={**os.environ, "MPLBACKEND": "Agg"}) != 0:
+            rc = rc or _error("writing the HTML report failed (above)", 1)
+        return rc
     finally:
         if previous is None:
             os.environ.pop("OMKL_SCHEDULER", None)
