@@ -73,14 +73,14 @@ class Figure:
 #: Captions of the figures the notebooks write (``results/figures/<name>.png``). A figure not
 #: listed here is still shown, with its name and a note that it has no caption.
 FIGURES = {
-    "datasets": Figure("000", "Paper 000, Table 1's streams: the normalised labels y_t (eqs. (33)-(34)) of AR(4), "
-                              "Airfoil, Bias, Concrete, Naval and Wine in file order."),
     "paper000_fig1": Figure("000", "Paper 000, Figure 1: the running MSE e_t = (1/t) Σ (ŷ_τ − y_τ)² of VAW2 and "
                                    "the VAW family over time on each dataset (mean over repetitions). The paper "
                                    "claims VAW2 has the lowest curve throughout on the real datasets.", ("Fig. 1",)),
     "paper000_fig2": Figure("000", "Paper 000, Figure 2: the final meta weights over the 76 experts (51 Gaussian, "
                                    "25 Laplacian kernels) of each meta-learner. The paper reads ML-Prod as sparse, "
                                    "EWA as broad and VAW2 as using negative weights.", ("Fig. 2",)),
+    "datasets": Figure("000", "Paper 000, Table 1's streams: the normalised labels y_t (eqs. (33)-(34)) of AR(4), "
+                              "Airfoil, Bias, Concrete, Naval and Wine in file order."),
     "paper001_fig1": Figure("001", "Paper 001, Figure 1: the absolute and hinge losses and their erf smoothings "
                                    "(s = 1), the losses Algorithm 1 can estimate without bias."),
     "paper001_estimator_histogram": Figure("001", "Lemma 1's estimator θ of f(E[X]) (no figure in the paper): its "
@@ -647,7 +647,8 @@ def _paper_page(site: _Site, paper: str, tables_summary: dict) -> None:
         site, [r for r in site.rows if r["paper"] == "all" and r["column"] == "claim"])
     if claims:
         parts.append("<h2>Claims</h2>" + claims)
-    figs = [f for f in site.figures if _paper_of_figure(f) == paper]
+    order = {name: i for i, name in enumerate(FIGURES)}
+    figs = sorted((f for f in site.figures if _paper_of_figure(f) == paper), key=lambda f: (order.get(f, len(order)), f))
     if figs:
         parts.append("<h2>Figures</h2>" + "".join(_figure_html(site, f) for f in figs))
     errs = [e for e in errata.ERRATA if e.paper == paper]
@@ -721,9 +722,16 @@ def _index(site: _Site, summaries: dict) -> None:
                           for t, c in pubs) or "no published table"
         cl = _claim_rows(site, paper) if paper != "all" else [r for r in site.rows if r["paper"] == "all"
                                                                 and r["column"] == "claim"]
-        counts = {v: sum(r["verdict"] == v for r in cl) for v in ("yes", "no", NOT_COMPUTED)}
-        ctext = (f"{counts['yes']} hold, {counts['no']} fail" + (f", {counts[NOT_COMPUTED]} {NOT_COMPUTED}"
-                                                                  if counts[NOT_COMPUTED] else "")) if cl else "–"
+        ctext = []
+        for label, rs in (("our run", [r for r in cl if "published" not in r["row"]]),
+                          ("published numbers", [r for r in cl if "published" in r["row"]])):
+            if rs:
+                n = {v: sum(r["verdict"] == v for r in rs) for v in ("yes", "no", NOT_COMPUTED)}
+                ctext.append(f"{label}: " + ", ".join(
+                    t for t in (f"{n['yes']} hold" if n["yes"] + n["no"] else "",
+                                f"{n['no']} fail" if n["yes"] + n["no"] else "",
+                                f"{n[NOT_COMPUTED]} {NOT_COMPUTED}" if n[NOT_COMPUTED] else "") if t))
+        ctext = "<br>".join(ctext) or "–"
         nfig = sum(_paper_of_figure(f) == paper for f in site.figures)
         trs.append(f'<tr><td><a href="{_PAGE[paper]}">{_e("Paper " + paper if paper != "all" else "Leaderboard")}'
                    f"</a></td><td>{_e(PAPER_TITLES[paper])}</td><td>{cells}</td><td>{ctext}</td><td>{nfig}</td></tr>")
