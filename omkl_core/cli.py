@@ -1,4 +1,4 @@
-"""The ``omkl`` command (also ``python -m omkl_core``).
+"""The ``omkl`` command (also ``python -m omkl_core``)::
 
     omkl datasets                          list the bundled datasets with T, d and target
     omkl models                            list the learners 'omkl run' builds and the input each takes

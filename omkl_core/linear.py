@@ -74,12 +74,19 @@ _LOG_2PI = math.log(2.0 * math.pi)
 class RidgeTrajectory:
     """Per-step quantities of one pass over a stream (what the paper's equalities sum).
 
-    gamma       : (T,) the unclipped predictions gamma_t (the means of the predictive
-                  distributions for the Bayesian learners);
-    prediction  : (T,) what ``predict_one`` returned (gamma_t^Y when ``clip`` is set);
-    denominator : (T,) 1 + x_t'A_{t-1}^{-1}x_t  (kernel form 1 + (K(x_t,x_t) - k_t'(aI+K_{t-1})^{-1}k_t)/a);
-    variance    : (T,) sigma_t^2 = sigma^2 * denominator (Bayesian learners, else NaN);
-    log_loss    : (T,) -ln N(y_t; gamma_t, sigma_t^2) (Bayesian learners, else NaN).
+    Attributes
+    ----------
+    gamma : ndarray of shape (T,)
+        The unclipped predictions gamma_t (the means of the predictive distributions for the
+        Bayesian learners).
+    prediction : ndarray of shape (T,)
+        What ``predict_one`` returned (gamma_t^Y when ``clip`` is set).
+    denominator : ndarray of shape (T,)
+        1 + x_t'A_{t-1}^{-1}x_t (kernel form 1 + (K(x_t,x_t) - k_t'(aI+K_{t-1})^{-1}k_t)/a).
+    variance : ndarray of shape (T,)
+        sigma_t^2 = sigma^2 * denominator (Bayesian learners, else NaN).
+    log_loss : ndarray of shape (T,)
+        -ln N(y_t; gamma_t, sigma_t^2) (Bayesian learners, else NaN).
     """
 
     gamma: np.ndarray

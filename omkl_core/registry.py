@@ -139,11 +139,19 @@ def _discovered() -> dict[str, type]:
 class LearnerInfo:
     """What the command line and the sweep need to know about one learner.
 
-    name : the class name; cls : the class.
-    input : ``"features"`` (raw features x_t) or ``"experts"`` (a meta-learner on the expert
+    Attributes
+    ----------
+    name : str
+        The class name.
+    cls : type
+        The class.
+    input : str
+        ``"features"`` (raw features x_t) or ``"experts"`` (a meta-learner on the expert
         forecasts z_t of y_t).
-    needs : constructor parameters without a usable default -> a plain value that builds it.
-    buildable : whether plain values (``--param``, a sweep spec) can build it; ``why_not`` says
+    needs : dict
+        Constructor parameters without a usable default -> a plain value that builds it.
+    buildable : bool
+        Whether plain values (``--param``, a sweep spec) can build it; ``why_not`` says
         why not when they cannot.
     """
 

@@ -2,7 +2,7 @@
 
 This module sits at the top of the library's dependency graph (it imports learners, datasets and
 the protocol; only the CLI imports it). It needs NumPy alone: rows are plain dicts, a pandas
-DataFrame only when asked for (``as_frame=True``).
+DataFrame only when asked for (``as_frame=True``)::
 
     rows = sweep.run({"datasets": ["airfoil", "concrete"],
                       "learners": [{"name": "VAW2", "params": {"m": 50}},

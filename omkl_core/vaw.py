@@ -157,11 +157,21 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     ``learn_one`` reuses the forecast's u = S^{-1} phi), NumPy otherwise. ``run_both`` returns the VAW
     and the online-ridge predictions of the same experts from one pass.
 
-    Attributes (after the first step)
+    Attributes
     ----------
-    P_ : (..., m, m) current S_t^{-1};  w_ : (..., m) ridge weights S_t^{-1} sum_{i<=t} y_i Phi_i;
-    t_ : number of steps learned;  batch_shape_ : the leading dimensions;  m_ : feature length.
+    P_ : ndarray of shape (..., m, m)
+        The current S_t^{-1} (after the first step, as every attribute here).
+    w_ : ndarray of shape (..., m)
+        Ridge weights S_t^{-1} sum_{i<=t} y_i Phi_i.
+    t_ : int
+        Number of steps learned.
+    batch_shape_ : tuple
+        The leading dimensions.
+    m_ : int
+        Feature length.
 
+    Notes
+    -----
     Shapes: ``run(Phi, y)`` takes Phi of shape (..., T, m) -- or an iterable of consecutive
     time blocks (..., T_b, m) -- and y of shape (T,), and returns the expert predictions
     Z of shape (..., T) as a host NumPy array (e.g. Phi (R, N, T, m) -> Z (R, N, T)).

@@ -3,17 +3,17 @@
 Every class here combines the expert predictions ``z_t = (z_{t,1}, ..., z_{t,N})`` of one
 time step into one forecast of the label ``y_t``:
 
-======================  ==========================================================  =========
-class                   rule                                                        source
-======================  ==========================================================  =========
-:class:`VAWMeta`        Vovk-Azoury-Warmuth forecaster on ``z_t`` (-> "VAW2")       P000 eqs. (9)-(10), (22)-(23), (28)
-:class:`EWA`            exponentially weighted average of truncated forecasts       P000 eqs. (28)-(30); opera ``ewa`` (ref. A.2)
-:class:`CalibratedEWA`  EWA with opera's online-calibrated learning-rate grid       opera ``ewaCalib`` (ref. A.2), opera's default ``"EWA"``
-:class:`AggregatingAlgorithm`  Vovk's AA for the square loss on ``[A, B]``          P000 sec. 4 ("VAW-Aggr"); ref. B; CBL sec. 3.5-3.6
-:class:`MLProd`         ML-Prod as coded in the R package opera                     ref. A.1, A.5 (Gaillard, Stoltz & van Erven 2014)
-:class:`MLPoly`         ML-Poly (opera's ``MLpol``)                                  ref. A.1, A.4 (Gaillard, Stoltz & van Erven 2014)
-:class:`BOA`            Bernstein Online Aggregation, opera 1.2.0 and 1.2.2 codes    ref. A.1, A.6 (Wintenberger 2017)
-======================  ==========================================================  =========
+=============================  ==========================================================  =========
+class                          rule                                                        source
+=============================  ==========================================================  =========
+:class:`VAWMeta`               Vovk-Azoury-Warmuth forecaster on ``z_t`` (-> "VAW2")       P000 eqs. (9)-(10), (22)-(23), (28)
+:class:`EWA`                   exponentially weighted average of truncated forecasts       P000 eqs. (28)-(30); opera ``ewa`` (ref. A.2)
+:class:`CalibratedEWA`         EWA with opera's online-calibrated learning-rate grid       opera ``ewaCalib`` (ref. A.2), opera's default ``"EWA"``
+:class:`AggregatingAlgorithm`  Vovk's AA for the square loss on ``[A, B]``                 P000 sec. 4 ("VAW-Aggr"); ref. B; CBL sec. 3.5-3.6
+:class:`MLProd`                ML-Prod as coded in the R package opera                     ref. A.1, A.5 (Gaillard, Stoltz & van Erven 2014)
+:class:`MLPoly`                ML-Poly (opera's ``MLpol``)                                  ref. A.1, A.4 (Gaillard, Stoltz & van Erven 2014)
+:class:`BOA`                   Bernstein Online Aggregation, opera 1.2.0 and 1.2.2 codes    ref. A.1, A.6 (Wintenberger 2017)
+=============================  ==========================================================  =========
 
 "ref." is ``../shared/reference/algorithms.md`` (sections A.1-A.6 and B), which records
 how opera implements the rules the paper ran ("These algorithms are implemented within the

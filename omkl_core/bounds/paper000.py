@@ -114,11 +114,13 @@ def paper000_theorem1_bound(comparator_loss: float, f_norm_sq: float, N: int, m:
 
 def paper000_theorem2_bound(comparator_loss: float, f_norm_sq: float, N: int, m: int,
                             Y: float, T: int, lam: float) -> float:
-    """Theorem 2, eq. (20) (VAW2: VAW experts on each kernel's m features, VAW meta-learner),
-    1/2 E_theta sum_t (<alpha_t, z_t> - y_t)^2
-    <= 1/2 sum_t (y_t - f_j(x_t))^2 + lam/2 + (lam/2 + T) ||f_j||_{H_j}^2 / m
-       + m Y^2/2 ln(1 + 2T/lam)
-       + N Y^2/2 ln(1 + N Y^2/lam (2T(T+1) + 2mT ln(1 + 2T/lam)))
+    """Theorem 2, eq. (20) (VAW2: VAW experts on each kernel's m features, VAW meta-learner)::
+
+        1/2 E_theta sum_t (<alpha_t, z_t> - y_t)^2
+        <= 1/2 sum_t (y_t - f_j(x_t))^2 + lam/2 + (lam/2 + T) ||f_j||_{H_j}^2 / m
+           + m Y^2/2 ln(1 + 2T/lam)
+           + N Y^2/2 ln(1 + N Y^2/lam (2T(T+1) + 2mT ln(1 + 2T/lam)))
+
     for every j and f_j in H_j (``comparator_loss`` = 1/2 sum_t (y_t - f_j(x_t))^2)."""
     m = check_int(m, "m")
     T = check_int(T, "T")
@@ -133,10 +135,12 @@ def paper000_theorem2_bound(comparator_loss: float, f_norm_sq: float, N: int, m:
 
 def paper000_theorem3_bound(comparator_loss: float, f_norm_sq: float, N: int, m: int,
                             Y: float, T: int, lam: float) -> float:
-    """Theorem 3, eq. (31) (VAW-EWA: VAW experts, EWA (29) on truncated predictions (28)),
-    1/2 E_theta sum_t (<alpha_t, zbar_t> - y_t)^2
-    <= 1/2 sum_t (f_j(x_t) - y_t)^2 + 4 Y^2 ln N + (lam/2 + T) ||f_j||_{H_j}^2 / m
-       + m Y^2/2 ln(1 + 2T/lam)
+    """Theorem 3, eq. (31) (VAW-EWA: VAW experts, EWA (29) on truncated predictions (28))::
+
+        1/2 E_theta sum_t (<alpha_t, zbar_t> - y_t)^2
+        <= 1/2 sum_t (f_j(x_t) - y_t)^2 + 4 Y^2 ln N + (lam/2 + T) ||f_j||_{H_j}^2 / m
+           + m Y^2/2 ln(1 + 2T/lam)
+
     for every j and f_j in H_j (``comparator_loss`` = 1/2 sum_t (f_j(x_t) - y_t)^2)."""
     N = check_int(N, "N")
     m = check_int(m, "m")

@@ -31,7 +31,7 @@ What is here, in the paper's notation
 * :func:`best_in_ball` -- the comparator ``min_{||w||^2 <= B_w} sum_t loss`` of eq. (1).
 
 Deviations from the printed text (each one checked by a test, see THEORY.md)
---------------------------------------------------------------------------
+----------------------------------------------------------------------------
 1. Algorithm 1's projection prints ``alpha_i := alpha_i sqrt(B_w)/n_t``; a projection onto
    ``||w||^2 <= B_w`` (Sec. 3.1: "rescaling the norm ... to have squared norm at most
    B_w", and the analysis of Thm. 4 / App. D) needs ``alpha_i sqrt(B_w / n_t)``. Default

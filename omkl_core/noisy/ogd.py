@@ -146,7 +146,8 @@ class NoisyKernelOGD(OnlineLearner):
     prod_mode : "vectorised" (one array expression over all stored estimates per round) or
         "loop" (the literal Subroutines 3 / 6 pair by pair in Python; the naive reference,
         same numbers up to round-off).
-    norm_update : "incremental" (``n~_t`` from ``||w_t||^2 + 2 alpha_t <w_t, Psi~_t> +
+    norm_update : {"incremental", "recompute"}
+        "incremental" (``n~_t`` from ``||w_t||^2 + 2 alpha_t <w_t, Psi~_t> +
         alpha_t^2 ||Psi~_t||^2``, O(t) per round) or "recompute" (the printed double sum
         ``sum_ij alpha_i alpha_j Prod(Psi~_i, Psi~_j)``, O(t^2) per round); equal up to round-off.
 

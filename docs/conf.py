@@ -1,0 +1,251 @@
+"""Sphinx configuration of omkl's documentation site (``./reproduce.sh docs``).
+
+Sphinx + MyST-NB + the PyData theme, the tool of the scientific-Python family (NumPy, SciPy,
+scikit-learn, pandas): autodoc reads the numpydoc docstrings as they are, MyST-NB renders the
+executed notebooks from ``results/notebooks/`` with ``nb_execution_mode = "off"`` (never executed
+again), and ``-W`` turns every warning into an error. Generated at build time into
+``docs/_generated/`` (never committed): the API pages (one per public name of ``omkl_core``, one per
+module with every name of its ``__all__``), the notebooks, the errata (from the registry), the
+benchmarks page, the CLI's help; the HTML report is copied to ``report/`` of the site.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import shutil
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))
+GEN = DOCS / "_generated"
+
+import omkl_core  # noqa: E402
+
+project = "omkl"
+author = "the omkl authors"
+copyright = "omkl authors, MIT licence"   # noqa: A001
+release = version = omkl_core.__version__
+
+extensions = ["sphinx.ext.autodoc", "sphinx.ext.autosummary", "numpydoc", "myst_nb"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "_generated/notebooks/*.log"]
+source_suffix = {".rst": "restructuredtext", ".md": "myst-nb", ".ipynb": "myst-nb"}
+root_doc = "index"
+
+# numpydoc: the docstrings' sections as they are; no class-member tables (autodoc lists the members)
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks: set = set()
+autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
+autodoc_member_order = "bysource"
+autodoc_typehints = "none"            # the numpydoc Parameters sections carry the types
+autosummary_generate = False
+
+# the executed notebooks are results: rendered as stored, never run again
+nb_execution_mode = "off"
+nb_merge_streams = True
+myst_enable_extensions = ["colon_fence"]
+myst_heading_anchors = 3
+# notebooks start with an H1 per notebook and use H3 under H1 in places: a results document,
+# not a docs source; MyST's header-level check would reject them
+# "ref.python": an attribute that many classes share (weights_, t_) named in a numpydoc Attributes
+# section is ambiguous for Sphinx, which then links the first; that is not a documentation error
+suppress_warnings = ["myst.header", "mystnb.unknown_mime_type", "ref.python"]
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"omkl {release}"
+html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2, "navbar_align": "left",
+                      "footer_start": ["copyright"], "footer_end": []}
+html_static_path: list[str] = []
+html_extra_path = [str(GEN / "extra")]   # the HTML report, copied as it is
+html_copy_source = False
+html_show_sourcelink = False
+
+# ----------------------------------------------------------------------------- public names
+#: the public namespaces of the library wing, in the order their pages appear
+LIBRARY = ["omkl_core"] + [f"omkl_core.{m}" for m in (
+    "base", "protocol", "validation", "checks", "registry", "datasets", "preprocessing", "features", "kernels",
+    "vaw", "linear", "aggregation", "mixture", "mkl", "noisy", "additive", "bounds", "interop", "sweep",
+    "compiled", "backend", "cli")]
+#: the reproduction wing (extra ``repro``)
+REPRO = [f"omkl_core.repro.{m}" for m in (
+    "report", "html_report", "paper_values", "errata", "claims", "baselines", "leaderboard", "verify", "timing",
+    "driver", "notebooks", "process", "runner", "style")]
+
+
+def public_names(modname: str) -> list[str]:
+    """The names a module exports: its ``__all__`` (submodule names of ``omkl_core`` left out: they
+    have pages of their own)."""
+    mod = importlib.import_module(modname)
+    names = list(getattr(mod, "__all__", []))
+    return [n for n in names if not inspect.ismodule(getattr(mod, n, None))]
+
+
+def _directive(obj) -> str:
+    if inspect.isclass(obj):
+        return "autoclass"
+    if inspect.isfunction(obj) or inspect.isbuiltin(obj) or callable(obj) and hasattr(obj, "__wrapped__"):
+        return "autofunction"
+    return "autodata"
+
+
+def _title(text: str, ch: str = "=") -> str:
+    return f"{text}\n{ch * len(text)}\n"
+
+
+def write_api() -> None:
+    """One page per public name of ``omkl_core`` (its ``__all__``) and one page per module listing every
+    name it exports; an object re-exported by several namespaces is documented once (the first
+    namespace in :data:`LIBRARY` order) and linked from the others."""
+    out = GEN / "api"
+    shutil.rmtree(out, ignore_errors=True)
+    (out / "names").mkdir(parents=True)
+    documented: dict[int, str] = {}
+    modules = []
+    for section, mods in (("library", LIBRARY), ("repro", REPRO)):
+        for modname in mods:
+            if modname.endswith(".preprocessing") and not (ROOT / "omkl_core" / "preprocessing.py").exists():
+                continue
+            mod = importlib.import_module(modname)
+            rows, entries = [], []
+            for name in public_names(modname):
+                obj = getattr(mod, name)
+                full = f"{modname}.{name}"
+                first = documented.get(id(obj)) if not isinstance(obj, (int, float, str, tuple, bool)) else None
+                if first is None:
+                    documented[id(obj)] = full
+                    if modname == "omkl_core":     # the top-level API: a page per name
+                        (out / "names" / f"{full}.rst").write_text(
+                            _title(name) + f"\n.. currentmodule:: omkl_core\n\n.. {_directive(obj)}:: {name}\n",
+                            encoding="utf-8")
+                        rows.append(f"   * - :py:obj:`{name} <{full}>`\n     - {_summary(obj)}")
+                    else:
+                        entries.append(f".. {_directive(obj)}:: {name}\n")
+                        rows.append(f"   * - :py:obj:`{name} <{full}>`\n     - {_summary(obj)}")
+                else:
+                    rows.append(f"   * - :py:obj:`{name} <{first}>`\n     - the same object as ``{first}``")
+            table = (".. list-table::\n   :header-rows: 0\n   :widths: 30 70\n\n" + "\n".join(rows) + "\n") if rows else ""
+            text = (_title(f"``{modname}``") + f"\n.. automodule:: {modname}\n   :no-members:\n\n"
+                    + (f".. rubric:: Public names\n\n{table}\n" if table else "")
+                    + (f".. currentmodule:: {modname}\n\n" + "\n".join(entries) if entries else ""))
+            if modname == "omkl_core":
+                text += "\n.. toctree::\n   :hidden:\n\n" + "\n".join(
+                    f"   names/{modname}.{n}" for n in public_names(modname)
+                    if (out / "names" / f"{modname}.{n}.rst").exists()) + "\n"
+            (out / f"{modname}.rst").write_text(text, encoding="utf-8")
+            modules.append((section, modname))
+    index = _title("API reference") + (
+        "\nGenerated from the docstrings (numpydoc). The library wing first: ``import omkl_core`` and its "
+        "subpackages (NumPy + SciPy only); then the reproduction wing ``omkl_core.repro`` (extra ``repro``). "
+        "Every name in a module's ``__all__`` has an entry; the top-level names each have a page.\n\n")
+    for section, caption in (("library", "Library"), ("repro", "Reproduction wing")):
+        index += f".. toctree::\n   :caption: {caption}\n   :maxdepth: 1\n\n" + "\n".join(
+            f"   {m}" for s, m in modules if s == section) + "\n\n"
+    (out / "index.rst").write_text(index, encoding="utf-8")
+
+
+def _summary(obj) -> str:
+    doc = inspect.getdoc(obj) if not isinstance(obj, (int, float, str, tuple, bool, dict, list)) else None
+    line = (doc or "").strip().split("\n\n")[0].replace("\n", " ")      # the whole first paragraph
+    line = line[:-1] if line.endswith("::") else line                     # a literal block follows there
+    return _escape_plain(line) if line else "(constant)"
+
+
+# ----------------------------------------------------------------------------- results
+def _results_folder(sub: str) -> Path | None:
+    base = Path(os.environ.get("OMKL_RESULTS") or ROOT / "results")
+    for cand in (base / sub, base / "quick" / sub):
+        if cand.is_dir() and any(cand.iterdir()):
+            return cand
+    return None
+
+
+def write_results_pages() -> None:
+    """The executed notebooks, the report, the errata, the benchmarks and the CLI help, from what is there."""
+    nb_out = GEN / "notebooks"
+    shutil.rmtree(nb_out, ignore_errors=True)
+    nb_out.mkdir(parents=True)
+    src = _results_folder("notebooks")
+    names = []
+    if src is not None:
+        for nb in sorted(src.glob("*.ipynb")):
+            if nb.name.endswith((".FAILED.ipynb",)):
+                continue
+            shutil.copyfile(nb, nb_out / nb.name)
+            names.append(nb.stem)
+    mode = "quick" if src is not None and src.parent.name == "quick" else "full"
+    where = (f"from ``{src.relative_to(ROOT) if src.is_relative_to(ROOT) else src}`` ({mode} run)"
+             if src else "none: run ``./reproduce.sh`` (or ``--quick``) first")
+    (nb_out / "index.md").write_text(
+        "# Executed notebooks\n\nThe notebooks as the last run executed them, rendered without running them again; "
+        f"source {where}."
+        + (" **Quick run**: short horizons, not a reproduction of the papers." if mode == "quick" else "")
+        + "\n\n```{toctree}\n:maxdepth: 1\n\n" + "\n".join(names) + "\n```\n", encoding="utf-8")
+    extra = GEN / "extra"
+    shutil.rmtree(extra, ignore_errors=True)
+    extra.mkdir(parents=True)
+    rep = _results_folder("report")
+    if rep is not None and (rep / "index.html").is_file():
+        shutil.copytree(rep, extra / "report")
+    report_line = ("The report of the last run: <a href=\"report/index.html\">open it</a> (static pages, "
+                   + ("a quick run" if rep is not None and rep.parent.name == "quick" else "a full run") + ")."
+                   if rep is not None else "No report yet: run ``./reproduce.sh`` (or ``--quick``) first.")
+    (GEN / "report.md").write_text(
+        "# Reproduction report\n\n```{raw} html\n<p>" + report_line + "</p>\n```\n\n"
+        "Every ``./reproduce.sh`` run writes ``results/report/index.html`` (a quick run "
+        "``results/quick/report/index.html``): each published table laid out as printed with our mean ± sd beside "
+        "the published value, the figures with their claims, the errata, the theory register with the outcome of "
+        "each test in the last ``./reproduce.sh test``, the number hashes and the ``verify`` outcome, the timing "
+        "tables. ``python -m omkl_core.repro.html_report [--quick]`` rebuilds it from the results folder.\n",
+        encoding="utf-8")
+    from omkl_core.repro import errata  # noqa: PLC0415
+
+    (GEN / "errata.md").write_text(errata.render_markdown(), encoding="utf-8")
+    bench = sorted((ROOT / "benchmarks" / "results").glob("*.md"))
+    text = "# Benchmarks\n\nThe measured tables of ``benchmarks/results/`` (each names its machine and date).\n\n"
+    for b in bench:
+        text += f"```{{include}} ../../benchmarks/results/{b.name}\n:heading-offset: 1\n```\n\n"
+    (GEN / "benchmarks.md").write_text(text, encoding="utf-8")
+    from omkl_core import cli  # noqa: PLC0415
+
+    parser = cli.build_parser()
+    helps = [("omkl --help", parser.format_help())]
+    for action in parser._actions:
+        for name, sub in (getattr(action, "choices", None) or {}).items():
+            if hasattr(sub, "format_help"):
+                helps.append((f"omkl {name} --help", sub.format_help()))
+    (GEN / "cli_help.md").write_text("".join(f"## `{cmd}`\n\n```text\n{h.rstrip()}\n```\n\n" for cmd, h in helps),
+                                     encoding="utf-8")
+
+
+
+# ----------------------------------------------------------------------------- plain-text notation
+# The docstrings write the papers' notation as plain text: |w|, ‖x‖, the attributes weights_ and
+# t_. In reStructuredText `|w|` is a substitution and `weights_` a link target; outside inline
+# literals and roles both are escaped here, so that they read as written.
+import re  # noqa: E402
+
+_KEEP = re.compile(r"(``.+?``|:[\w:.-]+:`[^`]+`|`[^`]+`_{0,2})")
+
+
+def _escape_plain(line: str) -> str:
+    parts = _KEEP.split(line)
+    for i in range(0, len(parts), 2):           # the even parts lie outside literals and roles
+        p = parts[i].replace("|", "\\|")
+        parts[i] = re.sub(r"(?<=[\w)\]])_(?=[\s.,;:)\]'\"*]|$)", r"\\_", p)
+    return "".join(parts)
+
+
+def _plain_notation(app, what, name, obj, options, lines):
+    lines[:] = [_escape_plain(line) for line in lines]
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _plain_notation, priority=600)   # after numpydoc (500)
+
+
+write_api()
+write_results_pages()
