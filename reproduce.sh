@@ -9,6 +9,7 @@
 #   ./reproduce.sh setup           set-up only
 #   ./reproduce.sh mutants [ARGS]  domain mutation testing of the theory tests (tools/mutants.py)
 #   ./reproduce.sh verify [--quick] check the recorded results
+#   ./reproduce.sh docs            the documentation site (warnings as errors) -> docs/_build/html
 #   ./reproduce.sh --no-venv ...   use PYTHON's environment as it is (e.g. conda; see README)
 #   ./reproduce.sh --help          this text and the driver's options
 #

@@ -13,7 +13,10 @@ directly from the repository root. Commands:
 * ``test [ARGS]``: ruff, then pytest with exactly ``ARGS`` (none: ``tests``);
 * ``setup``: nothing more (the bootstrap has set the environment up);
 * ``mutants [ARGS]``: ``tools/mutants.py ARGS``;
-* ``verify [--quick] [ARGS]``: :func:`omkl_core.repro.verify.main`.
+* ``verify [--quick] [ARGS]``: :func:`omkl_core.repro.verify.main`;
+* ``docs [ARGS]``: the documentation site, ``sphinx -W`` (warnings are errors) from ``docs/`` into
+  ``docs/_build/html/`` (extra ``docs``), with the executed notebooks and the HTML report of the
+  last run (ARGS go to sphinx-build).
 
 Ctrl-C / SIGTERM stop the running child within seconds (:mod:`omkl_core.repro.process`)
 and the driver exits 130 / 143. Environment: ``OMKL_RESULTS`` (results folder, default
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import shutil
 import sys
@@ -37,7 +41,7 @@ __all__ = ["ROOT", "COMMANDS", "Invocation", "parse", "main"]
 
 #: The checkout the driver belongs to.
 ROOT = Path(__file__).resolve().parent.parent.parent
-COMMANDS = ("test", "setup", "mutants", "verify")
+COMMANDS = ("test", "setup", "mutants", "verify", "docs")
 PROG = "./reproduce.sh"
 SCORECARD = "import omkl_core.repro.report as r; r.scorecard(verbose=True)"
 REPORT = "import omkl_core.repro.html_report as h; h.build(verbose=True)"
@@ -61,14 +65,15 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
         usage=f"{PROG} [--no-venv] [--quick] [--only NAME] [--local N | --scheduler ADDRESS] "
-              "[test|setup|mutants|verify [ARGS ...]]",
+              "[test|setup|mutants|verify|docs [ARGS ...]]",
         description="Set the environment up and regenerate every table and figure of the papers.",
         epilog="commands:\n"
                "  (none)            execute every notebook in notebooks/, then merge the scorecard\n"
                "  test [ARGS]       ruff, then pytest ARGS as given (test tests/test_cli.py runs only that file)\n"
                "  setup             set-up only\n"
                "  mutants [ARGS]    domain mutation testing of the theory tests (tools/mutants.py)\n"
-               "  verify [--quick]  check the recorded results (omkl_core.repro.verify)\n\n"
+               "  verify [--quick]  check the recorded results (omkl_core.repro.verify)\n"
+               "  docs [ARGS]       build the documentation site (Sphinx, warnings as errors) -> docs/_build/html\n\n"
                "Each notebook writes into a staging folder; its tables, figures, scorecard rows and\n"
                "executed copy replace the previous ones only when it succeeds.\n"
                "Ctrl-C / SIGTERM stops the whole run within seconds (exit status 130/143); an\n"
@@ -168,6 +173,25 @@ def _verify(args: list[str]) -> int:
     return int(verify.main(args) or 0)
 
 
+#: The documentation site's sources and output.
+DOCS, DOCS_OUT = ROOT / "docs", ROOT / "docs" / "_build" / "html"
+
+
+def _docs(args: list[str], signals: Signals) -> int:
+    missing = [m for m in ("sphinx", "myst_nb", "pydata_sphinx_theme", "numpydoc") if importlib.util.find_spec(m) is None]
+    if missing:
+        return _error(f"the documentation needs the extra 'docs' ({', '.join(missing)} missing): "
+                      "pip install -e '.[docs]' (./reproduce.sh setup installs it from requirements.lock)", 1)
+    print(f"[docs] sphinx-build -W: {DOCS} -> {DOCS_OUT}", flush=True)
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    rc = run_child([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-E", "-b", "html", *args,
+                    str(DOCS), str(DOCS_OUT)], signals, env=env, cwd=ROOT)
+    if rc:
+        return _error("the documentation build failed (warnings are errors; above)", 1)
+    print(f"[docs] {DOCS_OUT / 'index.html'}", flush=True)
+    return 0
+
+
 def _run(inv: Invocation, signals: Signals) -> int:
     folder = Path(os.environ.get("OMKL_NOTEBOOKS") or ROOT / "notebooks")
     try:
@@ -244,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
                 return run_child([sys.executable, str(ROOT / "tools" / "mutants.py"), *inv.args], signals, cwd=ROOT)
             if inv.command == "verify":
                 return _verify(inv.args)
+            if inv.command == "docs":
+                return _docs(inv.args, signals)
             return _run(inv, signals)
         except Interrupted as stop:
             print(f"error: interrupted ({stop.name}); no further step started", file=sys.stderr, flush=True)

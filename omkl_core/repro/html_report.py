@@ -737,8 +737,8 @@ def _index(site: _Site, summaries: dict) -> None:
                    f"</a></td><td>{_e(PAPER_TITLES[paper])}</td><td>{cells}</td><td>{ctext}</td><td>{nfig}</td></tr>")
     parts.append("<h2>Papers</h2><table><tr><th>page</th><th>paper</th><th>published tables</th><th>claims</th>"
                   f"<th>figures</th></tr>{''.join(trs)}</table>")
-    parts.append(f"<p><a href='paper000_table2.html'>Paper 000, Table 2</a> · <a href='errata.html'>errata</a> · "
-                 f"<a href='theory.html'>theory register</a> · <a href='numbers.html'>hashes and verify</a></p>")
+    parts.append("<p><a href='paper000_table2.html'>Paper 000, Table 2</a> · <a href='errata.html'>errata</a> · "
+                 "<a href='theory.html'>theory register</a> · <a href='numbers.html'>hashes and verify</a></p>")
     site.page("index.html", "Reproduction report", "".join(parts))
 
 
