@@ -60,6 +60,9 @@ html_theme = "pydata_sphinx_theme"
 html_title = f"omkl {release}"
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2, "navbar_align": "left",
                       "footer_start": ["copyright"], "footer_end": []}
+# without it the theme's script reads an empty mode on a page whose origin has no stored mode (every
+# file:// page) and logs "Got invalid theme mode" to the console
+html_context = {"default_mode": "auto"}
 html_static_path: list[str] = []
 html_extra_path = [str(GEN / "extra")]   # the HTML report, copied as it is
 html_copy_source = False
@@ -101,7 +104,7 @@ def write_results_pages() -> None:
     rep = _results_folder("report")
     if rep is not None and (rep / "index.html").is_file():
         shutil.copytree(rep, extra / "report")
-    report_line = ("The report of the last run: <a href=\"report/index.html\">open it</a> (static pages, "
+    report_line = ("The report of the last run: <a href=\"../report/index.html\">open it</a> (static pages, "
                    + ("a quick run" if rep is not None and rep.parent.name == "quick" else "a full run") + ")."
                    if rep is not None else "No report yet: run ``./reproduce.sh`` (or ``--quick``) first.")
     (GEN / "report.md").write_text(
