@@ -504,3 +504,22 @@ def test_every_notebook_run_ends_by_writing_the_html_report(monkeypatch, tmp_pat
     (cmd, kw), = calls
     assert cmd[1:] == ["-c", driver.REPORT] and "html_report" in driver.REPORT
     assert kw["env"]["OMKL_RESULTS"] == str(tmp_path / "quick")
+
+
+def test_docs_command_builds_the_site_with_warnings_as_errors(monkeypatch):
+    """Issue 31: ./reproduce.sh docs runs sphinx-build -W on docs/ into docs/_build/html (ARGS passed on)."""
+    calls = []
+    monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append((list(cmd), kw)) or 0)
+    monkeypatch.setattr(driver.importlib.util, "find_spec", lambda name: object())
+    assert driver.main(["docs", "-j", "2"]) == 0
+    (cmd, kw), = calls
+    assert cmd[1:3] == ["-m", "sphinx"] and "-W" in cmd and "-j" in cmd
+    assert cmd[-2:] == [str(driver.ROOT / "docs"), str(driver.ROOT / "docs" / "_build" / "html")]
+    monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: 1)
+    assert driver.main(["docs"]) == 1                                  # a warning fails the build
+
+
+def test_docs_command_names_the_missing_extra(monkeypatch, capsys):
+    monkeypatch.setattr(driver.importlib.util, "find_spec", lambda name: None if name == "myst_nb" else object())
+    assert driver.main(["docs"]) == 1
+    assert "myst_nb missing" in capsys.readouterr().err
