@@ -151,7 +151,7 @@ CAUSES = (
           "The text's algorithm (√2 cos features, VAW at both levels) misses VAW2 on Naval and the ML rows on Bias; "
           "the authors'-code form (m^-1/2 [sin, cos] features and an online-ridge 'VAW', variant 'tvaw') reproduces "
           "the published VAW2 column on all four real datasets: the experiments likely ran that form.",
-          ("paper000_table2_variants", "paper000_row_ratios", "E000-2")),
+          ("paper000_table2_variants", "paper000_row_ratios")),
     Cause("p000-gf-freeze", "000", "2", r"OMKL-GF.*|Raker.*", r"Airfoil|Bias|Concrete|Naval",
           "OMKL-GF's misses on Bias and Naval close under the authors' code form (J = 2, graph frozen after step "
           "302): the ablation shows the frozen graph does it. The code rows are in the same table.",
@@ -491,7 +491,7 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
             found = [c for c in CAUSES if c.matches(paper, table, row.split(" [")[0], col)]
             for c in found:
                 causes_used[c.key] = c
-            link = (" ".join(f'<a class="small" href="#cause-{c.key}">cause</a>' for c in found)
+            link = (" ".join(f'<a class="small" href="#cause-{c.key}">cause: {c.key}</a>' for c in found)
                     or '<span class="small muted">no measured cause recorded</span>')
         return (f'<td class="cell {cls}" title="{_e(tip)}"><span class="pub">published {_fmt(published)}</span>'
                 f"{body}{link}</td>")
