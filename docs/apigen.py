@@ -17,15 +17,27 @@ import shutil
 from pathlib import Path
 
 # ----------------------------------------------------------------------------- public names
+_ORDER = ("base", "protocol", "validation", "checks", "registry", "datasets", "preprocessing", "features", "kernels",
+          "vaw", "linear", "aggregation", "pairing", "mixture", "mkl", "noisy", "additive", "bounds", "oracles",
+          "interop", "sweep", "compiled", "backend", "cli")
+_REPRO_ORDER = ("report", "html_report", "paper_values", "errata", "claims", "baselines", "leaderboard",
+                "regret_tables", "verify", "timing", "driver", "notebooks", "process", "runner", "style")
+
+
+def _discover(package: str, order: tuple[str, ...], skip: tuple[str, ...] = ()) -> list[str]:
+    """The public modules of ``package`` (no leading underscore): those of ``order`` first, in that
+    order, then any other one found (a module added later gets its page without an edit here)."""
+    import pkgutil  # noqa: PLC0415
+
+    pkg = importlib.import_module(package)
+    found = {m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_") and m.name not in skip}
+    return [f"{package}.{m}" for m in order if m in found] + [f"{package}.{m}" for m in sorted(found - set(order))]
+
+
 #: the public namespaces of the library wing, in the order their pages appear
-LIBRARY = ["omkl_core"] + [f"omkl_core.{m}" for m in (
-    "base", "protocol", "validation", "checks", "registry", "datasets", "preprocessing", "features", "kernels",
-    "vaw", "linear", "aggregation", "mixture", "mkl", "noisy", "additive", "bounds", "interop", "sweep",
-    "compiled", "backend", "cli")]
+LIBRARY = ["omkl_core", *_discover("omkl_core", _ORDER, skip=("repro",))]
 #: the reproduction wing (extra ``repro``)
-REPRO = [f"omkl_core.repro.{m}" for m in (
-    "report", "html_report", "paper_values", "errata", "claims", "baselines", "leaderboard", "verify", "timing",
-    "driver", "notebooks", "process", "runner", "style")]
+REPRO = _discover("omkl_core.repro", _REPRO_ORDER)
 
 
 def public_names(modname: str) -> list[str]:

@@ -121,7 +121,7 @@ def write_results_pages() -> None:
     bench = sorted((ROOT / "benchmarks" / "results").glob("*.md"))
     text = "# Benchmarks\n\nThe measured tables of ``benchmarks/results/`` (each names its machine and date).\n\n"
     for b in bench:
-        text += f"```{{include}} ../../benchmarks/results/{b.name}\n:heading-offset: 1\n```\n\n"
+        text += f"```{{include}} ../../benchmarks/results/{b.name}\n:heading-offset: 1\n:relative-images:\n```\n\n"
     (GEN / "benchmarks.md").write_text(text, encoding="utf-8")
     from omkl_core import cli  # noqa: PLC0415
 

@@ -21,22 +21,22 @@ meta-learner's whole-stream driver sums in another order).
 
 :class:`Pairing` owns that protocol and its bookkeeping -- the forecasts of a step cached
 between ``predict_one`` and ``learn_one``, ``meta_``, ``weights_``, ``expert_predictions_``,
-``t_``, ``run`` -- and leaves the experts to a subclass:
+``t_``, ``run`` -- and leaves t  he experts to a subclass:
 
-=============================  ===============================================================
-hook                           what the subclass supplies
-=============================  ===============================================================
-``_make_meta()``               a fresh meta-learner (called by ``reset``)
-``_predict_experts(x)``        ``(z, aux)``: z_t (N,) a fresh float64 array, ``aux`` whatever
-                               ``_learn_experts`` needs again (features, an abstention mask)
-``_learn_experts(x, y, aux)``  every expert learns (x_t, y_t)
-``_expert_stream(X, y, **kw)`` ``(Z, aux)``: the experts' forecasts (T, N) over a stream,
-                               predict-then-learn, continuing from their state
-``_check_step(x, y)``,         checks / warnings on a labelled step or a stream before anything
-``_check_stream(X, y)``        learns (default: none)
-``_finish_step``,              bookkeeping after a step / a stream (extend with ``super()``)
+===============================  ===============================================================
+hook                             what the subclass supplies
+===============================  ===============================================================
+``_make_meta()``                 a fresh meta-learner (called by ``reset``)
+``_predict_experts(x)``          ``(z, aux)``: z_t (N,) a fresh float64 array, ``aux`` whatever
+                                 ``_learn_experts`` needs again (features, an abstention mask)
+``_learn_experts(x, y, aux)``    every expert learns (x_t, y_t)
+``_expert_stream(X, y, **kw)``   ``(Z, aux)``: the experts' forecasts (T, N) over a stream,
+                                 predict-then-learn, continuing from their state
+``_check_step(x, y)``,           checks / warnings on a labelled step or a stream before anything
+``_check_stream(X, y)``          learns (default: none)
+``_finish_step``,                bookkeeping after a step / a stream (extend with ``super()``)
 ``_finish_run``
-=============================  ===============================================================
+===============================  ===============================================================
 
 :class:`~omkl_core.mixture.Mixture` pairs any online learners (a list, one forecast each,
 abstentions replaced by a fallback) with any meta-learner; the VAW family pairs the batched
