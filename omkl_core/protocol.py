@@ -89,13 +89,21 @@ def mse_curve(losses) -> np.ndarray:
 class Trace:
     """Result of one online pass.
 
-    predictions : (T,) the predictions y_hat_t made *before* y_t was revealed;
-    losses      : (T,) squared losses (y_hat_t - y_t)^2;
-    mse_curve   : (T,) running mean of the losses, e_t = (1/t) sum_{tau<=t} (y_hat_tau - y_tau)^2;
-    mse         : final mean squared error e_T;
-    seconds     : wall-clock time of the pass;
-    abstained   : (T,) bool, the steps at which the learner abstained (its prediction there is
-                  the fallback f_t of the module docstring); None when it never did.
+    Attributes
+    ----------
+    predictions : ndarray of shape (T,)
+        The predictions y_hat_t made *before* y_t was revealed.
+    losses : ndarray of shape (T,)
+        Squared losses (y_hat_t - y_t)^2.
+    mse_curve : ndarray of shape (T,)
+        Running mean of the losses, e_t = (1/t) sum_{tau<=t} (y_hat_tau - y_tau)^2.
+    mse : float
+        Final mean squared error e_T.
+    seconds : float
+        Wall-clock time of the pass.
+    abstained : ndarray of shape (T,) of bool, or None
+        The steps at which the learner abstained (its prediction there is the fallback f_t of the
+        module docstring); None when it never did.
     """
 
     predictions: np.ndarray

@@ -86,7 +86,7 @@ def test_every_public_name_of_omkl_core_has_an_api_entry(api):
                 sub = out / "names" / f"omkl_core.{name}.rst"
                 own = sub.is_file() and re.search(rf"^\.\. auto\w+:: {re.escape(name)}$",
                                                   sub.read_text(encoding="utf-8"), re.M)
-            alias = re.search(rf":py:obj:`{re.escape(name)} <omkl_core[\w.]*\.{re.escape(name)}>`", text)
+            alias = re.search(rf":py:obj:`{re.escape(name)} <omkl_core[\w.]*>`", text)   # may carry another name
             if not (own or alias):
                 missing.append(f"{modname}.{name}")
     assert not missing, f"public names without an API entry: {missing}"

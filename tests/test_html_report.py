@@ -63,7 +63,7 @@ def _results(tmp_path, monkeypatch, mode: str) -> Path:
 
     res = tmp_path / ("quick" if mode == "quick" else "results")
     monkeypatch.setenv("OMKL_RESULTS", str(res))
-    repro.report.set_mode(mode)
+    monkeypatch.setenv("OMKL_MODE", mode)                # restored after the test (set_mode is not)
     pub = repro.paper_values.published_table("000", 2)
     recs, cmp_values = [], {}
     for alg in pub.index:
