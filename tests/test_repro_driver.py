@@ -493,6 +493,7 @@ def test_every_notebook_run_ends_by_writing_the_html_report(monkeypatch, tmp_pat
     notebook failed (the report shows what the results folder holds)."""
     seen, calls = {}, []
     monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+    monkeypatch.setenv("OMKL_MODE", "unspecified")        # the driver sets both; restored after the test
 
     def fake_run(nbs, *, results, mode, **kw):
         seen.update(results=results, mode=mode, scorecard=kw["scorecard"])
