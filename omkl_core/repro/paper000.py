@@ -357,9 +357,9 @@ def row_ratio_table(results, base_values, all_results, variants, s: Settings) ->
     (:func:`omkl_core.repro.baselines.row_ratios`), the calibrated-EWA variant included when run."""
     values = {(n, r): res["mse"][r] for n, res in results.items() for r in _rows()}
     values.update(base_values)
-    if "ewa_calib" in variants:
-        values.update({(n, r): res["mse"][r] for n, res in all_results["ewa_calib"].items()
-                       for r in VARIANTS["ewa_calib"][2]})
+    if "ewa_calib" in variants:                # in Table 2's dataset order (the variant's results come longest first)
+        calib = all_results["ewa_calib"]
+        values.update({(n, r): calib[n]["mse"][r] for n in results if n in calib for r in VARIANTS["ewa_calib"][2]})
     return baselines.row_ratios(values, paper="000", table=2, reference="VAW2").assign(mode=s.mode)
 
 
