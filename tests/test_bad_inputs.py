@@ -1,0 +1,163 @@
+"""Every bad input is refused, naming the argument, before any state changes (issue 35).
+
+The probe of issue 35 as a test: every online learner of :func:`omkl_core.registry.learners`
+(the 28 exported learners, ``VAWExperts`` and ``Mixture`` included) against every bad input
+of :data:`CASES` -- NaN, inf and 1e300 in the input (x, z or phi) and in the label y, complex
+values, strings, an empty input, a wrong length, a 2-D point, through ``predict_one``,
+``learn_one`` and ``run`` -- and the unusual but valid forms (lists, ints, float32), which give
+the numbers of the float64 arrays.
+
+A bad input must raise ``ValueError``/``TypeError`` whose message names the argument (the
+input: ``x``/``X``, ``z``/``Z``, ``phi``/``Phi``; the label: ``y``), and the learner's pickled
+state must be the one before the call (nothing half-done). ``run`` refuses a stream exactly
+when the predict_one/learn_one loop over it would refuse one of its steps, and before it
+learns any step of it (the loop learns the steps before the bad one; ``run`` must not).
+"""
+from __future__ import annotations
+
+import pickle
+import re
+
+import numpy as np
+import pytest
+
+from omkl_core import checks, registry
+
+LEARNERS = registry.learners()
+_INPUT = re.compile(r"(?<![A-Za-z])(x|X|z|Z|phi|Phi)(?![A-Za-z])")
+_LABEL = re.compile(r"(?<![A-Za-z])y(?![A-Za-z])")
+WARM = 3                                     # steps learned before a probe (the dimension is set)
+
+
+def _with(a, i, value, dtype=None):
+    b = np.array(a, dtype=dtype if dtype is not None else np.asarray(a).dtype)
+    b.flat[i] = value
+    return b
+
+
+# name -> (call, what it names): call(model, X, y) with X, y the rows after the warm-up
+def _p(f):
+    return lambda m, X, y: m.predict_one(f(X[0]))
+
+
+def _l(fx, fy):
+    return lambda m, X, y: m.learn_one(fx(X[0]), fy(float(y[0])))
+
+
+def _r(fX, fy):
+    return lambda m, X, y: m.run(fX(X), fy(y))
+
+
+_same = (lambda a: a)
+CASES = {
+    "predict_one x NaN": (_p(lambda x: _with(x, 0, np.nan)), _INPUT),
+    "predict_one x inf": (_p(lambda x: _with(x, 0, np.inf)), _INPUT),
+    "predict_one x 1e300": (_p(lambda x: _with(x, 0, 1e300)), _INPUT),
+    "predict_one x complex": (_p(lambda x: x + 1j), _INPUT),
+    "predict_one x strings": (_p(lambda x: np.array(["a"] * x.shape[0])), _INPUT),
+    "predict_one x empty": (_p(lambda x: np.empty(0)), _INPUT),
+    "predict_one x wrong length": (_p(lambda x: np.append(x, 0.1)), _INPUT),
+    "predict_one x 2-D": (_p(lambda x: np.stack([x, x])), _INPUT),
+    "learn_one y NaN": (_l(_same, lambda y: float("nan")), _LABEL),
+    "learn_one y inf": (_l(_same, lambda y: float("inf")), _LABEL),
+    "learn_one y 1e300": (_l(_same, lambda y: 1e300), _LABEL),
+    "learn_one y complex": (_l(_same, lambda y: complex(y, 1.0)), _LABEL),
+    "learn_one y string": (_l(_same, lambda y: "0.5"), _LABEL),
+    "learn_one x 1e300": (_l(lambda x: _with(x, 0, 1e300), _same), _INPUT),
+    "run X NaN": (_r(lambda X: _with(X, -1, np.nan), _same), _INPUT),
+    "run X 1e300": (_r(lambda X: _with(X, -1, 1e300), _same), _INPUT),
+    "run y NaN": (_r(_same, lambda y: _with(y, -1, np.nan)), _LABEL),
+    "run y 1e300": (_r(_same, lambda y: _with(y, -1, 1e300)), _LABEL),
+    "run X complex": (_r(lambda X: X + 1j, _same), _INPUT),
+    "run y complex": (_r(_same, lambda y: y + 1j), _LABEL),
+    "run X strings": (_r(lambda X: np.full(X.shape, "a"), _same), _INPUT),
+    "run y strings": (_r(_same, lambda y: np.full(y.shape, "a")), _LABEL),
+    "run y wrong length": (_r(_same, lambda y: y[:-1]), _LABEL),
+    "run X 1-D": (_r(lambda X: X[:, 0].copy(), _same), _INPUT),
+}
+
+
+def _warm(cls):
+    """A learner of ``cls`` (its first test parameters) after WARM steps, and the next rows."""
+    model = cls(**next(iter(cls._unit_test_params())))
+    X, y = checks.stream_for(model, T=WARM + 6)
+    for t in range(WARM):
+        model.predict_one(X[t])
+        model.learn_one(X[t], float(y[t]))
+    return model, X[WARM:].copy(), y[WARM:].copy()
+
+
+_WARMED: dict = {}
+
+
+def _fresh(cls):
+    if cls not in _WARMED:
+        model, X, y = _warm(cls)
+        _WARMED[cls] = (pickle.dumps(model), X, y)
+    blob, X, y = _WARMED[cls]
+    return pickle.loads(blob), X.copy(), y.copy()
+
+
+def probe(cls, case: str) -> str | None:
+    """None when ``case`` is refused as it must be, else what went wrong."""
+    call, names = CASES[case]
+    model, X, y = _fresh(cls)
+    before = pickle.dumps(model)
+    try:
+        out = call(model, X, y)
+    except (ValueError, TypeError) as exc:
+        if not names.search(str(exc)):
+            return f"refused naming no argument: {type(exc).__name__}: {exc}"
+        if pickle.dumps(model) != before:
+            return f"refused ({exc}) but the state changed"
+        return None
+    except Exception as exc:  # noqa: BLE001
+        return f"failed with {type(exc).__name__}: {exc}"
+    return f"accepted (returned {np.asarray(out).ravel()[:3]!r})"
+
+
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("name", sorted(LEARNERS))
+def test_bad_input_is_refused_naming_it_with_the_state_kept(name, case):
+    problem = probe(LEARNERS[name], case)
+    assert problem is None, f"{name}: {case}: {problem}"
+
+
+# the unusual but valid forms: the numbers of the float64 arrays
+def _predict_after(model, x, y, t=None):
+    model.learn_one(x, y)
+    return np.asarray(model.predict_one(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
+
+VALID = {
+    "predict_one x list": lambda m, X, y: (m.predict_one(X[0].tolist()), m.predict_one(X[0])),
+    "predict_one x float32": lambda m, X, y: (m.predict_one(X[0].astype(np.float32)),
+                                              m.predict_one(X[0].astype(np.float32).astype(np.float64))),
+    "predict_one x ints": lambda m, X, y: (m.predict_one(np.sign(X[0]).astype(int)),
+                                           m.predict_one(np.sign(X[0]).astype(np.float64))),
+    "learn_one y int": lambda m, X, y: (_predict_after(m, X[0], 1), _predict_after(_fresh(type(m))[0], X[0], 1.0)),
+    "run lists": lambda m, X, y: (m.run(X.tolist(), y.tolist()), _fresh(type(m))[0].run(X, y)),
+}
+
+
+@pytest.mark.parametrize("case", list(VALID))
+@pytest.mark.parametrize("name", sorted(LEARNERS))
+def test_lists_ints_and_float32_give_the_numbers_of_float64_arrays(name, case):
+    model, X, y = _fresh(LEARNERS[name])
+    got, want = VALID[case](model, X, y)
+    np.testing.assert_array_equal(np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64))
+
+
+@pytest.mark.parametrize("name", sorted(LEARNERS))
+def test_run_on_an_empty_stream_returns_nothing_and_keeps_the_state(name):
+    """The loop over no steps learns nothing: ``run`` on an empty stream returns no predictions
+    (or refuses, naming X) and leaves the state as it was."""
+    model, X, y = _fresh(LEARNERS[name])
+    before = pickle.dumps(model)
+    try:
+        out = model.run(X[:0], y[:0])
+    except ValueError as exc:
+        assert _INPUT.search(str(exc)), f"{exc!r} names no argument"
+    else:
+        assert np.asarray(out).shape[-1] == 0
+    assert pickle.dumps(model) == before, "run on an empty stream changed the state"
