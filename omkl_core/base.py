@@ -22,12 +22,14 @@ models. :func:`omkl_core.checks.check_learner` checks a learner against these co
 from __future__ import annotations
 
 import abc
+import contextvars
 import copy
+import functools
 import inspect
 
 import numpy as np
 
-from .validation import check_label, check_matrix, check_point, check_vector
+from .validation import check_label, check_matrix, check_point, check_stream, check_vector
 
 #: ``check_point(x, d=None, name="x")`` and ``check_label(y, name="y")`` are the input checks of
 #: every learner (a finite point / label, or a ValueError naming the argument)
@@ -94,6 +96,33 @@ class Base:
         """Constraints tying arguments together (e.g. ``eta`` needs ``bounds``); none by default."""
 
 
+#: the learner whose ``run`` is running (its stream checked once, not again by a ``super().run``)
+_RUNNING = contextvars.ContextVar("omkl_running", default=None)
+
+
+def _checked_run(run):
+    """Wrap a learner's ``run(X, y, ...)``: check the whole stream with the step loop's checks
+    (:func:`~omkl_core.validation.check_stream`, the input named as ``run``'s first argument)
+    before the learner's own code touches its state."""
+    if getattr(run, "_checks_stream", False):
+        return run
+    name = list(inspect.signature(run).parameters)[1]
+
+    @functools.wraps(run)
+    def checked(self, X, y, *args, **kwargs):
+        if _RUNNING.get() is self:                    # a super().run of the same learner
+            return run(self, X, y, *args, **kwargs)
+        check_stream(X, y, name)
+        token = _RUNNING.set(self)
+        try:
+            return run(self, X, y, *args, **kwargs)
+        finally:
+            _RUNNING.reset(token)
+
+    checked._checks_stream = True
+    return checked
+
+
 class OnlineLearner(Base, abc.ABC):
     """Base of every online learner: ``predict_one(x) -> float``, ``learn_one(x, y) -> None``,
     ``run(X, y)`` (the same loop over a stream, continuing from the current state),
@@ -110,6 +139,14 @@ class OnlineLearner(Base, abc.ABC):
 
     _input_kind = "features"
     _unit_test_skips: dict = {}
+
+    def __init_subclass__(cls, **kwargs):
+        # every ``run`` -- this one and each override -- refuses what the step loop refuses
+        # (NaN/inf, |value| > MAX_MAGNITUDE, complex, strings, an empty or mis-shaped stream)
+        # before it changes any state: the checks are the shared layer's, not each override's
+        super().__init_subclass__(**kwargs)
+        if "run" in cls.__dict__:
+            cls.run = _checked_run(cls.__dict__["run"])
 
     def __init__(self):
         self.reset()
@@ -139,7 +176,12 @@ class OnlineLearner(Base, abc.ABC):
         """Learn one labelled example (returns None)."""
 
     def run(self, X, y):
-        """Predict-then-learn over the stream (X, y), continuing from the current state."""
+        """Predict-then-learn over the stream (X, y), continuing from the current state.
+
+        Every ``run`` (this one and a subclass's vectorised override) first checks the whole
+        stream as the step loop checks each step (NaN/inf, values larger than
+        ``validation.MAX_MAGNITUDE``, complex values, strings, an empty stream, a label per
+        row): a stream the loop would refuse at some step is refused before any step is learned."""
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         out = np.empty(X.shape[0])
@@ -163,3 +205,6 @@ class BatchLearner(Base, abc.ABC):
     @abc.abstractmethod
     def predict(self, X):
         """Predictions for the rows of X."""
+
+
+OnlineLearner.run = _checked_run(OnlineLearner.__dict__["run"])

@@ -35,8 +35,15 @@ def _check_real(a, name: str) -> None:
         raise TypeError(f"{name} must be real, got complex values (dtype {np.asarray(a).dtype})")
 
 
-def check_magnitude(a, name: str) -> None:
-    """Raise naming ``name`` when an entry of ``a`` exceeds :data:`MAX_MAGNITUDE` in size."""
+def check_magnitude(a, name: str, xp=None) -> None:
+    """Raise naming ``name`` when an entry of ``a`` exceeds :data:`MAX_MAGNITUDE` in size
+    (``xp``: the array namespace of ``a`` when it is not a NumPy array, e.g. CuPy)."""
+    if xp is not None and xp is not np:
+        if a.size and float(xp.max(xp.abs(a))) > MAX_MAGNITUDE:
+            raise ValueError(f"{name} holds a value of size {float(xp.max(xp.abs(a))):.3g} > {MAX_MAGNITUDE:g}: "
+                             "squared losses and products overflow float64 and would turn predictions "
+                             "into NaN; rescale the data first")
+        return
     v = np.asarray(a, dtype=np.float64)
     if v.size and float(np.max(np.abs(v))) > MAX_MAGNITUDE:
         idx = np.unravel_index(int(np.argmax(np.abs(v))), v.shape) if v.ndim else ()
@@ -89,7 +96,8 @@ def check_memory(nbytes: float, what: str, limit: int | None = None) -> None:
 
 
 def check_matrix(X, name: str = "X") -> np.ndarray:
-    """Return ``X`` as a finite float64 2-D array or raise naming ``name``."""
+    """Return ``X`` as a finite float64 2-D array, no entry larger than :data:`MAX_MAGNITUDE`
+    in size, or raise naming ``name`` (complex values and strings: ``TypeError``)."""
     _check_real(X, name)
     try:
         A = np.asarray(X, dtype=np.float64)
@@ -102,6 +110,7 @@ def check_matrix(X, name: str = "X") -> np.ndarray:
     if not np.all(np.isfinite(A)):
         bad = np.argwhere(~np.isfinite(A))[0]
         raise ValueError(f"{name} contains NaN or inf (first at row {bad[0]}, column {bad[1]})")
+    check_magnitude(A, name)
     return A
 
 
@@ -114,7 +123,8 @@ def check_square_matrix(K, name: str = "K") -> np.ndarray:
 
 
 def check_vector(y, name: str = "y", length: int | None = None) -> np.ndarray:
-    """Return ``y`` as a finite float64 1-D array (optionally of ``length``)."""
+    """Return ``y`` as a finite float64 1-D array (optionally of ``length``), no entry larger
+    than :data:`MAX_MAGNITUDE` in size (complex values and strings: ``TypeError``)."""
     _check_real(y, name)
     try:
         v = np.asarray(y, dtype=np.float64)
@@ -127,6 +137,7 @@ def check_vector(y, name: str = "y", length: int | None = None) -> np.ndarray:
     if not np.all(np.isfinite(v)):
         i = int(np.flatnonzero(~np.isfinite(v))[0])
         raise ValueError(f"{name} contains NaN or inf (first at index {i})")
+    check_magnitude(v, name)
     return v
 
 
@@ -135,10 +146,62 @@ def check_point(x, d: int | None = None, name: str = "x") -> np.ndarray:
     v = check_vector(x, name)
     if v.shape[0] == 0:
         raise ValueError(f"{name} is an empty feature vector: it needs at least one feature")
-    check_magnitude(v, name)
     if d is not None and v.shape[0] != d:
         raise ValueError(f"{name} has dimension {v.shape[0]}, expected d={d}")
     return v
+
+
+def _namespace(a):
+    """The array namespace of ``a``: CuPy for a CuPy array, else NumPy."""
+    if type(a).__module__.split(".")[0] == "cupy":
+        import sys
+        return sys.modules["cupy"]
+    return np
+
+
+def _stream_array(a, name: str, ragged_ok: bool):
+    """``a`` as a checked float64 array of its namespace, or None for what is not one array
+    (an iterable of blocks; with ``ragged_ok``, a list of blocks of different lengths)."""
+    xp = _namespace(a)
+    if xp is np and not (hasattr(a, "__array__") or isinstance(a, (list, tuple, numbers.Number, str, bytes))
+                         or a is None):
+        return None
+    if xp.iscomplexobj(a) if xp is not np else np.iscomplexobj(a):
+        raise TypeError(f"{name} must be real, got complex values")
+    try:
+        A = xp.asarray(a, dtype=xp.float64)
+    except (TypeError, ValueError) as exc:
+        if ragged_ok and "inhomogeneous" in str(exc):
+            return None
+        raise TypeError(f"{name} must be a numeric array: {exc}") from None
+    if not bool(xp.all(xp.isfinite(A))):
+        first = np.argwhere(~np.isfinite(np.asarray(A.get() if xp is not np else A)))[0]
+        raise ValueError(f"{name} contains NaN or inf (first at index {tuple(int(i) for i in first)})")
+    check_magnitude(A, name, xp)
+    return A
+
+
+def check_stream(X, y, name: str = "X"):
+    """The checks of the predict_one/learn_one loop, on a whole stream at once.
+
+    What ``OnlineLearner.run`` checks before a learner's own ``run`` touches its state (so that
+    ``run`` refuses exactly the streams on which the step loop would refuse a step, and
+    before learning any step of them): ``X`` (``name``; rows of inputs, (..., T, d)) and ``y``
+    are real, finite, no entry larger than :data:`MAX_MAGNITUDE` in size, ``X`` is at least
+    2-D and non-empty (the shapes of ``y`` a learner accepts -- (T,), or (R, T) for R
+    repetitions -- are its own ``run``'s check). An ``X`` that is not one array (an
+    iterable of time blocks) is left to the learner. Returns ``(T, shape of X)`` (``None``
+    where ``X`` was left to the learner)."""
+    A = _stream_array(X, name, ragged_ok=True)
+    T = None
+    if A is not None:
+        if A.ndim < 2:
+            raise ValueError(f"{name} must hold one row per time step ((T, d), at least 2-D), got shape {A.shape}")
+        T = A.shape[-2]
+        if T == 0 or A.shape[-1] == 0:
+            raise ValueError(f"{name} must be non-empty (an empty stream has nothing to predict), got shape {A.shape}")
+    _stream_array(y, "y", ragged_ok=False)      # its shape (T,) or (R, T): the learner's own check
+    return T, (None if A is None else A.shape)
 
 
 def check_scalar(value, name: str) -> float:

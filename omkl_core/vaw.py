@@ -73,6 +73,7 @@ from .validation import (
     Options,
     Positive,
     check_label,
+    check_magnitude,
     check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
 )
 
@@ -302,7 +303,12 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     def _check_phi(self, phi, name: str = "phi", has_time: bool = False):
         """Return phi as a backend float64 array, its batch shape, validated."""
         xp = self._xp
-        a = xp.asarray(phi, dtype=xp.float64) if xp is not np else np.asarray(phi, dtype=np.float64)
+        if np.iscomplexobj(phi) if xp is np else xp.iscomplexobj(phi):
+            raise TypeError(f"{name} must be real, got complex values")
+        try:
+            a = xp.asarray(phi, dtype=xp.float64) if xp is not np else np.asarray(phi, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a numeric array: {exc}") from None
         min_nd = 2 if has_time else 1
         if a.ndim < min_nd:
             raise ValueError(f"{name} must have at least {min_nd} dimension(s) "
@@ -310,6 +316,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         if a.shape[-1] == 0:
             raise ValueError(f"{name} has zero features (shape {a.shape})")
         _finite_or_raise(xp, a, name)
+        check_magnitude(a, name, xp)
         batch = a.shape[:-2] if has_time else a.shape[:-1]
         if self.batch_shape_ is None:
             self._init_state(batch, a.shape[-1])

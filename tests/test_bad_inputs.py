@@ -64,8 +64,13 @@ CASES = {
     "learn_one y complex": (_l(_same, lambda y: complex(y, 1.0)), _LABEL),
     "learn_one y string": (_l(_same, lambda y: "0.5"), _LABEL),
     "learn_one x 1e300": (_l(lambda x: _with(x, 0, 1e300), _same), _INPUT),
+    "learn_one x NaN": (_l(lambda x: _with(x, 0, np.nan), _same), _INPUT),
+    "learn_one x complex": (_l(lambda x: x + 1j, _same), _INPUT),
+    "learn_one x wrong length": (_l(lambda x: np.append(x, 0.1), _same), _INPUT),
+    "learn_one y None": (_l(_same, lambda y: None), _LABEL),
     "run X NaN": (_r(lambda X: _with(X, -1, np.nan), _same), _INPUT),
     "run X 1e300": (_r(lambda X: _with(X, -1, 1e300), _same), _INPUT),
+    "run X inf": (_r(lambda X: _with(X, -1, -np.inf), _same), _INPUT),
     "run y NaN": (_r(_same, lambda y: _with(y, -1, np.nan)), _LABEL),
     "run y 1e300": (_r(_same, lambda y: _with(y, -1, 1e300)), _LABEL),
     "run X complex": (_r(lambda X: X + 1j, _same), _INPUT),
@@ -161,3 +166,24 @@ def test_run_on_an_empty_stream_returns_nothing_and_keeps_the_state(name):
     else:
         assert np.asarray(out).shape[-1] == 0
     assert pickle.dumps(model) == before, "run on an empty stream changed the state"
+
+
+def test_noisy_kernel_ogd_refuses_a_negative_label_bound():
+    """``y_max`` bounds |y_t| (paper 001 Lemma 2's gradient bound): a negative one is refused."""
+    from omkl_core.noisy import NoisyKernelOGD
+    params = next(iter(NoisyKernelOGD._unit_test_params()))
+    with pytest.raises(ValueError, match="y_max"):
+        NoisyKernelOGD(**{**params, "y_max": -1.0})
+
+
+def test_river_adapter_refuses_a_missing_label_naming_y():
+    pytest.importorskip("river")
+    import omkl_core as ok
+    from omkl_core.interop import to_river
+    model = to_river(ok.OnlineRidge())
+    model.learn_one({"a": 0.5}, 0.25)
+    before = pickle.dumps(model.learner_)
+    for bad in (None, "0.5", complex(0.5, 1.0), float("nan"), 1e300):
+        with pytest.raises((TypeError, ValueError), match="y"):
+            model.learn_one({"a": 1.0}, bad)
+    assert pickle.dumps(model.learner_) == before

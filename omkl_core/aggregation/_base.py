@@ -53,6 +53,8 @@ def _check_n_experts(n_experts, minimum: int):
 
 
 def _as_float_array(a, name):
+    if np.iscomplexobj(a):              # np.asarray would drop the imaginary part with a ComplexWarning
+        raise TypeError(f"{name} must be real, got complex values")
     try:
         return np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -165,6 +167,7 @@ class _MetaLearner(OnlineLearner):
         if not np.all(np.isfinite(v)):
             i = int(np.flatnonzero(~np.isfinite(v))[0])
             raise ValueError(f"z contains NaN or inf (first at index {i})")
+        check_magnitude(v, "z")
         self._ensure_state(1, v.shape[0], False)
         return v
 

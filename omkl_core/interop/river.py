@@ -204,9 +204,7 @@ class RiverRegressor(base.MiniBatchRegressor):
 
     def learn_one(self, x, y, **kwargs) -> None:
         """Reveal ``y`` for the dict ``x``; the learner updates."""
-        y = float(y)
-        if not math.isfinite(y):
-            raise ValueError(f"y must be finite, got {y!r}")
+        y = check_label(y, "y")                # a real, finite label (None: TypeError naming y)
         self.learner_.learn_one(self._vector(x), y)
         self._label_sum += y
         self._n_labels += 1

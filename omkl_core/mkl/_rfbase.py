@@ -34,9 +34,9 @@ from ..validation import (
     Positive,
     Seed,
     check_int,
+    check_label,
     check_matrix,
     check_point,
-    check_scalar,
     check_vector,
 )
 
@@ -234,7 +234,7 @@ class _RFLearner(OnlineLearner):
 
     def learn_one(self, x, y) -> None:
         """Observe y_t and update theta, the kernel weights (and node weights)."""
-        y = check_scalar(y, "y")
+        y = check_label(y, "y")   # finite, |y| <= MAX_MAGNITUDE
         x = check_point(x, name="x")
         self._ensure(x.shape[0])
         st = self._predict_cached(x)

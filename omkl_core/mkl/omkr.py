@@ -26,9 +26,9 @@ from ..validation import (
     Options,
     Positive,
     Real,
+    check_label,
     check_matrix,
     check_point,
-    check_scalar,
     check_vector,
 )
 
@@ -155,7 +155,7 @@ class OMKR(OnlineLearner):
         return self._predict(x)[1]
 
     def learn_one(self, x, y) -> None:
-        y = check_scalar(y, "y")
+        y = check_label(y, "y")   # finite, |y| <= MAX_MAGNITUDE
         x = self._check_x(x)
         f, _ = self._predict(x)
         self._update(x, y, f)

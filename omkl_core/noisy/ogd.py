@@ -11,15 +11,15 @@ from ..base import OnlineLearner
 from ..validation import (
     Check,
     Integer,
+    NonNegative,
     Optional,
     Options,
     Positive,
-    Real,
     Seed,
+    check_label,
     check_matrix,
     check_point,
     check_positive,
-    check_scalar,
     check_vector,
 )
 from .estimates import EstimateStore, prod_matrix, prod_point_matrix
@@ -198,7 +198,7 @@ class NoisyKernelOGD(OnlineLearner):
         "eta": Check(_check_eta, invalid=["fast", 0.0, float("nan")]),
         "p": Check(check_p, invalid=[1.0, 0.5, float("nan")]),
         "B_x": Optional(Positive()),
-        "y_max": Real(),
+        "y_max": NonNegative(),         # a bound on |y_t|
         "projection": Options("exact", "printed"),
         "noise_seed": Optional(Seed()),
         "prod_mode": Options("vectorised", "loop"),
@@ -318,7 +318,7 @@ class NoisyKernelOGD(OnlineLearner):
     def learn_one(self, x, y) -> None:
         """One round: ``x`` is the oracle ``A_t`` (an :class:`Oracle`) or an instance that
         the learner's ``noise`` law turns into one."""
-        y = check_scalar(y, "y")
+        y = check_label(y, "y")   # finite, |y| <= MAX_MAGNITUDE
         orc = self._oracle(x)
         q0 = orc.n_queries
         p, t = self._p, self.t_
@@ -427,12 +427,17 @@ class SingleCopyKernelOGD(OnlineLearner):
             return np.zeros(X.shape[0])
         return self.alpha_ @ self.kernel.gram(self.points_, X)
 
+    def _d(self):
+        """The input dimension of the points stored so far (None before the first)."""
+        return self._P.shape[1] if self._P is not None and self.t_ else None
+
     def predict_one(self, x):
-        return float(self.score(check_point(x, name="x")[None, :])[0])
+        return float(self.score(check_point(x, d=self._d(), name="x")[None, :])[0])
 
     def learn_one(self, x, y):
-        y = check_scalar(y, "y")
-        orc = x if isinstance(x, Oracle) else self._noise.oracle(check_point(x, name="x"), self.rng_, t=self.t_)
+        y = check_label(y, "y")   # finite, |y| <= MAX_MAGNITUDE
+        orc = x if isinstance(x, Oracle) else self._noise.oracle(check_point(x, d=self._d(), name="x"),
+                                                                 self.rng_, t=self.t_)
         xt = orc.query(1)[0]
         t = self.t_
         if t + 1 > self._cap:
