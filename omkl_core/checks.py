@@ -3,8 +3,10 @@
 River's ``river.checks.check_estimator`` is the model. Each check is a small function
 ``check_xxx(learner, X, y)`` that raises ``AssertionError`` when the learner breaks one
 convention of :class:`omkl_core.base.OnlineLearner`; :func:`yield_checks` lists them and
-:func:`check_learner` runs them all, each on a fresh clone of the learner, and re-raises the
-first failure as an ``AssertionError`` that names the check.
+:func:`check_learner` runs them all, each on a fresh clone of the learner and its own read-only
+copy of the test stream (:func:`run_check`), and re-raises the first failure as an
+``AssertionError`` that names the check; a failed comparison names the largest difference (its
+size, index and both values).
 
 The conventions checked:
 
@@ -12,7 +14,10 @@ The conventions checked:
   continues from the current state: ``run(X[:k]); run(X[k:])`` equals ``run(X)``, bit for bit
   (so a progress bar that runs a stream in chunks cannot change a result); ``t_`` counts the
   steps learned;
-* ``learn_one`` returns ``None`` and does not modify its input;
+* ``learn_one`` returns ``None`` and does not modify its input (no learner may write into its
+  input: every check's stream is read-only);
+* ``predict_one`` changes no state (the same x gives the same value twice, the pickled state
+  stays the same);
 * a learner pickled mid-stream continues with the same predictions;
 * ``reset()`` returns the learner and ``reset()`` / ``clone()`` give a learner that predicts
   as a fresh instance does; two fresh instances (same seed) give the same numbers;
@@ -65,7 +70,7 @@ from . import registry as _registry
 from .backend import to_numpy
 from .base import OnlineLearner
 
-__all__ = ["check_learner", "yield_checks", "stream_for"]
+__all__ = ["check_learner", "yield_checks", "run_check", "stream_for"]
 
 #: the plain types whose ``repr`` ``eval`` rebuilds
 _PLAIN = (type(None), bool, int, float, str)
@@ -120,8 +125,41 @@ def _same_params(a: dict, b: dict) -> bool:
     return True
 
 
+def _compare(got, want, what: str, *, rtol: float = 0.0, atol: float = 0.0, labels=("got", "expected")):
+    """Raise ``AssertionError`` unless ``got`` equals ``want`` (to ``rtol``/``atol``; NaN equals
+    NaN), naming how many values differ and the *largest* difference: its size, its index and
+    both values (NaN against a number counts as an infinite difference)."""
+    a = np.asarray(got, dtype=np.float64)
+    b = np.asarray(want, dtype=np.float64)
+    if a.shape != b.shape:
+        raise AssertionError(f"{what}: {labels[0]} has shape {a.shape}, {labels[1]} {b.shape}")
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.abs(a - b)
+        same = (a == b) | (np.isnan(a) & np.isnan(b)) | (diff <= atol + rtol * np.abs(b))
+    if bool(np.all(same)):
+        return
+    size = np.where(same, -1.0, np.where(np.isnan(diff), np.inf, diff))
+    i = np.unravel_index(int(np.argmax(size)), size.shape) if size.ndim else ()
+    where = f" at index {list(map(int, i))}" if size.ndim else ""
+    tol = f" (rtol={rtol:g}, atol={atol:g})" if rtol or atol else ""
+    raise AssertionError(f"{what}: {int(np.count_nonzero(~same))} of {same.size} values differ{tol}; the largest "
+                         f"difference is {float(size[i]):.6g}{where}: {labels[0]} {float(a[i])!r}, "
+                         f"{labels[1]} {float(b[i])!r}")
+
+
 def _equal(a, b, what: str):
-    np.testing.assert_array_equal(a, b, err_msg=what)
+    _compare(a, b, what)
+
+
+def _readonly(a):
+    """A read-only copy of ``a`` (a learner that writes into its input fails the check)."""
+    c = np.array(a, dtype=np.float64, copy=True)
+    c.flags.writeable = False
+    return c
+
+
+def _state(learner) -> bytes:
+    return pickle.dumps(learner)
 
 
 # --------------------------------------------------------------------------- the checks
@@ -129,8 +167,8 @@ def check_run_equals_loop(learner, X, y):
     """``run(X, y)`` gives the predictions of the predict_one/learn_one loop (to 1e-9)."""
     loop = _loop(learner.clone(), X, y)
     vec = _run(learner, X, y)
-    np.testing.assert_allclose(vec, loop, rtol=1e-9, atol=1e-12,
-                               err_msg="run(X, y) differs from the predict_one/learn_one loop")
+    _compare(vec, loop, "run(X, y) differs from the predict_one/learn_one loop", rtol=1e-9, atol=1e-12,
+             labels=("run", "loop"))
 
 
 def check_run_continues_from_state(learner, X, y):
@@ -151,19 +189,32 @@ def check_run_continues_from_state(learner, X, y):
         if k % align == 0:
             _equal(both, whole, f"run(X[:{k}]); run(X[{k}:]) differs from run(X)")
         else:
-            np.testing.assert_allclose(both, whole, rtol=1e-9, atol=1e-12,
-                                       err_msg=f"run(X[:{k}]); run(X[{k}:]) differs from run(X)")
+            _compare(both, whole, f"run(X[:{k}]); run(X[{k}:]) differs from run(X)", rtol=1e-9, atol=1e-12,
+                     labels=("two runs", "one run"))
 
 
 def check_learn_one(learner, X, y):
     """``learn_one`` returns None, does not modify its input and counts the step in ``t_``."""
     for t in range(6):
-        x = X[t].copy()
+        x = _readonly(X[t])
         before = x.copy()
         learner.predict_one(x)
         assert learner.learn_one(x, float(y[t])) is None, "learn_one returned a value"
         _equal(x, before, "learn_one modified its input x")
         assert learner.t_ == t + 1, f"t_ = {learner.t_} after {t + 1} learn_one calls"
+
+
+def check_predict_one_keeps_state(learner, X, y):
+    """``predict_one`` changes no state: on the same x it gives the same value again, and the
+    pickled learner after the second call is the one after the first (a learner may cache what
+    the first call computed for ``learn_one``, e.g. the node OMKL-GF draws for round t)."""
+    _loop(learner, X[:5], y[:5])
+    x = X[5]
+    first = learner.predict_one(x)
+    state = _state(learner)
+    second = learner.predict_one(x)
+    _compare(second, first, "predict_one(x) called twice gives two values", labels=("second", "first"))
+    assert _state(learner) == state, "predict_one(x) changed the learner's state (pickled state differs)"
 
 
 def check_pickle_mid_stream(learner, X, y):
@@ -254,7 +305,7 @@ def yield_checks(learner):
     """The checks that apply to ``learner`` (those named in ``_unit_test_skips`` are left out)."""
     skips = getattr(learner, "_unit_test_skips", {})
     for check in (check_run_equals_loop, check_run_continues_from_state, check_learn_one,
-                  check_pickle_mid_stream, check_reset_equals_fresh, check_clone_equals_fresh,
+                  check_predict_one_keeps_state, check_pickle_mid_stream, check_reset_equals_fresh, check_clone_equals_fresh,
                   check_deterministic, check_repr, check_every_parameter_constrained,
                   check_bad_parameters_are_named, check_rejects_nan):
         if check.__name__ not in skips:
@@ -269,7 +320,14 @@ def check_learner(learner) -> None:
     X, y = stream_for(learner)
     for check in yield_checks(learner):
         try:
-            check(learner.clone(), X, y)
+            run_check(check, learner, X, y)
         except Exception as exc:  # noqa: BLE001  (any failure is reported as the check's)
             raise AssertionError(f"{check.__name__} failed for {learner!r}: {exc}") from exc
+
+
+def run_check(check, learner, X, y) -> None:
+    """Run one check on a fresh clone of ``learner`` and its own read-only copy of the stream
+    (X, y): no check sees what another check's learner did to its input, and a learner that
+    writes into its input fails the check it does it in (NumPy refuses the write)."""
+    check(learner.clone(), _readonly(X), _readonly(y))
 

@@ -62,7 +62,7 @@ def test_every_exported_learner_is_an_online_learner_with_test_parameters():
 def test_conformance(cls, i, check):
     learner = cls(**list(cls._unit_test_params())[i])
     X, y = checks.stream_for(learner)
-    check(learner.clone(), X, y)
+    checks.run_check(check, learner, X, y)
 
 
 def test_check_learner_runs_every_check():
@@ -147,7 +147,36 @@ class _AcceptsNaN(_Mean):
         self.t_ += 1
 
 
+class _WritesInput(_Mean):
+    """Writes zeros into its input x (the first broken learner of issue 35)."""
+
+    def learn_one(self, x, y):
+        super().learn_one(x, y)
+        x[:] = 0.0
+
+
+class _PredictLearns(_Mean):
+    """predict_one changes the state (issue 35's learner: three calls on the same x give 2.0,
+    2.333, 2.667); run equals its loop, so only the state check can see it."""
+
+    def predict_one(self, x):
+        out = super().predict_one(x)
+        self.total_ += 1.0 / 3.0
+        return out
+
+
+class _RunDrifts(_Mean):
+    """run() drifts away from the loop by 1e-3 t at step t: 24 of 25 values differ, the largest at
+    the last step (index 24), beyond the first few that NumPy's report would list."""
+
+    def run(self, X, y):
+        out = super().run(X, y)
+        return out + 1e-3 * np.arange(out.shape[0])
+
+
 @pytest.mark.parametrize(("cls", "check"), [
+    (_WritesInput, "check_run_equals_loop"),
+    (_PredictLearns, "check_predict_one_keeps_state"),
     (_RunRestarts, "check_run_continues_from_state"),
     (_LearnReturns, "check_learn_one"),
     (_Unconstrained, "check_every_parameter_constrained"),
@@ -162,6 +191,45 @@ def test_check_learner_names_the_failed_check(cls, check):
     checks.check_learner(_Mean())               # the correct learner passes
     with pytest.raises(AssertionError, match=check):
         checks.check_learner(cls())
+
+
+def test_a_learner_that_writes_into_its_input_fails_by_the_check_it_writes_in():
+    """Each check gets its own read-only copy of the stream: the first check that lets the learner
+    learn fails, naming the write, and no later check sees a stream it overwrote."""
+    X, y = checks.stream_for(_Mean())
+    for check in checks.yield_checks(_WritesInput()):
+        if check.__name__ in ("check_repr", "check_every_parameter_constrained", "check_bad_parameters_are_named"):
+            continue                                    # they never call learn_one
+        with pytest.raises(ValueError, match="read-only"):
+            checks.run_check(check, _WritesInput(), X, y)
+        checks.run_check(check, _Mean(), X, y)
+    assert np.all(X != 0.0)                             # the caller's stream is untouched
+
+
+def test_predict_one_that_changes_the_state_is_named():
+    model = _PredictLearns()
+    model.learn_one(np.zeros(3), 2.0)
+    assert [round(model.predict_one(np.zeros(3)), 3) for _ in range(3)] == [2.0, 2.333, 2.667]
+    with pytest.raises(AssertionError, match="check_predict_one_keeps_state.*twice"):
+        checks.check_learner(_PredictLearns())
+
+
+def test_a_failed_comparison_names_the_largest_difference():
+    with pytest.raises(AssertionError) as info:
+        checks.check_learner(_RunDrifts())
+    msg = str(info.value)
+    assert "check_run_equals_loop" in msg
+    assert "24 of 25 values differ" in msg
+    assert "the largest difference is 0.024 at index [24]" in msg
+    X, y = checks.stream_for(_Mean())
+    want = _Mean().run(X, y)
+    assert f"run {float(want[24] + 0.024)!r}, loop {float(want[24])!r}" in msg
+
+
+def test_the_comparison_counts_nan_against_a_number_as_the_largest_difference():
+    with pytest.raises(AssertionError, match=r"2 of 3 values differ; the largest difference is inf at index \[2\]"):
+        checks._compare([1.0, 5.0, np.nan], [1.0, 2.0, 0.5], "x")
+    checks._compare([1.0, np.nan], [1.0, np.nan], "NaN equals NaN")
 
 
 def test_check_learner_refuses_a_non_learner():
