@@ -92,6 +92,7 @@ import math
 import os
 import time
 import tomllib
+import zipfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from functools import lru_cache
@@ -256,7 +257,12 @@ class Store:
 
     A result is a dict of plain values (numbers, strings, lists, nested dicts); NumPy arrays
     anywhere inside it go, exactly, to ``root/ab/<key>.npz`` beside the JSON (which names them),
-    written before the JSON, so an entry whose JSON exists is complete."""
+    written before the JSON, so an entry whose JSON exists is complete.
+
+    Each entry carries the SHA-256 of its key and its content, arrays included (:meth:`checksum`):
+    an entry that was edited, truncated or is not decodable is never used -- ``get`` warns (a
+    ``RuntimeWarning`` naming the file and what is wrong with it) and returns None, so the result
+    is recomputed and the entry rewritten."""
 
     suffix = ".json"
 
@@ -266,20 +272,66 @@ class Store:
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}{self.suffix}"
 
+    @staticmethod
+    def checksum(key: str, *parts: bytes) -> str:
+        """SHA-256 over the key and the entry's content (its canonical bytes)."""
+        h = hashlib.sha256(key.encode())
+        for part in parts:
+            h.update(len(part).to_bytes(8, "little"))
+            h.update(part)
+        return h.hexdigest()
+
+    @staticmethod
+    def _rejected(path: Path, why: str) -> None:
+        import warnings  # noqa: PLC0415
+
+        warnings.warn(f"cache entry {path} {why}; it is not used, the result is recomputed", RuntimeWarning,
+                      stacklevel=3)
+
+    @staticmethod
+    def _canonical(row) -> bytes:
+        return json.dumps(row, allow_nan=True, sort_keys=True).encode()
+
+    @classmethod
+    def _parts(cls, encoded, arrays: dict) -> list[bytes]:
+        """The bytes the checksum covers: the JSON part, then each array (name, dtype, shape, data)."""
+        parts = [cls._canonical(encoded)]
+        for name in sorted(arrays):
+            a = np.ascontiguousarray(arrays[name])
+            parts += [name.encode(), str(a.dtype).encode(), repr(a.shape).encode(), a.tobytes()]
+        return parts
+
     def get(self, key: str) -> dict | None:
         path = self._path(key)
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError):
+        except FileNotFoundError:
             return None
-        if not (isinstance(entry, dict) and _ARRAYS in entry):
-            return entry
-        try:
-            with np.load(path.with_suffix(".npz")) as f:
-                arrays = {name: f[name] for name in f.files}
-            return _decode(entry["result"], arrays)
-        except (FileNotFoundError, ValueError, KeyError, OSError):
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            self._rejected(path, f"cannot be decoded ({type(exc).__name__}: {exc})")
             return None
+        if not (isinstance(entry, dict) and "sha256" in entry and "entry" in entry):
+            self._rejected(path, "has no checksum (written by an older version, or edited)")
+            return None
+        encoded, arrays = entry["entry"], {}
+        if isinstance(encoded, dict) and _ARRAYS in encoded:
+            npz = path.with_suffix(".npz")
+            try:
+                with np.load(npz) as f:
+                    arrays = {name: f[name] for name in f.files}
+            except (ValueError, KeyError, OSError, EOFError, zipfile.BadZipFile) as exc:
+                self._rejected(npz, f"cannot be decoded ({type(exc).__name__}: {exc})")
+                return None
+        if entry["sha256"] != self.checksum(key, *self._parts(encoded, arrays)):
+            self._rejected(path, "does not match its checksum (its content or key was edited or corrupted)")
+            return None
+        if arrays or (isinstance(encoded, dict) and _ARRAYS in encoded):
+            try:
+                return _decode(encoded["result"], arrays)
+            except (KeyError, ValueError, TypeError) as exc:
+                self._rejected(path, f"cannot be decoded ({type(exc).__name__}: {exc})")
+                return None
+        return encoded
 
     def put(self, key: str, row: dict) -> None:
         path = self._path(key)
@@ -293,7 +345,8 @@ class Store:
             os.replace(tmp_npz, npz)
             encoded = {_ARRAYS: sorted(arrays), "result": encoded}
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(encoded, allow_nan=True), encoding="utf-8")
+        entry = {"sha256": self.checksum(key, *self._parts(encoded, arrays)), "entry": encoded}
+        tmp.write_text(json.dumps(entry, allow_nan=True), encoding="utf-8")
         os.replace(tmp, path)
 
 

@@ -1034,6 +1034,29 @@ def test_paper004_algorithm2_default_stump_reference_loop():
     np.testing.assert_allclose(gb.loss_, [0.5 * np.mean((r - y) ** 2) for r in ref], rtol=1e-10)
 
 
+@pytest.mark.parametrize("weak_learner", ["stump", "columns"])
+def test_paper004_algorithm2_shrinkage_nu_scales_each_step(weak_learner):
+    """Algorithm 2 with shrinkage nu = ``learning_rate`` != 1 (the named forward-stagewise option):
+    line 5 is f^(t) = f^(t-1) + nu w_t psi(theta_t, .). Round 1 sees the same gradient -y for
+    every nu, so f^(1) is exactly nu times the nu = 1 step; after it the residuals differ, and
+    the stump path equals the reference loop with nu (1e-10)."""
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, size=(30, 3))
+    y = np.sin(3 * X[:, 0]) + 0.5 * X[:, 1] + 0.1 * rng.standard_normal(30)
+    one = GradientBoosting(n_rounds=1, weak_learner=weak_learner).fit(X, y).decision_function(X)
+    for nu in (0.5, 0.1):
+        gb = GradientBoosting(n_rounds=6, weak_learner=weak_learner, learning_rate=nu).fit(X, y)
+        staged = gb.staged_decision_function(X)
+        np.testing.assert_allclose(staged[0], nu * one, rtol=1e-12, atol=1e-15)
+        if weak_learner == "stump":
+            f, ref = np.zeros(len(y)), []
+            for _ in range(6):
+                step = _ref_gradient_boosting_stumps(X, y - f, 1)[0]   # the nu = 1 step on the residual
+                f = f + nu * step
+                ref.append(f.copy())
+            np.testing.assert_allclose(staged, np.array(ref), rtol=1e-10, atol=1e-12)
+
+
 def _project_l1_ball(v, A):
     """Euclidean projection onto {||w||_1 <= A} (sort-based, Duchi et al. 2008)."""
     if np.abs(v).sum() <= A:

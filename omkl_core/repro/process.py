@@ -9,21 +9,55 @@ then stops the child's process group and the sessions of the child's own childre
 kernel leads a session of its own): SIGINT first, so that papermill shuts its kernel down and
 pytest prints its summary, SIGKILL after ``grace`` seconds. The driver exits 128 + signal
 number (130 for SIGINT, 143 for SIGTERM).
+
+A driver that dies without a chance to stop its child (``kill -9``, a crash) takes the child
+with it: the child asks the kernel for SIGKILL when its parent dies (Linux
+``prctl(PR_SET_PDEATHSIG)``, set between fork and exec), and papermill's Jupyter kernel polls
+its parent (``JPY_PARENT_PID``) and exits when papermill is gone.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import os
 import resource
 import signal
 import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["Interrupted", "Signals", "run_child", "stop_child", "children_cpu_seconds", "child_pids"]
+__all__ = ["Interrupted", "Signals", "run_child", "stop_child", "children_cpu_seconds", "child_pids",
+           "die_with_parent"]
 
 #: Seconds a stopped child gets to exit after SIGINT before its group is killed.
 GRACE_S = 2.0
+
+
+#: ``prctl`` option: the signal a process receives when its parent dies (linux/prctl.h)
+PR_SET_PDEATHSIG = 1
+
+
+@functools.lru_cache(maxsize=1)
+def _libc():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    except OSError:
+        return None
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """In a child between fork and exec: ask for SIGKILL when the parent dies (Linux), and exit
+    at once if it already has (``getppid()`` is no longer ``parent_pid``). Nothing elsewhere."""
+    libc = _libc()
+    if libc is not None:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent_pid:
+            os._exit(1)
 
 
 class Interrupted(Exception):  # noqa: N818 -- a signal, not an error
@@ -148,7 +182,8 @@ def run_child(cmd: Sequence[str], signals: Signals, *, env: dict | None = None, 
     try:
         with signals.deferred():
             proc = subprocess.Popen(list(cmd), env=env, cwd=cwd, stdout=stdout, stderr=stderr,
-                                    start_new_session=True)
+                                    start_new_session=True,
+                                    preexec_fn=functools.partial(die_with_parent, os.getpid()))  # noqa: PLW1509
         while True:
             try:
                 return proc.wait(timeout=tick)
