@@ -872,9 +872,8 @@ def _ref_aggregating_algorithm(z, y, A, B):
         zb = np.clip(z[t], A, B)
         lw = -eta * L - np.max(-eta * L)
         w = np.exp(lw) / np.sum(np.exp(lw))
-        def g(v):
-            return -np.log(np.sum(w * np.exp(-eta * (v - zb) ** 2))) / eta
-        out.append((A + B) / 2.0 - (g(B) - g(A)) / (2.0 * (B - A)))
+        gA, gB = (-np.log(np.sum(w * np.exp(-eta * (v - zb) ** 2))) / eta for v in (A, B))
+        out.append((A + B) / 2.0 - (gB - gA) / (2.0 * (B - A)))
         L += (y[t] - zb) ** 2
     return np.array(out)
 
