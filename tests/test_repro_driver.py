@@ -2,7 +2,8 @@
 staging, the timings file, and signal handling with a fake notebook runner.
 
 The fake runner is ``python -c RUNNER NB OUT``: it executes the "notebook" NB (plain Python
-source, with ``results`` = ``$OMKL_RESULTS``) and writes OUT like papermill's executed copy.
+source, with ``results`` = ``$OMKL_RESULTS``) and writes OUT like papermill's executed copy (a
+JSON notebook).
 The end-to-end runs through ``./reproduce.sh`` and papermill are in tests/test_reproduce.py.
 """
 from __future__ import annotations
@@ -27,7 +28,7 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="process groups 
 RUNNER = ("import os, sys, pathlib\n"
           "nb, out = sys.argv[1], sys.argv[2]\n"
           "results = pathlib.Path(os.environ['OMKL_RESULTS'])\n"
-          "pathlib.Path(out).write_text('executed ' + nb)\n"
+          "pathlib.Path(out).write_text('{\"cells\": [], \"executed\": \"' + nb + '\"}')\n"
           "exec(pathlib.Path(nb).read_text())\n")
 
 
@@ -325,7 +326,7 @@ def test_success_replaces_outputs_and_records_timings_and_eta(ws, capsys):
         first = capsys.readouterr().out
         assert "[1/1] a: started" in first and "ok  (CPU" in first and "ETA" not in first
         assert (res / "tables" / "a.csv").read_text() == "x\n1\n"
-        assert (res / "notebooks" / "a.ipynb").read_text().startswith("executed")
+        assert json.loads((res / "notebooks" / "a.ipynb").read_text())["executed"].endswith("a.ipynb")
         assert Timings(res / "timings.json").last("a") is not None
         nb.write_text(WRITE.format(v=2) + "import time; time.sleep(0.4)\n")
         assert _run(nbs, res, signals, heartbeat=0.1) == 0
@@ -351,9 +352,8 @@ def test_a_failed_run_keeps_the_previous_outputs(ws, capsys):
     assert "error: failed: a" in out.err
     after = _snapshot(res)
     failed = after.pop("notebooks/a.FAILED.ipynb")
-    assert failed.startswith(b"executed")
-    after.pop("notebooks/a.log")
-    before.pop("notebooks/a.log")
+    assert json.loads(failed)["executed"].endswith("a.ipynb")
+    assert b"boom" in after.pop("notebooks/a.FAILED.log")                  # the log is staged: a.log is the last good one
     after.pop("sweep-cache/cell-2")                                       # the shared cache keeps cells
     assert after == before
 
@@ -387,8 +387,7 @@ def test_sigint_during_a_rerun_keeps_the_earlier_outputs_byte_identical(ws, caps
     after = _snapshot(res)
     marker = after.pop("notebooks/a.INTERRUPTED").decode()
     assert "INTERRUPTED by SIGINT" in marker and "previous complete outputs" in marker
-    after.pop("notebooks/a.log")
-    before.pop("notebooks/a.log")
+    assert b"INTERRUPTED by SIGINT" in after.pop("notebooks/a.FAILED.log")   # a.log is the last good one
     after.pop("sweep-cache/cell-2")
     assert after == before, "the earlier outputs changed"
     assert "previous complete outputs" in capsys.readouterr().err

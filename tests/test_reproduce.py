@@ -97,12 +97,17 @@ def _check_stopped(nbs, res, elapsed):
     assert not (res / "tables" / "partial_table.csv").exists(), "the interrupted notebook's table was kept"
 
 
+def _staged_log(res, name):
+    """The log of a running notebook: staged with its outputs (``NAME.log`` after a success)."""
+    return res / ".staging" / name / "notebooks" / f"{name}.log"
+
+
 def test_sigint_mid_cell_stops_the_whole_run(workspace, capsys):
     """Ctrl-C as a terminal sends it: SIGINT to the driver's whole process group."""
     nbs, res, env = workspace
     proc = subprocess.Popen([str(DRIVER)], env=env, cwd=ROOT, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    log = res / "notebooks" / "a_sleep.log"
+    log = _staged_log(res, "a_sleep")
     assert _wait_for(lambda: log.exists() and "sleeping" in log.read_text(), 120), "the notebook never started"
     elapsed = _interrupt(proc, proc.pid)
     output = proc.stdout.read()
@@ -119,7 +124,7 @@ def test_sigint_when_started_in_the_background_by_a_script(workspace, capsys):
     pidfile = nbs.parent / "driver.pid"
     script = f"'{DRIVER}' > '{nbs.parent / 'driver.out'}' 2>&1 & echo $! > '{pidfile}'; wait $!"
     proc = subprocess.Popen(["bash", "-c", script], env=env, cwd=ROOT, start_new_session=True)
-    log = res / "notebooks" / "a_sleep.log"
+    log = _staged_log(res, "a_sleep")
     assert _wait_for(lambda: log.exists() and "sleeping" in log.read_text(), 120), "the notebook never started"
     driver = int(pidfile.read_text())
     t0 = time.monotonic()
@@ -137,7 +142,7 @@ def test_sigterm_during_papermill_start_up(workspace):
     nbs, res, env = workspace
     proc = subprocess.Popen([str(DRIVER)], env=env, cwd=ROOT, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert _wait_for(lambda: (res / "notebooks" / "a_sleep.log").exists(), 60)
+    assert _wait_for(lambda: _staged_log(res, "a_sleep").exists(), 60)
     elapsed = _interrupt(proc, proc.pid, signal.SIGTERM)     # papermill is still importing
     assert proc.returncode == 143
     assert elapsed < INTERRUPT_BOUND_S
@@ -285,8 +290,9 @@ def test_sigint_during_a_rerun_keeps_the_earlier_results(workspace, capsys):
     (nbs / "slow").write_text("1")
     proc = subprocess.Popen([str(DRIVER), "--only", "c_rerun"], env=env, cwd=ROOT, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    log = res / "notebooks" / "c_rerun.log"
-    assert _wait_for(lambda: "sleeping" in log.read_text(), 120), "the re-run never reached its slow cell"
+    log = _staged_log(res, "c_rerun")
+    assert _wait_for(lambda: log.exists() and "sleeping" in log.read_text(), 120), \
+        "the re-run never reached its slow cell"
     elapsed = _interrupt(proc, proc.pid)
     output = proc.stdout.read()
     assert proc.returncode == 130, output

@@ -14,6 +14,14 @@ files are not staged:
   other sections' rows, so a notebook that shows the scorecard shows the merged one; only
   rows the notebook wrote or changed move back.
 
+Faults: one run per results folder (:class:`ResultsLock`, ``<results>/.lock`` holding the
+running driver's PID; a second run says which one is running and exits 1). The log of a
+notebook is staged like its tables (``NAME.log`` is replaced only by a successful run; a failed
+one leaves ``NAME.FAILED.log``), ``NAME.FAILED.ipynb`` is kept only when papermill wrote it
+completely (it must parse), and a results folder that cannot be written (read-only, full) ends
+the run with one line saying so -- "No space left on device" when that is the cause -- with
+the previous results kept.
+
 Per-notebook wall and CPU seconds (``getrusage(RUSAGE_CHILDREN)``: papermill, its kernel and
 the kernel's workers) of the last successful run go to ``<results>/timings.json``; the next
 run prints an ETA from them.
@@ -21,6 +29,8 @@ run prints an ETA from them.
 from __future__ import annotations
 
 import datetime as _dt
+import errno
+import fcntl
 import json
 import os
 import shutil
@@ -33,7 +43,7 @@ from pathlib import Path
 from .process import Interrupted, Signals, children_cpu_seconds, run_child
 
 __all__ = ["UsageError", "notebook_list", "resolve_only", "Stage", "Timings", "run_notebooks",
-           "papermill_command", "SHARED", "MERGED", "HEARTBEAT_S"]
+           "papermill_command", "SHARED", "MERGED", "HEARTBEAT_S", "ResultsLock", "ResultsBusy"]
 
 #: Sub-folders of the results shared by every run (caches): linked into a stage, never staged.
 SHARED = ("sweep-cache",)
@@ -70,6 +80,78 @@ def resolve_only(only: str, folder: Path) -> Path:
     if len(matches) > 1:
         raise UsageError(f"--only {only}: ambiguous prefix, matches: {' '.join(p.stem for p in matches)}")
     return matches[0]
+
+
+class ResultsBusy(Exception):
+    """Another run holds the results folder's lock."""
+
+
+class ResultsLock:
+    """One run per results folder: an exclusive ``flock`` on ``<results>/.lock``, which holds the
+    PID and start time of the run holding it. The kernel drops the lock when that process ends,
+    however it ends (``kill -9`` included), so a stale file never blocks a later run."""
+
+    def __init__(self, results: Path):
+        self.path = Path(results) / ".lock"
+        self._fd: int | None = None
+
+    def acquire(self) -> ResultsLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 200).decode(errors="replace").strip() or "a process that has not written its PID yet"
+            os.close(fd)
+            raise ResultsBusy(f"another run is writing into {self.path.parent} ({holder}); wait for it "
+                              "to finish or stop it") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"PID {os.getpid()}, started {_utc_now()}\n".encode())
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is not None:
+            try:
+                os.ftruncate(self._fd, 0)              # no stale PID once the run is over
+            except OSError:
+                pass
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+
+def _fault(results: Path, exc: OSError) -> str:
+    """One line for a results folder that cannot be written."""
+    why = "No space left on device" if exc.errno == errno.ENOSPC else (exc.strerror or str(exc))
+    where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+    return f"cannot write into the results folder {results}: {why}{where}; the previous results are kept"
+
+
+def _disk_full(path: Path, log: Path | None = None) -> bool:
+    """Whether the file system of ``path`` is (nearly) full, or the log says it was."""
+    try:
+        st = os.statvfs(path)
+        if st.f_bavail * st.f_frsize < 64 * 1024:
+            return True
+    except OSError:
+        pass
+    if log is not None:
+        try:
+            text = log.read_text(errors="replace")
+        except OSError:
+            return False
+        return "No space left on device" in text or "[Errno 28]" in text
+    return False
+
+
+def _complete_notebook(path: Path) -> bool:
+    """A notebook file that parses (papermill wrote it completely)."""
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(nb, dict) and isinstance(nb.get("cells"), list)
 
 
 class Stage:
@@ -198,16 +280,41 @@ def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: C
     None). Returns 0, or 1 when a notebook or the scorecard failed; :class:`Interrupted`
     propagates after the running notebook was stopped and marked."""
     results = Path(results)
+    lock = ResultsLock(results)
+    try:
+        lock.acquire()
+    except ResultsBusy as exc:
+        _say(f"error: {exc}", err=True)
+        return 1
+    except OSError as exc:
+        _say(f"error: {_fault(results, exc)}", err=True)
+        return 1
+    try:
+        return _run_locked(notebooks, results=results, mode=mode, command=command, signals=signals,
+                           scorecard=scorecard, heartbeat=heartbeat, tick=tick)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT):
+            raise
+        _say(f"error: {_fault(results, exc)}", err=True)
+        return 1
+    finally:
+        lock.release()
+
+
+def _run_locked(notebooks, *, results, mode, command, signals, scorecard, heartbeat, tick) -> int:
     nbdir = results / "notebooks"
     for sub in ("notebooks", "tables", "figures"):
         (results / sub).mkdir(parents=True, exist_ok=True)
     timings = Timings(results / "timings.json")
     n = len(notebooks)
-    _say(f"[run] {mode} mode, {n} notebook(s), results in {results} (logs: {nbdir}/NAME.log)")
+    _say(f"[run] {mode} mode, {n} notebook(s), results in {results} (logs: {nbdir}/NAME.log, "
+         "NAME.FAILED.log for a failed run)")
     failed, t_all = [], time.monotonic()
     for k, nb in enumerate(notebooks, 1):
         name = nb.stem
-        log, kept = nbdir / f"{name}.log", nbdir / f"{name}.ipynb"
+        kept, failed_log = nbdir / f"{name}.ipynb", nbdir / f"{name}.FAILED.log"
+        stage = Stage(results, name)
+        log = stage.path / "notebooks" / f"{name}.log"      # staged: NAME.log only from a run that succeeded
         last = timings.last(name)
         eta = ""
         if last is not None:
@@ -215,7 +322,6 @@ def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: C
             eta = f", last run {last:.0f}s, ETA {eta_at}"
         _say(f"[{k}/{n}] {name}: started {_dt.datetime.now():%H:%M:%S}{eta}")
         (nbdir / f"{name}.INTERRUPTED").unlink(missing_ok=True)
-        stage = Stage(results, name)
         env = {**os.environ, "OMKL_RESULTS": str(stage.path), "OMKL_MODE": mode, "MPLBACKEND": "Agg"}
         t0, cpu0 = time.monotonic(), children_cpu_seconds()
         next_beat = [t0 + heartbeat]
@@ -236,7 +342,13 @@ def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: C
                                cwd=nb.parent, stdout=fh, stderr=subprocess.STDOUT, tick=tick, on_tick=beat)
         except Interrupted as stop:
             with signals.ignored():
-                _mark_interrupted(stage, kept, log, stop, time.monotonic() - t0)
+                _keep_failed_log(log, failed_log)
+                _mark_interrupted(stage, kept, failed_log, stop, time.monotonic() - t0)
+            raise
+        except OSError:
+            with signals.ignored():
+                _keep_failed_log(log, failed_log)
+                stage.discard()
             raise
         wall, cpu = time.monotonic() - t0, children_cpu_seconds() - cpu0
         with signals.deferred():
@@ -248,18 +360,33 @@ def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: C
             else:
                 status = "FAILED"
                 failed.append(name)
+                full = _disk_full(stage.path, log)
                 executed = stage.path / "notebooks" / f"{name}.ipynb"
-                if executed.exists():
-                    os.replace(executed, nbdir / f"{name}.FAILED.ipynb")
+                failed_nb = nbdir / f"{name}.FAILED.ipynb"
+                failed_nb.unlink(missing_ok=True)
+                incomplete = executed.exists() and not _complete_notebook(executed)
+                if executed.exists() and not incomplete:
+                    os.replace(executed, failed_nb)             # atomic: a complete notebook or none
+                executed.unlink(missing_ok=True)                # frees the space a truncated one took
+                _keep_failed_log(log, failed_log)
                 stage.discard()
+                if full:
+                    _note(failed_log, f"error: No space left on device in {results}: the run failed because "
+                                      "the disk is full; free space and run it again")
         _say(f"[{k}/{n}] {name:<28} {wall:6.0f}s  {status}  (CPU {cpu:.0f}s)")
         if rc != 0:
-            tail = log.read_text(errors="replace").splitlines()[-25:]
+            try:
+                tail = failed_log.read_text(errors="replace").splitlines()[-25:]
+            except OSError:
+                tail = []
             _say("\n".join(f"    | {line}" for line in tail))
-            failed_nb = nbdir / f"{name}.FAILED.ipynb"
+            if full:
+                _say(f"error: No space left on device in {results}; the previous results are kept", err=True)
             _say(f"    {name}: " + (f"the previous complete outputs (executed notebook {kept}) are kept"
                                     if kept.exists() else "no earlier outputs; nothing written")
-                 + (f"; this run's notebook: {failed_nb}" if failed_nb.exists() else ""))
+                 + (f"; this run's notebook: {failed_nb}" if failed_nb.exists() else
+                    ("; this run's notebook was incomplete and is not kept" if incomplete else ""))
+                 + f"; its log: {failed_log}")
     if scorecard is not None:
         env = {**os.environ, "OMKL_RESULTS": str(results), "OMKL_MODE": mode, "MPLBACKEND": "Agg"}
         if run_child(scorecard, signals, env=env) != 0:
@@ -269,6 +396,23 @@ def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: C
         _say(f"error: failed: {' '.join(failed)} (logs in {nbdir}/)", err=True)
         return 1
     return 0
+
+
+def _keep_failed_log(log: Path, failed_log: Path) -> None:
+    """Move a failed run's staged log to ``NAME.FAILED.log`` (the last good ``NAME.log`` stays)."""
+    try:
+        if log.exists():
+            os.replace(log, failed_log)
+    except OSError:
+        pass
+
+
+def _note(log: Path, line: str) -> None:
+    try:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(line + "\n")
+    except OSError:
+        pass
 
 
 def _mark_interrupted(stage: Stage, kept: Path, log: Path, stop: Interrupted, wall: float) -> None:

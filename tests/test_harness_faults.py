@@ -1,0 +1,287 @@
+"""The harness survives faults (issue 35): one run per results folder, children that die with a
+``kill -9``-ed driver, a read-only or full results folder (one line, the previous results kept,
+no truncated file left behind, a log that says "No space left on device"), and cache entries
+that carry a checksum of their key and content (an edited or corrupted entry is recomputed,
+with a warning naming the file, never used).
+
+The file-system faults use a small tmpfs (``mount -t tmpfs``, root only); where mounting is not
+possible they are skipped, and the full disk is also simulated by an injected ``OSError(ENOSPC)``.
+"""
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from omkl_core import sweep
+from omkl_core.repro import notebooks
+from omkl_core.repro.notebooks import ResultsLock, run_notebooks
+from omkl_core.repro.process import Signals
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="flock, prctl and /proc: Linux")
+ROOT = Path(__file__).resolve().parent.parent
+
+RUNNER = ("import os, sys, pathlib\n"
+          "nb, out = sys.argv[1], sys.argv[2]\n"
+          "results = pathlib.Path(os.environ['OMKL_RESULTS'])\n"
+          "pathlib.Path(out).write_text('{\"cells\": [], \"executed\": \"' + nb + '\"}')\n"
+          "exec(pathlib.Path(nb).read_text())\n")
+TABLE = ("(results / 'tables').mkdir(exist_ok=True)\n"
+         "(results / 'tables' / 'a.csv').write_text('x\\n{v}\\n')\n"
+         "print('table {v} written')\n")
+
+
+def _command(nb: Path, out: Path) -> list[str]:
+    return [sys.executable, "-c", RUNNER, str(nb), str(out)]
+
+
+def _run(nbs: Path, res: Path) -> int:
+    with Signals() as signals:
+        return run_notebooks(sorted(nbs.glob("*.ipynb")), results=res, mode="quick", command=_command,
+                             signals=signals, scorecard=None, tick=0.05)
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _wait_for(cond, seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+@pytest.fixture
+def ws(tmp_path):
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    return nbs, tmp_path / "results"
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """A 256 KiB tmpfs (root only; skipped where it cannot be mounted)."""
+    mnt = tmp_path / "tmpfs"
+    mnt.mkdir()
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root and mount(8)")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+# ------------------------------------------------------------------------------- the lock
+def test_a_second_run_in_the_same_results_folder_names_the_running_one(ws, capsys):
+    nbs, res = ws
+    (nbs / "a.ipynb").write_text(TABLE.format(v=1))
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys, time; sys.path.insert(0, sys.argv[2])\n"
+                               "from omkl_core.repro.notebooks import ResultsLock\n"
+                               "ResultsLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(600)",
+                               str(res), str(ROOT)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        assert _run(nbs, res) == 1
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and f"another run is writing into {res} (PID {holder.pid}," in err[0], err
+        assert not (res / "tables" / "a.csv").exists(), "the second run wrote results"
+    finally:
+        holder.send_signal(signal.SIGKILL)                  # kill -9: the kernel drops its lock
+        holder.wait()
+    assert _run(nbs, res) == 0
+    assert (res / "tables" / "a.csv").read_text() == "x\n1\n"
+    assert (res / ".lock").read_text() == "", "a finished run leaves its PID in the lock file"
+
+
+def test_the_lock_is_exclusive_within_one_process_too(tmp_path):
+    first = ResultsLock(tmp_path).acquire()
+    with pytest.raises(notebooks.ResultsBusy, match=f"PID {os.getpid()}"):
+        ResultsLock(tmp_path).acquire()
+    first.release()
+    ResultsLock(tmp_path).acquire().release()
+
+
+# ------------------------------------------------------------------------------ kill -9
+DRIVER = ("import sys, pathlib; sys.path.insert(0, sys.argv[1])\n"
+          "from omkl_core.repro.process import Signals, run_child\n"
+          "child = ('import os, pathlib, subprocess, sys, time\\n'\n"
+          "         'g = subprocess.Popen([sys.executable, \"-c\", \"import time; time.sleep(600)\"], start_new_session=True,'\n"
+          "         ' env={**os.environ, \"JPY_PARENT_PID\": str(os.getpid())})\\n'\n"
+          "         'pathlib.Path(sys.argv[1]).write_text(f\"{os.getpid()} {g.pid}\")\\n'\n"
+          "         'time.sleep(600)\\n')\n"
+          "with Signals() as s:\n"
+          "    run_child([sys.executable, '-c', child, sys.argv[2]], s)\n")
+
+
+def test_kill_9_of_the_driver_takes_its_child_along(tmp_path):
+    """The driver's child (papermill's place) gets SIGKILL when the driver dies, however it dies
+    (``prctl(PR_SET_PDEATHSIG)``); a kernel-like grandchild in its own session polls its parent
+    as ipykernel does -- here the test only checks the child, the grandchild is cleaned up."""
+    pids = tmp_path / "pids"
+    driver = subprocess.Popen([sys.executable, "-c", DRIVER, str(ROOT), str(pids)])
+    try:
+        assert _wait_for(lambda: pids.exists() and pids.read_text().strip(), 30), "the child never started"
+        child, grandchild = map(int, pids.read_text().split())
+        assert _alive(child)
+        os.kill(driver.pid, signal.SIGKILL)
+        driver.wait()
+        assert _wait_for(lambda: not _alive(child), 10), "the child outlived the kill -9 of its driver"
+    finally:
+        for pid in (driver.pid, *(map(int, pids.read_text().split()) if pids.exists() and pids.read_text() else ())):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+# ------------------------------------------------------------------ read-only, full disk
+def test_a_read_only_results_folder_gives_one_line_and_keeps_the_results(ws, tmpfs, capsys):
+    nbs, _ = ws
+    res = tmpfs / "results"
+    (nbs / "a.ipynb").write_text(TABLE.format(v=1))
+    assert _run(nbs, res) == 0
+    before = _snapshot(res)
+    capsys.readouterr()
+    (nbs / "a.ipynb").write_text(TABLE.format(v=2))
+    done = subprocess.run(["mount", "-o", "remount,ro", str(tmpfs)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot remount read-only: {done.stderr.decode(errors='replace').strip()}")
+    assert _run(nbs, res) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: cannot write into the results folder {res}") \
+        and "Read-only file system" in err[0] and "previous results are kept" in err[0], err
+    assert _snapshot(res) == before
+
+
+FILL = ("pathlib.Path(out).write_text('{\"cells\": [{\"source\": \"' + 'x' * 1000)   # papermill cut short\n"
+        "with open(results / 'tables' / 'big.csv', 'w') as fh:\n"
+        "    fh.write('y' * 10_000_000)\n")
+
+
+def test_a_full_disk_leaves_no_truncated_file_and_a_log_that_says_so(ws, tmpfs, capsys):
+    nbs, _ = ws
+    res = tmpfs / "results"
+    (nbs / "a.ipynb").write_text(TABLE.format(v=1))
+    assert _run(nbs, res) == 0
+    before = _snapshot(res)
+    capsys.readouterr()
+    (nbs / "a.ipynb").write_text("(results / 'tables').mkdir(exist_ok=True)\n" + FILL)
+    assert _run(nbs, res) == 1
+    out = capsys.readouterr()
+    assert "No space left on device" in out.err
+    after = _snapshot(res)
+    log = after.pop("notebooks/a.FAILED.log").decode()
+    assert "No space left on device" in log
+    assert "notebooks/a.FAILED.ipynb" not in after, "a truncated executed notebook was kept"
+    assert after == before, "the previous results changed"
+    assert not (res / ".staging").exists()
+    assert "incomplete and is not kept" in out.out
+
+
+def test_an_injected_full_disk_gives_one_line_and_keeps_the_results(ws, monkeypatch, capsys):
+    """Where no tmpfs can be mounted: ENOSPC while staging is one line, the results are kept."""
+    nbs, res = ws
+    (nbs / "a.ipynb").write_text(TABLE.format(v=1))
+    assert _run(nbs, res) == 0
+    before = _snapshot(res)
+    capsys.readouterr()
+
+    def full(self):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.path))
+
+    monkeypatch.setattr(notebooks.Stage, "prepare", full)
+    assert _run(nbs, res) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "No space left on device" in err[0] and "previous results are kept" in err[0], err
+    assert _snapshot(res) == before
+
+
+# ------------------------------------------------------------------------------ the caches
+SPEC = {"datasets": ["airfoil"], "learners": [{"name": "OnlineRidge", "params": {"a": 0.1}}],
+        "seeds": [0], "max_steps": 60, "curve_points": 5}
+
+
+def _rows(cache):
+    return sweep.run(SPEC, executor="serial", cache_dir=cache, progress=False)
+
+
+@pytest.mark.parametrize("fault", ["edited value", "not JSON", "old format"])
+def test_an_edited_or_corrupted_sweep_cache_entry_is_recomputed_with_a_warning(tmp_path, fault):
+    first = _rows(tmp_path)
+    (entry,) = sorted(tmp_path.rglob("*.json"))
+    data = json.loads(entry.read_text())
+    if fault == "edited value":
+        data["row"]["mse"] = 500.0
+        entry.write_text(json.dumps(data))
+    elif fault == "not JSON":
+        entry.write_bytes(b"\x00\xff{ truncated")
+    else:
+        entry.write_text(json.dumps(data["row"]))
+    with pytest.warns(RuntimeWarning, match=f"cache entry {entry}") as rec:
+        again = _rows(tmp_path)
+    assert not again[0]["cached"], "a bad entry was used"
+    assert again[0]["mse"] == first[0]["mse"] != 500.0
+    msg = str(rec[0].message)
+    assert ("cannot be decoded" in msg) if fault == "not JSON" else ("checksum" in msg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                 # rewritten: the next run uses it quietly
+        assert _rows(tmp_path)[0]["cached"]
+
+
+def test_a_cache_entry_under_another_key_is_not_used(tmp_path):
+    """The checksum covers the key: an entry copied to another key's file is refused."""
+    store = sweep.Store(tmp_path)
+    k1, k2 = "a" * 64, "b" * 64
+    store.put(k1, {"mse": 1.0})
+    assert store.get(k1) == {"mse": 1.0}
+    store._path(k2).parent.mkdir(parents=True)
+    shutil.copy(store._path(k1), store._path(k2))
+    with pytest.warns(RuntimeWarning, match=f"cache entry {store._path(k2)} does not match its checksum"):
+        assert store.get(k2) is None
+
+
+def test_an_edited_forecast_file_is_recomputed_with_a_warning(tmp_path):
+    pytest.importorskip("pandas")
+    from omkl_core.repro.leaderboard import ForecastStore
+    store = ForecastStore(tmp_path)
+    key = "ab" + "1" * 62
+    res = {"predictions": np.array([0.1, 0.2, 0.3]), "abstained": np.array([False, True, False]), "seconds": 1.5}
+    store.put(key, res)
+    got = store.get(key)
+    np.testing.assert_array_equal(got["predictions"], res["predictions"])
+    assert got["seconds"] == 1.5
+    path = store._path(key)
+    with np.load(path) as f:
+        fields = {k: f[k] for k in f.files}
+    fields["predictions"] = np.array([0.1, 500.0, 0.3])           # OMKR Airfoil 19.75 -> 500.0
+    np.savez(path.with_suffix(""), **fields)                      # savez adds .npz
+    with pytest.warns(RuntimeWarning, match=f"cache entry {path} does not match its checksum"):
+        assert store.get(key) is None
+    path.write_bytes(b"PK\x03\x04 not a zip")
+    with pytest.warns(RuntimeWarning, match=f"cache entry {path} cannot be decoded"):
+        assert store.get(key) is None
