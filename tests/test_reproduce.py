@@ -138,6 +138,32 @@ def test_sigint_when_started_in_the_background_by_a_script(workspace, capsys):
         print(f"\n[measured] SIGINT to a background driver -> exit: {elapsed:.2f} s")
 
 
+def test_kill_9_of_the_driver_stops_papermill_and_its_kernel(workspace):
+    """Issue 35: ``kill -9`` of the driver (no chance to stop anything) used to leave papermill
+    and the kernel running to completion. papermill dies with the driver (PR_SET_PDEATHSIG),
+    the kernel with papermill (it polls its parent); the lock is free for the next run."""
+    from omkl_core.repro.process import child_pids
+    nbs, res, env = workspace
+    proc = subprocess.Popen([str(DRIVER)], env=env, cwd=ROOT, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = _staged_log(res, "a_sleep")
+    try:
+        assert _wait_for(lambda: log.exists() and "sleeping" in log.read_text(), 120), "the notebook never started"
+        kernel = int((nbs / "kernel.pid").read_text())
+        papermill = [p for p in child_pids(proc.pid) if _alive(p)]
+        assert papermill and _alive(kernel)
+        proc.kill()
+        proc.wait()
+        assert _wait_for(lambda: not any(_alive(p) for p in papermill), 10), "papermill outlived its driver"
+        assert _wait_for(lambda: not _alive(kernel), 20), "the kernel outlived papermill"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert not (nbs / "b_started").exists()
+
+
 def test_sigterm_during_papermill_start_up(workspace):
     nbs, res, env = workspace
     proc = subprocess.Popen([str(DRIVER)], env=env, cwd=ROOT, start_new_session=True,
