@@ -287,7 +287,8 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         # view once and rebuild the views on load, so the state stays one piece of memory
         self._sync()
         state = super().__getstate__()
-        for name in ("_P_exposed", "w_") + (("_P", "_w") if getattr(self, "_Pw", None) is not None else ()):
+        # (_work: the compiled step's scratch rows, contents meaningless, recreated on demand)
+        for name in ("_P_exposed", "w_", "_work") + (("_P", "_w") if getattr(self, "_Pw", None) is not None else ()):
             state.pop(name, None)
         return state
 

@@ -236,12 +236,12 @@ def test_an_edited_or_corrupted_sweep_cache_entry_is_recomputed_with_a_warning(t
     (entry,) = sorted(tmp_path.rglob("*.json"))
     data = json.loads(entry.read_text())
     if fault == "edited value":
-        data["row"]["mse"] = 500.0
+        data["entry"]["mse"] = 500.0
         entry.write_text(json.dumps(data))
     elif fault == "not JSON":
         entry.write_bytes(b"\x00\xff{ truncated")
     else:
-        entry.write_text(json.dumps(data["row"]))
+        entry.write_text(json.dumps(data["entry"]))
     with pytest.warns(RuntimeWarning, match=f"cache entry {entry}") as rec:
         again = _rows(tmp_path)
     assert not again[0]["cached"], "a bad entry was used"
@@ -265,23 +265,25 @@ def test_a_cache_entry_under_another_key_is_not_used(tmp_path):
         assert store.get(k2) is None
 
 
-def test_an_edited_forecast_file_is_recomputed_with_a_warning(tmp_path):
-    pytest.importorskip("pandas")
-    from omkl_core.repro.leaderboard import ForecastStore
-    store = ForecastStore(tmp_path)
+def test_an_edited_forecast_array_is_recomputed_with_a_warning(tmp_path):
+    """The leaderboard's forecasts live in the sweep's store, arrays in ``.npz`` beside the JSON:
+    the checksum covers them (an edited forecast, OMKR Airfoil 19.75 -> 500.0, is not used)."""
+    store = sweep.Store(tmp_path)
     key = "ab" + "1" * 62
     res = {"predictions": np.array([0.1, 0.2, 0.3]), "abstained": np.array([False, True, False]), "seconds": 1.5}
     store.put(key, res)
     got = store.get(key)
     np.testing.assert_array_equal(got["predictions"], res["predictions"])
+    np.testing.assert_array_equal(got["abstained"], res["abstained"])
     assert got["seconds"] == 1.5
-    path = store._path(key)
-    with np.load(path) as f:
+    npz = store._path(key).with_suffix(".npz")
+    with np.load(npz) as f:
         fields = {k: f[k] for k in f.files}
-    fields["predictions"] = np.array([0.1, 500.0, 0.3])           # OMKR Airfoil 19.75 -> 500.0
-    np.savez(path.with_suffix(""), **fields)                      # savez adds .npz
-    with pytest.warns(RuntimeWarning, match=f"cache entry {path} does not match its checksum"):
+    name = next(k for k, v in fields.items() if v.dtype == np.float64)
+    fields[name] = np.array([0.1, 500.0, 0.3])
+    np.savez(npz, **fields)
+    with pytest.warns(RuntimeWarning, match=f"cache entry {store._path(key)} does not match its checksum"):
         assert store.get(key) is None
-    path.write_bytes(b"PK\x03\x04 not a zip")
-    with pytest.warns(RuntimeWarning, match=f"cache entry {path} cannot be decoded"):
+    npz.write_bytes(b"PK\x03\x04 not a zip")
+    with pytest.warns(RuntimeWarning, match=f"cache entry {npz} cannot be decoded"):
         assert store.get(key) is None

@@ -92,6 +92,11 @@ class VAWMeta(_MetaLearner):
             P[:, iu, ju] = P[:, ju, iu]
             d["_upper_stale"] = False
 
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop("_workspace", None)        # the compiled step's scratch rows, recreated on demand
+        return state
+
     def _init_state(self, R, N):
         self.P_ = np.broadcast_to(np.eye(N) / self._lam, (R, N, N)).copy()   # S_0^{-1} = I / lam
         # w_0 = S_0^{-1} b_0: b_0 = 0, or b_0 = lam w0 with w0 = 1/N (opera's Ridge) -> w_0 = 1/N
