@@ -151,6 +151,15 @@ def check_point(x, d: int | None = None, name: str = "x") -> np.ndarray:
     return v
 
 
+def is_complex(a) -> bool:
+    """Whether ``a`` holds complex values: by its dtype for an array of any namespace (CuPy's
+    included, without a transfer), by NumPy's ``iscomplexobj`` otherwise."""
+    dtype = getattr(a, "dtype", None)
+    if dtype is not None and hasattr(dtype, "kind"):
+        return dtype.kind == "c"
+    return bool(np.iscomplexobj(a))
+
+
 def _namespace(a):
     """The array namespace of ``a``: CuPy for a CuPy array, else NumPy."""
     if type(a).__module__.split(".")[0] == "cupy":
@@ -166,7 +175,7 @@ def _stream_array(a, name: str, ragged_ok: bool):
     if xp is np and not (hasattr(a, "__array__") or isinstance(a, (list, tuple, numbers.Number, str, bytes))
                          or a is None):
         return None
-    if xp.iscomplexobj(a) if xp is not np else np.iscomplexobj(a):
+    if is_complex(a):
         raise TypeError(f"{name} must be real, got complex values")
     try:
         A = xp.asarray(a, dtype=xp.float64)

@@ -75,6 +75,7 @@ from .validation import (
     check_label,
     check_magnitude,
     check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
+    is_complex,
 )
 
 __all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer", "sm_predict", "sm_update", "sm_forecast"]
@@ -304,7 +305,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     def _check_phi(self, phi, name: str = "phi", has_time: bool = False):
         """Return phi as a backend float64 array, its batch shape, validated."""
         xp = self._xp
-        if np.iscomplexobj(phi) if xp is np else xp.iscomplexobj(phi):
+        if is_complex(phi):
             raise TypeError(f"{name} must be real, got complex values")
         try:
             a = xp.asarray(phi, dtype=xp.float64) if xp is not np else np.asarray(phi, dtype=np.float64)
