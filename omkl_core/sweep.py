@@ -105,7 +105,7 @@ from ._progress import progress_bar
 from .protocol import Trace, run_online
 from .validation import check_bool, check_int, check_option
 
-__all__ = ["run", "map_tasks", "TaskResults", "task_key", "load_spec", "cells", "code_version", "data_hash", "summarise", "mean_ranks",
+__all__ = ["run", "map_tasks", "TaskResults", "task_key", "load_spec", "cells", "code_version", "numerics", "data_hash", "summarise", "mean_ranks",
            "to_frame", "local_client", "EXECUTORS", "ROW_COLUMNS", "Store"]
 
 EXECUTORS = ("serial", "processes", "dask")
@@ -222,7 +222,8 @@ def _canonical(params: dict) -> str:
 # ----------------------------------------------------------------------- keys and data
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """SHA-256 of every ``omkl_core/**/*.py`` source (paths and contents, sorted by path)."""
+    """SHA-256 of every ``omkl_core/**/*.py`` source (paths and contents, sorted by path) and of
+    :func:`numerics`: a cached result is reused only by the same code running the same arithmetic."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
@@ -230,7 +231,17 @@ def code_version() -> str:
         h.update(b"\0")
         h.update(path.read_bytes())
         h.update(b"\0")
+    h.update(numerics().encode())
     return h.hexdigest()
+
+
+def numerics() -> str:
+    """The libraries behind this process's arithmetic that can change a result's last bits: the
+    compiled engine (:mod:`omkl_core.compiled`: Numba or NumPy loops) and the feature map's cosine
+    (:mod:`omkl_core.vecmath`: NumPy's or oneMKL's). Part of :func:`code_version`."""
+    from . import compiled, vecmath  # noqa: PLC0415
+
+    return f"engine={'numba' if compiled.use_numba() else 'numpy'};cos={vecmath.library()}"
 
 
 def data_hash(X, y) -> str:
@@ -573,7 +584,7 @@ def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_worker
             try:
                 out = get()
                 if out["version"] != version:
-                    raise RuntimeError("the worker runs different omkl_core sources (code version mismatch)")
+                    raise RuntimeError("the worker runs different omkl_core sources or arithmetic libraries (code version mismatch)")
                 result = _normalised(out["result"])
             except Exception as exc:  # noqa: BLE001 - handed to on_error, or raised
                 if on_error is None:

@@ -420,3 +420,25 @@ def test_map_tasks_errors_name_the_argument_and_failures_are_not_cached(tmp_path
                           on_error=lambda exc: {"error": f"{type(exc).__name__}: {exc}"})
     assert out[0]["error"].startswith("ValueError: unknown algorithm 'NoSuchMeta'")
     assert out.cached == [False] and not list(tmp_path.rglob("*.json"))     # a failure is not cached
+
+
+def test_cache_key_follows_the_arithmetic_libraries():
+    """A result computed with one cosine library or engine is never served to a run with another:
+    the code version (part of every cache key) includes :func:`sweep.numerics`."""
+    import subprocess
+
+    code = "from omkl_core import sweep; print(sweep.numerics(), sweep.code_version())"
+    out = {}
+    for cos in ("numpy", "auto"):
+        env = {**os.environ, "OMKL_COS": cos, "PYTHONPATH": str(Path(sweep.__file__).resolve().parent.parent)}
+        out[cos] = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                                  timeout=120, check=True).stdout.split()
+    assert out["numpy"][0].endswith("cos=numpy")
+    if out["auto"][0] != out["numpy"][0]:            # a faster cosine is installed: another version
+        assert out["auto"][1] != out["numpy"][1]
+    env = {**os.environ, "OMKL_ENGINE": "numpy", "OMKL_COS": "numpy"}
+    plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+                           check=True).stdout.split()
+    assert plain[0] == "engine=numpy;cos=numpy"
+    if out["numpy"][0] != plain[0]:
+        assert plain[1] != out["numpy"][1]
