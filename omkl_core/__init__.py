@@ -42,9 +42,12 @@ from . import (
                mixture,
                mkl,
                noisy,
+               oracles,
+               pairing,
                preprocessing,
                protocol,
                registry,
+               regret,
                validation,
                vaw,
                vecmath,
@@ -83,7 +86,7 @@ __all__ = [
     # beyond the papers: any online learners aggregated by a meta-learner (issue 24)
     "mixture", "Mixture",
     # beyond the papers: online scaling as learners, no look-ahead (issue 32)
-    "preprocessing", "StandardScaler", "Pipeline", "TargetScaler",
+    "preprocessing", "StandardScaler", "Pipeline", "TargetScaler", "oracles", "regret", "pairing",
     # paper 000
     "RandomFourierFeatures", "KernelDictionary", "paper000_dictionary", "VAW", "VAWExperts",
     "VAWMeta", "EWA", "CalibratedEWA", "AggregatingAlgorithm", "MLProd", "MLPoly", "BOA",

@@ -19,7 +19,8 @@ PINNED = {
     'OMKLGF', 'OMKR', 'OnlineLearner', 'OnlineRidge', 'paper000_dictionary',
     'paper003_dictionary', 'PAPER004_EXPORTS', 'Pipeline', 'preprocessing', 'protocol', 'Raker', 'registry',
     'RandomFourierFeatures', 'RBFDictionary', 'run_online', 'SFGMKL', 'SFGMKLR',
-    'SingleCopyKernelOGD', 'StandardScaler', 'TargetScaler', 'Trace', 'validation', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
+    'SingleCopyKernelOGD', 'StandardScaler', 'TargetScaler', 'Trace', 'validation',
+    'oracles', 'regret', 'pairing', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
     'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd', 'vecmath', 'config', 'show_config',
 }
 
