@@ -31,7 +31,7 @@ import importlib
 
 _SUBMODULES = ("baselines", "claims", "driver", "errata", "html_report", "leaderboard", "notebooks", "paper000",
                "paper001", "paper002", "paper003", "paper004", "paper_values", "process", "regret_tables", "report",
-               "runner", "style", "timing", "verify")
+               "report_inputs", "runner", "style", "timing", "verify")
 
 __all__ = list(_SUBMODULES)
 
