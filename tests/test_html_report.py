@@ -78,13 +78,15 @@ def _results(tmp_path, monkeypatch, mode: str) -> Path:
     repro.report.save_table(pd.DataFrame({"dataset": ["Naval"], "variant": ["tvaw"], "mse": [0.3]}),
                             "paper000_table2_variants")
     repro.report.save_table(pd.DataFrame({"algorithm": ["Raker"], "cpu_s_one_run": [0.5]}), "paper003_table1_timing")
-    if mode != "quick":
-        repro.report.add_scorecard_rows("paper000_table2", repro.report.scorecard_rows(comparison, paper="000",
-                                                                                     item="Table 2"))
-    else:
-        rows = pd.DataFrame([repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best", True)])
-        rows["within_tolerance"] = np.nan
+    repro.report.add_scorecard_rows("paper000_table2", repro.report.scorecard_rows(comparison, paper="000",
+                                                                                 item="Table 2"))
+    if mode == "quick":
+        rows = pd.DataFrame([repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best", True, kind="project")])
         repro.report.add_scorecard_rows("leaderboard_mixture", rows)
+    cause = repro.papers.Cause("test-naval", "000", "2", r"VAW2", r"Naval", "a measured cause",
+                               ("paper000_table2_variants",))
+    monkeypatch.setattr(repro.papers, "CAUSES", (cause,))
+    monkeypatch.setattr(repro.html_report, "CAUSES", (cause,))
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
     repro.report.save_figure(fig, "paper000_fig1")
@@ -128,11 +130,14 @@ def test_full_report_lays_out_paper000_table2_as_printed_with_misses_linked_to_t
     cells = _parse(page).cells
     assert len(cells) == 45                                   # 9 rows x 5 datasets
     classes = [c["class"].split()[-1] for c in cells]
-    assert classes.count("no") == 1 and classes.count("yes") == 44
+    assert classes.count("t4") == 1 and classes.count("t0") == 44     # one miss, the rest within noise (2 %, sd 1.4 %)
     assert "published 0.29" in text and "ours 0.435" in text   # VAW2 on Naval: 1.5 x 0.29
-    miss = next(c for c in cells if c["class"].endswith("no"))
-    assert "ratio reproduced/published = 1.5000" in miss["title"]
-    assert 'href="#cause-p000-code-form"' in text and 'id="cause-p000-code-form"' in text
+    miss = next(c for c in cells if c["class"].endswith("t4"))
+    assert "ratio reproduced/published = 1.5000" in miss["title"] and "tier: miss" in miss["title"]
+    assert 'href="#cause-test-naval"' in text and 'id="cause-test-naval"' in text
+    assert "44 within noise, 0 ≤ 5 %, 0 ≤ 10 %, 0 ≤ 25 %, 1 miss" in text
+    index = (res / "report" / "index.html").read_text(encoding="utf-8")
+    assert "Published numeric cells: 45 judged — 44 within noise, 0 ≤ 5 %, 0 ≤ 10 %, 0 ≤ 25 %, 1 miss" in index
     assert 'href="tables.html#t-paper000_table2_variants"' in text      # the cause's measurement, in this run
     assert "QUICK RUN" not in text and "(quick run)" not in text
     _check_links(res / "report")

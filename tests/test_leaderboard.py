@@ -57,7 +57,7 @@ def test_claim_ratio_is_mixture_over_the_best_single_row_never_a_mixture_row():
     # scorecard claim rows: one per (dataset, mixture), judged as the table says
     sc = lb.claim_rows(lb.mixture_claims(summ, mixtures=[MIX_BOA]))
     assert list(sc.columns) == repro.report.SCORECARD_COLUMNS
-    assert sc["within_tolerance"].tolist() == [True, False]
+    assert sc["verdict"].tolist() == ["holds", "fails"] and set(sc["kind"]) == {"project"}
     assert "ratio 1.0201" in sc["note"].iloc[1] and "Naval" in sc["row"].iloc[1]
 
 

@@ -268,7 +268,8 @@ def test_every_table_and_the_scorecard_say_what_produced_them(tmp_path, monkeypa
     repro.report.add_scorecard_rows("paper000_table2", rows)
     repro.report.scorecard()
     text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
-    assert "**full** run" in text and "| paper000_table2 | 1 | full |" in text and "1 of 1 rows" in text
+    assert "**full** run" in text and "| paper000_table2 | 1 | full |" in text
+    assert "Published numeric cells: 1 judged — 1 within noise, 0 ≤ 5 %" in text
 
 
 def test_scorecard_without_rows_has_no_zero_of_zero_summary(tmp_path, monkeypatch):
@@ -293,18 +294,17 @@ def test_quick_mode_never_writes_into_the_full_results(tmp_path, monkeypatch):
         repro.report.set_mode("fast")
 
 
-def test_scorecard_counts_only_rows_judged_within_tolerance(tmp_path, monkeypatch):
+def test_scorecard_counts_only_judged_cells_per_tier(tmp_path, monkeypatch):
     import pandas as pd
 
     monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
     rows = pd.DataFrame([repro.report.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0]),
-                         repro.report.cell_row("000", "Table 2", "EWA", "Airfoil", 22.8, [99.0])])
-    rows["within_tolerance"] = [True, np.nan]          # the second not judged (a quick run)
+                         repro.report.cell_row("000", "Table 2", "VAW-EWA", "Airfoil", 22.8, [99.0], quick=True)])
     repro.report.add_scorecard_rows("s", rows)
     repro.report.scorecard()
     text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
-    assert "1 of 1 rows within tolerance" in text and "1 row not computed at full size" in text
-    assert "| not computed at full size |" in text
+    assert "1 judged — 0 within noise, 1 ≤ 5 %, 0 ≤ 10 %, 0 ≤ 25 %, 0 miss" in text
+    assert "1 published cells not computed at full size" in text and "| not computed at full size |" in text
 
 
 def test_quick_scorecard_marks_its_rows_not_computed_at_full_size_never_0_within_tolerance(tmp_path, monkeypatch, capsys):
@@ -314,13 +314,13 @@ def test_quick_scorecard_marks_its_rows_not_computed_at_full_size_never_0_within
 
     monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
     monkeypatch.setenv("OMKL_MODE", "quick")
-    rows = pd.DataFrame([repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best", True),
-                         repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best on Bias", False)])
-    rows["within_tolerance"] = [True, np.nan]               # as the quick leaderboard writes them
+    rows = pd.DataFrame([repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best", True, kind="project"),
+                         repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best on Bias", False,
+                                                kind="project")])
     repro.report.add_scorecard_rows("leaderboard_mixture", rows)
     repro.report.scorecard(verbose=True)
     text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
     line = capsys.readouterr().out
-    assert "0 within tolerance" not in line and "2 not computed at full size" in line
-    assert "within tolerance." not in text and "2 rows not computed at full size" in text
-    assert text.count("| not computed at full size |") == 2 and "| yes |" not in text and "| no |" not in text
+    assert "0 holds" not in line and "2 not computed at full size" in line
+    assert "this project's own claims: 2 not computed at full size" in text
+    assert text.count("| not computed at full size |") == 2 and "| holds |" not in text and "| fails |" not in text

@@ -149,7 +149,7 @@ def test_scorecard_carries_one_hash_over_the_number_tables_and_lists_speed_claim
     rows = pd.DataFrame([rep.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0, 23.5])])
     rep.add_scorecard_rows("paper000_table2", rows)
     speed = pd.DataFrame([rep.claim_row("003", "Tables 1-4", "SFG-MKL faster than Raker", True,
-                                        "Airfoil: SFG-MKL 0.12 s, Raker 0.30 s CPU")])
+                                        "Airfoil: SFG-MKL 0.12 s, Raker 0.30 s CPU", kind="paper")])
     rep.add_scorecard_rows("paper003_speed_timing", speed)
     df = rep.scorecard()
     hashes = {"a": _stamp(results, "a")["numbers_sha256"], "b": _stamp(results, "b")["numbers_sha256"]}
@@ -161,8 +161,9 @@ def test_scorecard_carries_one_hash_over_the_number_tables_and_lists_speed_claim
     assert sc_stamp["numbers_sha256"] == combined and sc_stamp["tables"] == hashes
     # the speed claim is not a scorecard row and its times are not in scorecard.csv
     assert len(df) == 1 and "0.12 s" not in (results / "scorecard.csv").read_text(encoding="utf-8")
-    assert "1 of 1 rows within tolerance" in text
-    assert "## Speed claims" in text and "1 of 1 speed claims hold" in text and "0.12 s" in text
+    assert "Published numeric cells: 1 judged — 1 within noise" in text
+    assert "## Speed claims" in text and "the papers' claims judged on our numbers: 1 holds, 0 fails" in text
+    assert "0.12 s" in text
     assert len(pd.read_csv(results / "scorecard_timing.csv")) == 1
 
 
@@ -227,13 +228,13 @@ def test_verify_quick_reads_the_quick_results_and_the_scorecard(results, tmp_pat
     code, out = _verify(capsys, "--quick", "--reference", str(ref), "--update")
     assert code == 0 and str(results / "quick") in out
     assert set(json.loads(ref.read_text(encoding="utf-8"))["tables"]) == {"q1", "scorecard"}
-    rows["within_tolerance"] = False
+    rows = pd.DataFrame([rep.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0, 24.5], quick=True)])
     monkeypatch.setenv("OMKL_RESULTS", str(results / "quick"))
     rep.add_scorecard_rows("s", rows)
     rep.scorecard()
     monkeypatch.setenv("OMKL_RESULTS", str(results))
     code, out = _verify(capsys, "--quick", "--reference", str(ref))
-    assert code == 1 and "scorecard: row 1 (paper = 000), column within_tolerance: reference True vs current False" in out
+    assert code == 1 and "scorecard: row 1 (paper = 000), column reproduced_mean: reference 22.75 vs current 23.25" in out
 
 
 def test_verify_without_results_or_with_a_foreign_reference_fails_clearly(results, tmp_path, capsys):

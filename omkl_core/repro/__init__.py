@@ -8,6 +8,8 @@ seaborn, papermill, ipykernel, JupyterLab); the library never imports it.
 * :mod:`~omkl_core.repro.notebooks`: notebook selection, staging folders, timings, progress;
 * :mod:`~omkl_core.repro.process`: children in their own session, SIGINT/SIGTERM forwarding;
 * :mod:`~omkl_core.repro.report`: results folder, stamped tables and figures, the scorecard;
+* :mod:`~omkl_core.repro.verdicts`: the rule of the verdicts (a tier per published cell, a kind
+  per claim); :mod:`~omkl_core.repro.papers`: each paper's scored forms, figures and measured causes;
 * :mod:`~omkl_core.repro.html_report`: the HTML report of a results folder (``results/report/``);
 * :mod:`~omkl_core.repro.paper_values`: the published values (``data/published_tables.csv``);
 * :mod:`~omkl_core.repro.errata`: the papers' printed statements found false, with their tests;
@@ -30,8 +32,8 @@ from __future__ import annotations
 import importlib
 
 _SUBMODULES = ("baselines", "claims", "driver", "errata", "html_report", "leaderboard", "notebooks", "paper000",
-               "paper001", "paper002", "paper003", "paper004", "paper_values", "process", "regret_tables", "report",
-               "report_inputs", "runner", "style", "timing", "verify")
+               "paper001", "paper002", "paper003", "paper004", "paper_values", "papers", "process", "regret_tables",
+               "report", "report_inputs", "runner", "style", "timing", "verdicts", "verify")
 
 __all__ = list(_SUBMODULES)
 

@@ -435,10 +435,10 @@ def paper003_claims(curves: Mapping[str, Mapping[str, np.ndarray]], curve_t: Map
                          f"{'/'.join(f'{pub[b]:.2f}' for b in pb)} at t = T")
     figs = "Figs 1-2" if set(curves) <= {"Airfoil", "Naval"} else "Figs 1-2 (all datasets)"
     rows = [claim_row("003", figs, f"SFG-MKL and SFG-MKL-R converge faster than every baseline ({label})",
-                      ok_ours, "; ".join(notes))]
+                      ok_ours, "; ".join(notes), kind="paper")]
     if published:
         rows.append(claim_row("003", figs, "SFG-MKL and SFG-MKL-R converge faster than every baseline "
-                              "(published numbers, end point only)", ok_pub, "; ".join(pub_notes)))
+                              "(published numbers, end point only)", ok_pub, "; ".join(pub_notes), kind="printed"))
     if subset_size is not None:
         size_notes, ok_size = [], True
         for name, sizes in subset_size.items():
@@ -446,7 +446,7 @@ def paper003_claims(curves: Mapping[str, Mapping[str, np.ndarray]], curve_t: Map
             size_notes.append(f"{name}: {sizes[sfg[1]]:.2f} vs {sizes[sfg[0]]:.2f} kernels per step")
         rows.append(claim_row("003", "Section 4 (cost)",
                               f"SFG-MKL-R evaluates more kernels per step than SFG-MKL ({label})",
-                              ok_size, "; ".join(size_notes)))
+                              ok_size, "; ".join(size_notes), kind="paper"))
     if subset_size is not None and published:
         rt_notes, ok_rt = [], True
         for name in subset_size:
@@ -454,7 +454,7 @@ def paper003_claims(curves: Mapping[str, Mapping[str, np.ndarray]], curve_t: Map
             ok_rt &= rt[base(sfg[1])] > rt[base(sfg[0])]
             rt_notes.append(f"{name}: {rt[base(sfg[1])]:.2f} s vs {rt[base(sfg[0])]:.2f} s")
         rows.append(claim_row("003", "Section 4 (cost)", "SFG-MKL-R runs longer than SFG-MKL (published run times)",
-                              ok_rt, "; ".join(rt_notes)))
+                              ok_rt, "; ".join(rt_notes), kind="printed"))
     return rows
 
 
@@ -479,7 +479,8 @@ def paper003_table_claims_published() -> list[dict]:
                        f"OMKL-GF {rt['OMKL-GF']:.2f} s"))
 
     def row(claim, items):
-        return claim_row("003", "Tables 1-4", claim, all(h for h, _ in items), "; ".join(n for _, n in items))
+        return claim_row("003", "Tables 1-4", claim, all(h for h, _ in items), "; ".join(n for _, n in items),
+                         kind="printed")
 
     return [row("SFG-MKL and SFG-MKL-R lowest MSE on every dataset (published numbers)", lower),
             row("SFG-MKL the fastest algorithm on every dataset (published run times)", fastest),
@@ -510,9 +511,9 @@ def paper000_table2_claims_published(close: float = 0.05) -> list[dict]:
         gap = abs(col["VAW2"] / col["VAW2 (trunc)"] - 1)
         near.append((gap <= close, f"{name}: {gap:.1%}"))
     return [claim_row("000", "Table 2", "VAW2 lowest MSE on every real dataset (published numbers)",
-                      all(h for h, _ in best), "; ".join(n for _, n in best)),
+                      all(h for h, _ in best), "; ".join(n for _, n in best), kind="printed"),
             claim_row("000", "Table 2", f"VAW2 and VAW2 (trunc) almost the same (within {close:.0%}; published numbers)",
-                      all(h for h, _ in near), "; ".join(n for _, n in near))]
+                      all(h for h, _ in near), "; ".join(n for _, n in near), kind="printed")]
 #: The rows of paper 000's Figure 1 that the VAW-family notebook draws (section 4).
 PAPER000_FIG1_ROWS = ("VAW2", "VAW-Aggr", "VAW-EWA", "VAW-ML-Prod")
 #: The real datasets of paper 000's claims ("across considered real world datasets").
@@ -554,9 +555,9 @@ def paper000_fig1_claims(curves: Mapping[str, Mapping[str, np.ndarray]], *, rows
         pub_notes.append(f"{name}{'' if name in PAPER000_REAL else ' (not judged)'}: VAW2 {col['VAW2']:.2f}, "
                          f"rank {rank} of {len(among)}")
     return [claim_row("000", "Fig. 1", "VAW2 lowest running MSE throughout on every real dataset",
-                      ok_ours and len(judged) == len(PAPER000_REAL), "; ".join(notes)),
+                      ok_ours and len(judged) == len(PAPER000_REAL), "; ".join(notes), kind="paper"),
             claim_row("000", "Fig. 1", "VAW2 lowest MSE on every real dataset (published numbers, end point = Table 2)",
-                      ok_pub, "; ".join(pub_notes))]
+                      ok_pub, "; ".join(pub_notes), kind="printed")]
 
 
 def running_mse_table(curves: Mapping[str, Mapping[str, np.ndarray]], curve_t=None, n_checkpoints: int = 5,
@@ -622,7 +623,8 @@ def paper000_fig2_claims(table: pd.DataFrame, sparse_share: float = SPARSE_SHARE
                          f"{name}: {vw.negative_share:.0%} of the weights, {vw.negative_mass_share:.0%} of |w|"))
 
     def row(claim, items):
-        return claim_row("000", "Fig. 2", claim, all(h for _, h, _ in items), "; ".join(n for _, _, n in items))
+        return claim_row("000", "Fig. 2", claim, all(h for _, h, _ in items), "; ".join(n for _, _, n in items),
+                         kind="paper")
 
     return [row(f"ML-Prod sparse: effective number of experts <= {sparse_share:.0%} of N", sparse),
             row("EWA broader than ML-Prod: larger effective number of experts", broad),

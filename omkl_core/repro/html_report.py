@@ -34,9 +34,10 @@ import os
 import re
 import shutil
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import papers, verdicts
+from .papers import Cause, Figure  # noqa: F401  (part of this module's API)
 from .report_inputs import (  # noqa: F401  (part of this module's API)
     NOT_COMPUTED,
     _float,
@@ -67,118 +68,8 @@ _PAGE = {"000": "paper000.html", "001": "paper001.html", "002": "paper002.html",
          "004": "paper004.html", "all": "leaderboard.html"}
 
 
-# ----------------------------------------------------------------------------- figures
-@dataclass(frozen=True)
-class Figure:
-    """Caption of one figure: the paper it belongs to, what the paper's figure (or our figure, when
-    the paper has none) shows, and which scorecard claim rows judge it (``paper``, item prefix)."""
-    paper: str
-    shows: str
-    claims: tuple[str, ...] = ()
-
-
-#: Captions of the figures the notebooks write (``results/figures/<name>.png``). A figure not
-#: listed here is still shown, with its name and a note that it has no caption.
-FIGURES = {
-    "paper000_fig1": Figure("000", "Paper 000, Figure 1: the running MSE e_t = (1/t) Σ (ŷ_τ − y_τ)² of VAW2 and "
-                                   "the VAW family over time on each dataset (mean over repetitions). The paper "
-                                   "claims VAW2 has the lowest curve throughout on the real datasets.", ("Fig. 1",)),
-    "paper000_fig2": Figure("000", "Paper 000, Figure 2: the final meta weights over the 76 experts (51 Gaussian, "
-                                   "25 Laplacian kernels) of each meta-learner. The paper reads ML-Prod as sparse, "
-                                   "EWA as broad and VAW2 as using negative weights.", ("Fig. 2",)),
-    "datasets": Figure("000", "Paper 000, Table 1's streams: the normalised labels y_t (eqs. (33)-(34)) of AR(4), "
-                              "Airfoil, Bias, Concrete, Naval and Wine in file order."),
-    "paper001_fig1": Figure("001", "Paper 001, Figure 1: the absolute and hinge losses and their erf smoothings "
-                                   "(s = 1), the losses Algorithm 1 can estimate without bias."),
-    "paper001_estimator_histogram": Figure("001", "Lemma 1's estimator θ of f(E[X]) (no figure in the paper): its "
-                                                  "histogram and running mean against the target value."),
-    "paper001_alg1_vs_single_copy": Figure("001", "Algorithm 1 against single-copy kernel OGD on noisy inputs (no "
-                                                  "figure in the paper): average regret over time beside Theorem 4's "
-                                                  "bound."),
-    "paper001_theorem3_twin": Figure("001", "Theorem 3's noisy twin (no figure in the paper): the learner on "
-                                            "noisy copies against the noise-free one."),
-    "paper002_equalities_both_sides": Figure("002", "Paper 002 has no figures: both sides of the equalities (1), "
-                                                    "(14), (17), Theorem 4 and (16) over time on Airfoil, computed "
-                                                    "independently; the lines coincide where the equality holds."),
-    "paper002_equalities_residual": Figure("002", "The relative residual of each of paper 002's equalities over "
-                                                  "time: floating-point round-off (about 1e-15) where it holds."),
-    "paper002_regret_vs_logdet": Figure("002", "Paper 002: the regret of ridge regression against the ln det term "
-                                               "of its bound over time."),
-    "paper002_clipped_bound": Figure("002", "Paper 002: bound (18) for the clipped predictions against the actual "
-                                            "loss."),
-    "paper002_corollary3_ratio": Figure("002", "Paper 002, Corollary 3: the ratio of the cumulative losses over "
-                                               "time (tends to 1)."),
-    "paper003_fig1": Figure("003", "Paper 003, Figure 1: MSE over time on Airfoil of OMKR, Raker, OMKL-GF, SFG-MKL "
-                                   "and SFG-MKL-R (and the named code variants). The paper claims the SFG learners "
-                                   "converge faster than every baseline.", ("Figs",)),
-    "paper003_fig2": Figure("003", "Paper 003, Figure 2: MSE over time on Naval, the same learners as Figure 1.",
-                            ("Figs",)),
-    "paper004_adaboost_wine": Figure("004", "Paper 004 (slides, no figure): AdaBoost with exact stumps on Wine: "
-                                            "training error, Theorem 26's equality and Corollary 27's margin chain."),
-    "paper004_gradient_boosting": Figure("004", "Gradient boosting on Airfoil (step ν = 1 against 0.1) and logistic "
-                                                "boosting on Wine (no figure in the slides)."),
-    "paper004_rademacher": Figure("004", "Exact Rademacher complexities (2ⁿ sign vectors) against Example 11, "
-                                         "Corollary 19, the L2 bound and Proposition 1."),
-    "paper004_support_recovery": Figure("004", "Lasso sign recovery against n with and without the "
-                                               "irrepresentable condition (Theorem 29)."),
-    "leaderboard_mean_ranks": Figure("all", "The leaderboard: each learner's mean rank over the six streams under "
-                                            "one protocol (whole streams, seeds 0-4)."),
-}
-
-
-# ----------------------------------------------------------------------------- measured causes
-@dataclass(frozen=True)
-class Cause:
-    """A measured explanation of misses of a published table: which cells (``paper``, ``table``,
-    regular expressions on the row and the column), what was measured, and where (table names in
-    ``results/tables``, pytest node ids, erratum ids)."""
-    key: str
-    paper: str
-    table: str
-    rows: str
-    columns: str
-    text: str
-    evidence: tuple[str, ...] = field(default_factory=tuple)
-
-    def matches(self, paper: str, table: str, row: str, column: str) -> bool:
-        return (self.paper == paper and self.table == table and re.fullmatch(self.rows, row) is not None
-                and re.fullmatch(self.columns, column) is not None)
-
-
-_VAW = r"VAW.*"
-#: The measured causes of the published tables' misses (notebooks p000_vaw2, p003_graph_aided:
-#: "Reading the comparison"); a miss no entry covers says so.
-CAUSES = (
-    Cause("p000-ar4", "000", "2", r".*", r"AR\(4\)",
-          "AR(4) cannot match cell by cell: the normalised MSE scales with 1/(range of the realisation)², and the "
-          "paper's noise draw is unknown. Over ten realisations of eq. (32) the same pipeline spans a range that "
-          "contains the published value, and the row ratios MSE(row)/MSE(VAW2) cancel the scale.",
-          ("paper000_ar4_noise_seeds", "paper000_ar4_ranges", "paper000_row_ratios")),
-    Cause("p000-code-form", "000", "2", _VAW, r"Airfoil|Bias|Concrete|Naval",
-          "The text's algorithm (√2 cos features, VAW at both levels) misses VAW2 on Naval and the ML rows on Bias; "
-          "the authors'-code form (m^-1/2 [sin, cos] features and an online-ridge 'VAW', variant 'tvaw') reproduces "
-          "the published VAW2 column on all four real datasets: the experiments likely ran that form.",
-          ("paper000_table2_variants", "paper000_row_ratios")),
-    Cause("p000-gf-freeze", "000", "2", r"OMKL-GF.*|Raker.*", r"Airfoil|Bias|Concrete|Naval",
-          "OMKL-GF's misses on Bias and Naval close under the authors' code form (J = 2, graph frozen after step "
-          "302): the ablation shows the frozen graph does it. The code rows are in the same table.",
-          ("paper000_table2", "paper000_row_ratios")),
-    Cause("p003-argmax", "003", r"[1-4]", r"SFG-MKL.*", r".*",
-          "The text's SFG-MKL / SFG-MKL-R: after step 300 the argmax node I_t keeps changing (only the drawn "
-          "node's weight is updated), so barely trained kernels keep entering the prediction; the code's constant "
-          "node 0 reproduces the published cells, its importance weights 1/q acting as a larger step "
-          "(the step ablation).",
-          ("paper003_argmax_switches", "paper003_step_ablation")),
-    Cause("p003-gf-step", "003", r"[1-4]", r"OMKL-GF.*", r".*",
-          "The published OMKL-GF column lies between the text's importance-weighted θ step and the ICML-2020 "
-          "code's unweighted step (the variant rows of the same table).", ()),
-)
-
-
-def _cause_evidence_tables(cause: Cause, paper: str, table: str) -> tuple[str, ...]:
-    if cause.key == "p003-gf-step":
-        return (f"paper003_table{table}",)
-    return cause.evidence
+# Figures, causes and scored forms are declared per paper in omkl_core.repro.papers (one home).
+FIGURES, CAUSES = papers.FIGURES, papers.CAUSES
 
 
 # ----------------------------------------------------------------------------- HTML pieces
@@ -196,10 +87,12 @@ vertical-align:top}th{background:#eef1f5;text-align:left}
 table.paper td.cell{min-width:8.5em;text-align:right}td.cell .pub{display:block;color:#333}
 td.cell .ours{display:block;font-weight:600}td.cell .ratio{display:block;font-size:.82em;color:#444}
 td.yes{background:#d9f2dc}td.no{background:#f9d6d2}td.nc{background:#eceef1;color:#555}td.none{background:#fff}
+td.t0{background:#c6ecc9}td.t1{background:#dcf3de}td.t2{background:#fbf1c7}td.t3{background:#fde0c2}td.t4{background:#f9d6d2}
+td.cell .tier{display:block;font-size:.82em;font-weight:600}
 td.timing{background:#eef3fb}
 .badge{display:inline-block;padding:0 .45em;border-radius:.7em;font-size:.85em;font-weight:600}
 .b-yes,.b-passed{background:#cdeccf;color:#14532d}.b-no,.b-failed,.b-error{background:#f6c9c3;color:#7f1d1d}
-.b-nc,.b-skipped,.b-notrun{background:#e3e5e8;color:#333}
+.b-nc,.b-skipped,.b-notrun{background:#e3e5e8;color:#333}.b-print{background:#e3ecf7;color:#1f3b57}
 figure{margin:1.2em 0;padding:.8em;background:#fff;border:1px solid #d5d9de;max-width:1150px}
 figure img{max-width:100%;height:auto}figcaption{margin-top:.5em}
 .legend span{display:inline-block;padding:.1em .6em;margin-right:.5em;border:1px solid #c9cdd3}
@@ -260,13 +153,19 @@ class _Site:
         self.outcomes, self.junit = junit_outcomes(self.junit_path) if self.junit_path else ({}, {})
 
     def _scorecard_rows(self) -> list[dict]:
+        """The rows of every scorecard section, each with its section's mode and the ``cause`` the
+        merge (:func:`omkl_core.repro.report.scorecard`) gave it in ``scorecard.csv``."""
+        merged = self.results / "scorecard.csv"
+        causes = {(r["paper"].zfill(3), r["item"], r["row"], r["column"]): r.get("cause", "")
+                  for r in (_records(merged) if merged.is_file() else [])}
         rows = []
         for part in sorted((self.results / "scorecard").glob("*.csv")):
             stamp = _json(part.with_suffix(".stamp.json"))
             mode = stamp.get("mode", self.mode)
             for r in _records(part):
                 r.update(section=part.stem, mode=mode, timing="timing" in part.stem.split("_"),
-                         verdict=verdict(r.get("within_tolerance", ""), mode))
+                         verdict=verdict(r.get("verdict", ""), mode) if r.get("kind") != "printed" else r["verdict"],
+                         cause=causes.get((r["paper"].zfill(3), r["item"], r["row"], r["column"]), ""))
                 rows.append(r)
         return rows
 
@@ -327,20 +226,12 @@ def _published():
     return paper_values._all()
 
 
-def _our_table_cells(site: _Site, paper: str, table: str, dataset_of_table: str | None) -> dict:
-    """{(row, column): (mean, sd, n)} from the notebook's own table (paper000_table2,
-    paper003_tableK): what the run computed, scorecard or not."""
-    name = f"paper{paper}_table{table}"
-    path = site.results / "tables" / f"{name}.csv"
-    cells = {}
-    if not path.is_file():
-        return cells
-    for r in _records(path):
-        col = r.get("dataset") or dataset_of_table
-        if col is None or "algorithm" not in r:
-            continue
-        cells[(r["algorithm"], col)] = (_float(r.get("mse_x1e3")), _float(r.get("sd")), r.get("n_runs", ""))
-    return cells
+def _ablation_rows(site: _Site, paper: str, table: str) -> list[dict]:
+    """The ablation rows of a published table (the other forms, never scored): the records of
+    ``paper{P}_table{K}_ablations`` (columns ``form, algorithm, dataset, mse_x1e3, sd, n_runs,
+    published, ratio``), written by the paper's notebook."""
+    path = site.results / "tables" / f"paper{paper}_table{table}_ablations.csv"
+    return _records(path) if path.is_file() else []
 
 
 def _timing_cells(site: _Site, paper: str, table: str) -> dict:
@@ -350,8 +241,12 @@ def _timing_cells(site: _Site, paper: str, table: str) -> dict:
     return {r["algorithm"]: _float(r.get("cpu_s_one_run")) for r in _records(path) if "algorithm" in r}
 
 
+#: CSS class of each tier (best first), of a quick run's cell and of a missing one.
+_TIER_CLASS = {**{t: f"t{i}" for i, t in enumerate(verdicts.TIERS)}, NOT_COMPUTED: "nc"}
+
+
 def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
-    """Write ``paperNNN_tableK.html``; return counts for the summaries."""
+    """Write ``paperNNN_tableK.html``; return the tier counts of its cells (:func:`report.tier_counts`)."""
     from . import report  # noqa: PLC0415
 
     sub = pub[(pub["paper"] == paper) & (pub["table"] == table)]
@@ -362,48 +257,39 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
     runtime = sub[sub["metric"] == "runtime"]
     item = f"Table {table}"
     sc = {(r["row"], r["column"]): r for r in site.rows
-          if r["paper"].zfill(3) == paper and r["item"] == item and r["column"] != "claim" and not r["timing"]}
-    ours = _our_table_cells(site, paper, table, cols[0] if len(cols) == 1 else None)
+          if r["paper"].zfill(3) == paper and r["item"] == item and r.get("kind") == report.CELL and not r["timing"]}
     timing = _timing_cells(site, paper, table)
-    counts = {"cells": 0, "yes": 0, "no": 0, "nc": 0}
-    causes_used: dict[str, Cause] = {}
+    shown: list[dict] = []
+    causes_used: dict[str, Cause] = {c.key: c for c in CAUSES
+                                     if any(r.get("cause") == c.key for r in sc.values())}
 
     def cell(row: str, col: str, published: float) -> str:
-        counts["cells"] += 1
         r = sc.get((row, col))
-        if r is not None:
-            mean, sd, n = _float(r["reproduced_mean"]), _float(r["reproduced_sd"]), r.get("n_runs", "")
-            v = r["verdict"]
-        elif (row, col) in ours:
-            mean, sd, n = ours[(row, col)]
-            v = NOT_COMPUTED if site.quick or not math.isfinite(mean) else (
-                "yes" if report.within_tolerance(published, mean, sd if math.isfinite(sd) else 0.0) else "no")
-        else:
-            mean, sd, n, v = math.nan, math.nan, "", "missing"
+        if r is None:
+            shown.append({"kind": report.CELL, "verdict": "missing", "cause": ""})
+            return (f'<td class="cell none" title="no scorecard row for this cell in this run">'
+                    f'<span class="pub">published {_fmt(published)}</span><span class="ours muted">not run</span></td>')
+        shown.append(r)
+        mean, sd, n, v = _float(r["reproduced_mean"]), _float(r["reproduced_sd"]), r.get("n_runs", ""), r["verdict"]
         ratio = mean / published if published and math.isfinite(mean) else math.nan
-        cls = {"yes": "yes", "no": "no", NOT_COMPUTED: "nc"}.get(v, "none")
-        counts["nc" if cls in ("nc", "none") else cls] += 1
-        if not math.isfinite(mean):
-            body = '<span class="ours muted">not run</span>'
-            tip = "no reproduced value in this run"
-        else:
-            sd_txt = f" ± {_fmt(sd, 3)}" if math.isfinite(sd) and sd > 0 else ""
-            who = "quick" if v == NOT_COMPUTED and site.quick else "ours"
-            body = (f'<span class="ours">{who} {_fmt(mean)}{sd_txt}</span>'
-                    f'<span class="ratio">×{ratio:.2f}{" (n = " + _e(n) + ")" if n else ""}</span>')
-            tip = (f"ratio reproduced/published = {ratio:.4f}; within tolerance: {v} "
-                   f"(|mean − published| ≤ max({report.REL_TOL:.0%} × published, {report.N_SD:g} sd))")
-            if v == NOT_COMPUTED:
-                tip += "; quick run: computed on a short horizon only"
+        band = _float(r.get("noise_band"))
+        sd_txt = f" ± {_fmt(sd, 3)}" if math.isfinite(sd) and sd > 0 else ""
+        who = "quick" if v == NOT_COMPUTED and site.quick else "ours"
+        tip = (f"ratio reproduced/published = {ratio:.4f}; |mean − published| = {abs(mean - published):.4g}, "
+               f"noise band ± {band:.4g}; tier: {v}. {verdicts.TIER_RULE}")
+        if v == NOT_COMPUTED:
+            tip = f"quick run: computed on a short horizon only, not judged. ratio {ratio:.4f}"
         link = ""
-        if v == "no":
-            found = [c for c in CAUSES if c.matches(paper, table, row.split(" [")[0], col)]
-            for c in found:
-                causes_used[c.key] = c
-            link = (" ".join(f'<a class="small" href="#cause-{c.key}">cause: {c.key}</a>' for c in found)
-                    or '<span class="small muted">no measured cause recorded</span>')
-        return (f'<td class="cell {cls}" title="{_e(tip)}"><span class="pub">published {_fmt(published)}</span>'
-                f"{body}{link}</td>")
+        cause = r.get("cause", "")
+        if cause == verdicts.UNEXPLAINED:
+            link = '<span class="small"><b>unexplained</b> (no measured cause)</span>'
+        elif cause:
+            link = f'<a class="small" href="#cause-{_e(cause)}">cause: {_e(cause)}</a>'
+        return (f'<td class="cell {_TIER_CLASS.get(v, "none")}" title="{_e(tip)}">'
+                f'<span class="pub">published {_fmt(published)}</span>'
+                f'<span class="ours">{who} {_fmt(mean)}{sd_txt}</span>'
+                f'<span class="ratio">×{ratio:.2f}{" (n = " + _e(n) + ")" if n else ""}</span>'
+                f'<span class="tier">{_e(v)}</span>{link}</td>')
 
     values = {(r.algorithm, r.dataset): float(r.value) for r in mse.itertuples(index=False)}
     head = "".join(f"<th>{_e(c)}</th>" for c in cols)
@@ -415,48 +301,71 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
         tds = "".join(cell(row, c, values[(row, c)]) if (row, c) in values else "<td></td>" for c in cols)
         if rt:
             ours_t = timing.get(row, math.nan)
-            tds += (f'<td class="cell timing" title="times are not judged by the tolerance rule">'
+            tds += (f'<td class="cell timing" title="times are not judged">'
                     f'<span class="pub">published {_fmt(rt.get(row, math.nan))} s</span>'
                     f'<span class="ours">{_fmt(ours_t, 3) + " s CPU" if math.isfinite(ours_t) else "not timed"}</span>'
                     "</td>")
         body.append(f"<tr><th>{_e(row)}</th>{tds}</tr>")
-    # variant rows of the scorecard (named code forms of a published row)
-    extra = sorted({(r["row"], r["column"]) for r in sc.values()} - set(values), key=lambda rc: rc[0])
-    variants = ""
-    if extra:
-        vrows = list(dict.fromkeys(r for r, _ in extra))
-        vb = []
-        for vr in vrows:
-            tds = "".join(cell(vr, c, _float(sc[(vr, c)]["published"])) if (vr, c) in sc else "<td></td>"
-                          for c in cols)
-            vb.append(f"<tr><th>{_e(vr)}</th>{tds}</tr>")
-        variants = ("<h2>Named variants scored against the published row</h2><p>Each variant (a code form of the "
-                    "authors, see the notebook) is compared with the published value of the row it names.</p>"
-                    f'<div class="scroll"><table class="paper"><tr><th>row</th>{"".join(f"<th>{_e(c)}</th>" for c in cols)}'
-                    f"</tr>{''.join(vb)}</table></div>")
-    legend = ('<p class="legend"><span style="background:#d9f2dc">within tolerance</span>'
-              '<span style="background:#f9d6d2">outside tolerance (miss)</span>'
-              f'<span style="background:#eceef1">{NOT_COMPUTED}</span>'
-              '<span style="background:#eef3fb">time (not judged)</span></p>')
+    forms = [f for f in papers.PAPERS[paper].forms if re.fullmatch(f.table, table)] if paper in papers.PAPERS else []
+    form_html = ""
+    if forms:
+        form_html = "<h2>Scored form</h2><ul>" + "".join(
+            f"<li><b>rows {_e(f.rows)}</b>: {_e(f.form)}. <i>{_e(f.quote)}</i>"
+            + (" Other forms (ablations, never scored): " + site.linkify("; ".join(f.ablations)) if f.ablations else "")
+            + "</li>" for f in forms) + "</ul>"
+    abl = _ablation_rows(site, paper, table)
+    ablations = ""
+    if abl:
+        keys = list(dict.fromkeys((r.get("form", ""), r.get("algorithm", "")) for r in abl))
+        by = {(r.get("form", ""), r.get("algorithm", ""), r.get("dataset", "")): r for r in abl}
+        trs = []
+        for form, alg in keys:
+            tds = []
+            for c in cols:
+                r = by.get((form, alg, c))
+                if r is None:
+                    tds.append("<td></td>")
+                    continue
+                m_, sd_, ratio_ = _float(r.get("mse_x1e3")), _float(r.get("sd")), _float(r.get("ratio"))
+                tds.append(f'<td class="cell">{_fmt(m_)}{" ± " + _fmt(sd_, 3) if math.isfinite(sd_) and sd_ > 0 else ""}'
+                           f'<span class="ratio">×{ratio_:.2f}</span></td>')
+            trs.append(f"<tr><th>{_e(alg)}</th><td class='small'>{_e(form)}</td>{''.join(tds)}</tr>")
+        col_heads = "".join(f"<th>{_e(c)}</th>" for c in cols)
+        ablations = ("<h2>Ablation rows: the other forms (shown, never scored)</h2><p>Each row is another form of a "
+                     "published row (the paper's text where the code is scored, the authors' code where the text is "
+                     f"scored, or a reading the text leaves open), with its ratio to the published value. Source: "
+                     f"{site.table_link(f'paper{paper}_table{table}_ablations')}.</p>"
+                     f'<div class="scroll"><table class="paper"><tr><th>row</th><th>form</th>{col_heads}'
+                     f"</tr>{''.join(trs)}</table></div>")
+    legend = ('<p class="legend">' + "".join(
+        f'<span class="{_TIER_CLASS[t]}" style="display:inline-block">{_e(t)}</span>' for t in verdicts.TIERS)
+        + f'<span class="nc" style="display:inline-block">{NOT_COMPUTED}</span>'
+        + '<span style="background:#eef3fb">time (not judged)</span></p>')
+    legend = legend.replace('<span class="t', '<span style="border:1px solid #c9cdd3" class="t')
     what = (f"<p>Published value (paper {paper}, Table {table}, MSE {_e(unit.replace('x1e-3', '× 10³'))}) above our "
-            "mean ± sd over repetitions; beneath it the ratio reproduced / published and the number of repetitions "
-            f"(hover a cell for the rule). Tolerance: {_e(report.TOLERANCE_RULE.replace('*', ''))}</p>")
+            "mean ± sd over repetitions; beneath it the ratio reproduced / published, the number of repetitions and "
+            f"the tier (hover a cell for the numbers). {_md_inline(verdicts.TIER_RULE)}</p>")
+    counts = report.tier_counts([r for r in shown if r["verdict"] != "missing"])
+    missing = sum(r["verdict"] == "missing" for r in shown)
     if site.quick:
-        what += (f"<p><b>Quick run:</b> the values are from the quick notebook's short horizon "
-                 f"(<code>paper{paper}_table{table}</code>) and are not judged: every cell is “{NOT_COMPUTED}”.</p>")
+        what += (f"<p><b>Quick run:</b> the values are from the quick notebook's short horizon and are not judged: "
+                 f"every cell is “{NOT_COMPUTED}”.</p>")
+    else:
+        what += ("<p><b>This table:</b> " + ", ".join(f"{counts[t]} {t}" for t in verdicts.TIERS)
+                 + (f", {missing} not run" if missing else "") + ".</p>")
     causes = ""
     if causes_used:
         items = []
         for c in causes_used.values():
-            ev = _cause_evidence_tables(c, paper, table)
-            items.append(f'<div class="cause" id="cause-{c.key}"><b>{_e(c.key)}</b>: {_e(c.text)}'
-                         + (" Measured in: " + ", ".join(site.evidence_link(x) for x in ev) if ev else "") + "</div>")
+            items.append(f'<div class="cause" id="cause-{_e(c.key)}"><b>{_e(c.key)}</b>: {_e(c.text)} Measured in: '
+                         + ", ".join(site.evidence_link(x) for x in c.evidence) + "</div>")
         causes = "<h2>Measured causes of the misses</h2>" + "".join(items)
     claims = _claims_html(site, [r for r in _claim_rows(site, paper) if r["item"].startswith(("Table", "Tables"))])
     body_html = (what + legend + f'<div class="scroll"><table class="paper"><tr><th>{_e(paper)} · Table {_e(table)}</th>'
-                 f"{head}</tr>{''.join(body)}</table></div>" + variants + causes
+                 f"{head}</tr>{''.join(body)}</table></div>" + form_html + causes + ablations
                  + ("<h2>Claims about this table</h2>" + claims if claims else ""))
     site.page(f"paper{paper}_table{table}.html", f"Paper {paper}, Table {table}", body_html)
+    counts["missing"] = missing
     return counts
 
 
@@ -472,29 +381,47 @@ def _published_claims(paper: str) -> list[dict]:
 
 
 def _claim_rows(site: _Site, paper: str) -> list[dict]:
+    """The claim rows of ``paper`` in the scorecard, plus the checks of the printed numbers (kind
+    ``printed``) that the run did not write: those need no run and are evaluated here."""
     rows = [r for r in site.rows if r["paper"].zfill(3) == paper.zfill(3) and r["column"] == "claim"]
     seen = {r["row"] for r in rows}
     for c in _published_claims(paper):
         if c["row"] not in seen:      # evaluated on the printed numbers: no run needed, no quick caveat
-            rows.append({**{k: str(v) for k, v in c.items()}, "verdict": "yes" if c["within_tolerance"] else "no",
+            rows.append({**{k: str(v) for k, v in c.items()}, "verdict": c["verdict"],
                          "section": "published numbers (evaluated by the report)", "timing": False})
     return rows
 
 
+#: The claim kinds in the order the pages list them, with their headings.
+_KIND_HEADINGS = (("paper", "The paper's claims, judged on our numbers"),
+                  ("project", "This project's own claims"),
+                  ("printed", "Checks of the printed numbers against the paper's text (no run of ours; never “holds”)"))
+
+
 def _claims_html(site: _Site, rows: list[dict]) -> str:
+    """The claim rows, one table per kind (:data:`_KIND_HEADINGS`)."""
     if not rows:
         return ""
-    trs = "".join(f"<tr><td>{_e(r['item'])}</td><td>{_e(r['row'])}</td><td>{_holds(r)}</td>"
-                  f"<td class='small'>{site.linkify(r.get('note', ''))}</td></tr>" for r in rows)
-    return f"<table><tr><th>item</th><th>claim</th><th>holds</th><th>measured</th></tr>{trs}</table>"
+    out = []
+    for kind, heading in _KIND_HEADINGS:
+        mine = [r for r in rows if r.get("kind") == kind]
+        if not mine:
+            continue
+        trs = "".join(f"<tr><td>{_e(r['item'])}</td><td>{_e(r['row'])}</td><td>{_holds(r)}</td>"
+                      f"<td class='small'>{site.linkify(r.get('note', ''))}</td></tr>" for r in mine)
+        out.append(f"<h3>{_e(heading)}</h3><table><tr><th>item</th><th>claim</th><th>verdict</th><th>measured</th>"
+                   f"</tr>{trs}</table>")
+    return "".join(out)
 
 
 def _holds(r: dict) -> str:
     v = r["verdict"]
-    if v == "yes":
+    if v == "holds":
         return '<span class="badge b-yes">holds</span>'
-    if v == "no":
+    if v == "fails":
         return '<span class="badge b-no">fails</span>'
+    if v in verdicts.CLAIM_WORDS["printed"]:
+        return f'<span class="badge b-print">{_e(v)}</span>'
     return _badge(v)
 
 
@@ -508,10 +435,10 @@ def _figure_html(site: _Site, name: str) -> str:
     claims = [r for r in _claim_rows(site, fig.paper) if any(r["item"].startswith(p) for p in fig.claims)]
     if fig.claims:
         if claims:
-            ours = [r for r in claims if "published" not in r["row"]]
-            pub = [r for r in claims if "published" in r["row"]]
+            ours = [r for r in claims if r.get("kind") != "printed"]
+            pub = [r for r in claims if r.get("kind") == "printed"]
             parts = []
-            for label, rs in (("On our run", ours), ("On the published numbers", pub)):
+            for label, rs in (("On our run", ours), ("The printed numbers (no run of ours)", pub)):
                 if rs:
                     parts.append(f"<br><b>{label}:</b> " + "; ".join(f"{_e(r['row'])} {_holds(r)}" for r in rs))
             cap += "".join(parts)
@@ -572,10 +499,13 @@ def _paper_page(site: _Site, paper: str, tables_summary: dict) -> None:
 
 
 def _summary_line(c: dict, site: _Site) -> str:
-    if site.quick or c["yes"] + c["no"] == 0:
-        return f"{c['cells']} cells, {NOT_COMPUTED}" + (" (quick run)" if site.quick else "")
-    return (f"{c['yes']} of {c['yes'] + c['no']} judged cells within tolerance"
-            + (f", {c['nc']} not judged" if c["nc"] else ""))
+    """One table's cells in words: the count per tier (a quick run: not computed)."""
+    judged = sum(c[t] for t in verdicts.TIERS)
+    if site.quick or judged == 0:
+        return f"{c['cells'] + c.get('missing', 0)} cells, {NOT_COMPUTED}" + (" (quick run)" if site.quick else "")
+    return (", ".join(f"{c[t]} {t}" for t in verdicts.TIERS if c[t])
+            + (f"; {c['unexplained']} unexplained miss{'es' * (c['unexplained'] != 1)}" if c["unexplained"] else "")
+            + (f"; {c['missing']} not run" if c.get("missing") else ""))
 
 
 def _render_csv(site: _Site, name: str) -> str:
@@ -603,6 +533,13 @@ def _index(site: _Site, summaries: dict) -> None:
              "folder: each published table laid out as printed with our values beside the published ones, the "
              "figures with their claims, the errata, the theory register with its tests' outcomes, the number "
              "hashes and the timing tables.</p>"]
+    from . import report  # noqa: PLC0415
+
+    scored = [r for r in site.rows if not r["timing"]]
+    parts.append("<h2>Verdict</h2><p>" + "<br>".join(_e(line) for line in report.summary_lines(scored))
+                 + f"</p><p class='small'>{_md_inline(verdicts.TIER_RULE)} Claims are counted apart by kind: "
+                 + "; ".join(f"<b>{_e(k)}</b>: {_e(v)}" for k, v in report.CLAIM_KIND_LABELS.items()) + ".</p>"
+                 if scored else "<h2>Verdict</h2><p>No scorecard rows in this results folder.</p>")
     parts.append("<h2>Stamp</h2><table>" + "".join(
         f"<tr><th>{k}</th><td>{_e(s.get(k, 'unknown'))}</td></tr>" for k in ("mode", "date", "commit", "machine"))
         + f"<tr><th>results</th><td><code>{_e(site.results)}</code></td></tr></table>")
@@ -632,15 +569,10 @@ def _index(site: _Site, summaries: dict) -> None:
         cl = _claim_rows(site, paper) if paper != "all" else [r for r in site.rows if r["paper"] == "all"
                                                                 and r["column"] == "claim"]
         ctext = []
-        for label, rs in (("our run", [r for r in cl if "published" not in r["row"]]),
-                          ("published numbers", [r for r in cl if "published" in r["row"]])):
-            if rs:
-                n = {v: sum(r["verdict"] == v for r in rs) for v in ("yes", "no", NOT_COMPUTED)}
-                ctext.append(f"{label}: " + ", ".join(
-                    t for t in (f"{n['yes']} hold" if n["yes"] + n["no"] else "",
-                                f"{n['no']} fail" if n["yes"] + n["no"] else "",
-                                f"{n[NOT_COMPUTED]} {NOT_COMPUTED}" if n[NOT_COMPUTED] else "") if t))
-        ctext = "<br>".join(ctext) or "–"
+        for kind, n in report.claim_counts(cl).items():
+            if sum(n.values()):
+                ctext.append(f"{kind}: " + ", ".join(f"{v} {w}" for w, v in n.items() if v))
+        ctext = "<br>".join(_e(t) for t in ctext) or "–"
         nfig = sum(_paper_of_figure(f) == paper for f in site.figures)
         trs.append(f'<tr><td><a href="{_PAGE[paper]}">{_e("Paper " + paper if paper != "all" else "Leaderboard")}'
                    f"</a></td><td>{_e(PAPER_TITLES[paper])}</td><td>{cells}</td><td>{ctext}</td><td>{nfig}</td></tr>")

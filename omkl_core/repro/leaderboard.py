@@ -438,7 +438,7 @@ def claim_rows(claims: pd.DataFrame, *, tolerance: float = CLAIM_TOLERANCE, note
                              f"{r.mixture} MSE <= {tolerance:g} x the best single learner (omkl's or River's) on {name}",
                              r.holds, note=(f"ratio {r.ratio:.4f}: mixture {r.mixture_mse_x1e3:.4g} vs "
                                             f"{r.best_single} {r.best_single_mse_x1e3:.4g} (MSE x 1e3)"
-                                            + (f"; {note}" if note else ""))))
+                                            + (f"; {note}" if note else "")), kind="project"))
     return pd.DataFrame(out, columns=SCORECARD_COLUMNS)
 
 
@@ -676,7 +676,7 @@ def run(datasets, seeds, *, max_steps=None, river: bool = True, mode: str = "ful
     judged = mixture_claims(summ, mixtures=[mixture_label("BOA"), mixture_label("ML-Poly")])
     sc = claim_rows(judged, note=f"{mode} mode, {steps}, seeds {seeds}, pool of {len(pool)} experts")
     if mode == "quick":
-        sc["within_tolerance"] = np.nan          # a quick run judges nothing (small horizons)
+        sc["verdict"] = report.NOT_COMPUTED      # a quick run judges nothing (small horizons)
     report.add_scorecard_rows("leaderboard_mixture", sc)
     regret = regret_table(mix, mixture_claims(summ)).assign(mode=mode)
     regret["dataset"] = regret["dataset"].map(NAMES)

@@ -39,7 +39,7 @@ from . import report, runner, timing
 
 __all__ = ["TABLE", "FILES", "ROWS", "CODE_VARIANTS", "LEGEND", "Settings", "settings", "load_stream", "learner",
            "run_dataset", "lone_cpu_seconds", "run_all", "tables", "section5_claims", "scorecard_claims",
-           "write_scorecard", "diagnostics", "sfg_cost", "figure_claims", "figure"]
+           "ablation_claims", "ablation_table", "write_scorecard", "diagnostics", "sfg_cost", "figure_claims", "figure"]
 
 P003 = registry.paper003
 #: Paper 003's table number of each dataset: the one definition is :data:`omkl_core.repro.claims.PAPER003_TABLE`.
@@ -189,7 +189,8 @@ def tables(results: dict, timings: dict, s: Settings) -> tuple[dict, dict]:
     for name, res in results.items():
         cmp_ = report.compare({(name, row): r["mse"] for row, r in res.items()}, paper="003", table=TABLE[name],
                               quick=s.quick, published_name=lambda row: row.split(" [")[0])
-        df = (cmp_.rename(columns={"mean": "mse_x1e3", "published": "published_mse"}).drop(columns=["dataset", "note"])
+        df = (cmp_.rename(columns={"mean": "mse_x1e3", "published": "published_mse"})
+              .drop(columns=["dataset", "note", "noise_band", "tier"])      # verdicts: the scorecard's, scored rows only
               .assign(scored=[row in ROWS for row in res]))
         extra = [{"T": r["T"], "mode": s.mode} for r in res.values()]
         out[name] = pd.concat([df, pd.DataFrame(extra)], axis=1)
@@ -220,33 +221,75 @@ def section5_claims(results: dict, timings: dict, sfg=("SFG-MKL", "SFG-MKL-R"), 
         fast &= all(tm[x] < tm["Raker"] for x in sfg) and tm[sfg[0]] < tm[gf]
         notes_f.append(f"{name}: SFG {tm[sfg[0]]:.3g}/{tm[sfg[1]]:.3g} s, Raker {tm['Raker']:.3g} s, GF {tm[gf]:.3g} s CPU")
     return ([report.claim_row("003", "Tables 1-4", f"SFG-MKL and SFG-MKL-R lowest MSE on every dataset ({label})",
-                              lower, "; ".join(notes_l))],
+                              lower, "; ".join(notes_l), kind="paper")],
             [report.claim_row("003", "Tables 1-4", f"SFG-MKL(-R) faster than Raker, SFG-MKL faster than OMKL-GF, "
-                              f"CPU time ({label})", fast, "; ".join(notes_f))])
+                              f"CPU time ({label})", fast, "; ".join(notes_f), kind="paper")])
 
 
 def scorecard_claims(results: dict, timings: dict, s: Settings) -> tuple[list[dict], list[dict], pd.DataFrame]:
-    """:func:`section5_claims` for the text algorithms and (``s.run_variants``) the code variants
-    (:data:`CODE_VARIANTS`): ``(claim rows, speed rows, the table paper003_speed_claims_timing)``."""
+    """:func:`section5_claims` for the text algorithms, the scored form (the code variants' claims:
+    :func:`ablation_claims`, never scored): ``(claim rows, speed rows, the table
+    paper003_speed_claims_timing)``; a quick run's rows say
+    :data:`~omkl_core.repro.report.NOT_COMPUTED`."""
     claim_rows, speed_rows = section5_claims(results, timings)
-    if s.run_variants:
-        more = section5_claims(results, timings, sfg=CODE_VARIANTS["sfg"], gf=CODE_VARIANTS["gf"], label="code variants")
-        claim_rows, speed_rows = claim_rows + more[0], speed_rows + more[1]
-    speed = pd.DataFrame(speed_rows)[["paper", "item", "row", "within_tolerance", "note"]]
-    return claim_rows, speed_rows, speed.rename(columns={"row": "claim", "within_tolerance": "holds"})
+    if s.quick:
+        claim_rows = [{**c, "verdict": report.NOT_COMPUTED} for c in claim_rows]
+        speed_rows = [{**c, "verdict": report.NOT_COMPUTED} for c in speed_rows]
+    speed = pd.DataFrame(speed_rows)[["paper", "item", "row", "verdict", "note"]]
+    return claim_rows, speed_rows, speed.rename(columns={"row": "claim"})
 
 
-def write_scorecard(results: dict, claim_rows: list[dict], speed_rows: list[dict]) -> pd.DataFrame:
-    """The full run's scorecard rows: every scored cell of Tables 1-4 (MSE x 1e3) and the claim
-    rows (section ``paper003_tables``), the speed claims apart (``paper003_speed_timing``)."""
+def ablation_claims(results: dict, timings: dict, diag: dict, s: Settings) -> list[dict]:
+    """Section 5's and Figures 1-2's claims evaluated on the authors' code variants
+    (:data:`CODE_VARIANTS` in place of the text rows): an ablation, printed by the notebook, never
+    a scorecard row (``[]`` without ``s.run_variants``)."""
+    if not s.run_variants:
+        return []
+    rows, speed = section5_claims(results, timings, sfg=CODE_VARIANTS["sfg"], gf=CODE_VARIANTS["gf"],
+                                  label="code variants")
+    fig_sets = [n for n in ("Airfoil", "Naval") if n in results]
+    curves = {n: {row: r["curve"] for row, r in results[n].items()} for n in fig_sets}
+    curve_t = {n: results[n]["SFG-MKL"]["curve_t"] for n in fig_sets}
+    sizes = {n: diag[n]["switches"].set_index("algorithm")["subset_size_mean"].to_dict() for n in s.datasets}
+    rows += C.paper003_claims(curves, curve_t, sizes, sfg=CODE_VARIANTS["sfg"],
+                              baselines=("OMKR", "Raker", CODE_VARIANTS["gf"]), label="code variants", published=False)
+    return rows + speed
+
+
+def write_scorecard(results: dict, claim_rows: list[dict], speed_rows: list[dict], s: Settings | None = None) -> pd.DataFrame:
+    """The scorecard rows: every published cell of Tables 1-4 (MSE x 1e3) scored once, in the
+    text's form (:data:`ROWS`; the code variants are ablation rows of the tables), and the claim rows
+    (section ``paper003_tables``), the speed claims apart (``paper003_speed_timing``). A quick run
+    (``s.quick``) writes the same rows, :data:`~omkl_core.repro.report.NOT_COMPUTED`."""
+    quick = bool(s is not None and s.quick)
     sc = [report.cell_row("003", f"Table {TABLE[name]}", row, name, _published(name, row, "mse"),
-                          results[name][row]["mse"], note="MSE x 1e3")
+                          results[name][row]["mse"], note="MSE x 1e3; the text's algorithm", quick=quick)
           for name in results for row in ROWS]
-    sc = pd.DataFrame(sc + claim_rows)
+    sc = pd.DataFrame(sc + claim_rows, columns=report.SCORECARD_COLUMNS)
     report.add_scorecard_rows("paper003_tables", sc)
-    report.add_scorecard_rows("paper003_speed_timing", pd.DataFrame(speed_rows))   # times: apart from the hash
+    report.add_scorecard_rows("paper003_speed_timing", pd.DataFrame(speed_rows, columns=report.SCORECARD_COLUMNS))
     report.scorecard()
     return sc
+
+
+def ablation_table(results: dict, s: Settings) -> dict:
+    """The rows of Tables 1-4 in forms other than the scored one (the authors' code variants and the
+    readings the text leaves open: every row named ``"ROW [...]"``), shown beside the scored cells
+    and never scored -> ``paper003_table<k>_ablations`` per table: ``{k: frame}`` (``form,
+    algorithm, dataset, mse_x1e3, sd, n_runs, published, ratio``)."""
+    out = {}
+    for name, res in results.items():
+        values = {(name, row): r["mse"] for row, r in res.items() if row not in ROWS}
+        if not values:
+            continue
+        cmp_ = report.compare(values, paper="003", table=TABLE[name], quick=s.quick,
+                              published_name=lambda row: row.split(" [")[0])
+        frame = (cmp_.rename(columns={"mean": "mse_x1e3"})
+                 .assign(form=[a.split(" [", 1)[1].rstrip("]") for a in cmp_.algorithm],
+                         algorithm=[a.split(" [")[0] for a in cmp_.algorithm], mode=s.mode))
+        out[TABLE[name]] = frame[["form", "algorithm", "dataset", "mse_x1e3", "sd", "n_runs", "published", "ratio",
+                                  "mode"]]
+    return out
 
 
 def diagnostics(results: dict, s: Settings) -> tuple[dict, pd.DataFrame, pd.DataFrame, dict]:
@@ -288,16 +331,15 @@ def sfg_cost(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
 def figure_claims(results: dict, diag: dict, s: Settings) -> list[dict]:
     """Figures 1-2 ("converge faster", at 20 checkpoints of the running-MSE curves, Airfoil and
     Naval) and the cost remark of section 4 (kernels evaluated per step) as claim rows
-    (:func:`omkl_core.repro.claims.paper003_claims`), for the text algorithms and the code
-    variants, plus section 5's Tables 1-4 claims on the printed numbers."""
+    (:func:`omkl_core.repro.claims.paper003_claims`), for the text algorithms (the code
+    variants' claims are :func:`ablation_claims`), plus section 5's Tables 1-4 claims on the printed numbers."""
     fig_sets = [n for n in ("Airfoil", "Naval") if n in results]
     curves = {n: {row: r["curve"] for row, r in results[n].items()} for n in fig_sets}
     curve_t = {n: results[n]["SFG-MKL"]["curve_t"] for n in fig_sets}
     sizes = {n: diag[n]["switches"].set_index("algorithm")["subset_size_mean"].to_dict() for n in s.datasets}
     rows = C.paper003_claims(curves, curve_t, sizes)
-    if s.run_variants:
-        rows += C.paper003_claims(curves, curve_t, sfg=CODE_VARIANTS["sfg"],
-                                  baselines=("OMKR", "Raker", CODE_VARIANTS["gf"]), label="code variants", published=False)
+    if s.quick:                                # the checks of the printed numbers need no run
+        rows = [r if r["kind"] == "printed" else {**r, "verdict": report.NOT_COMPUTED} for r in rows]
     return rows + C.paper003_table_claims_published()
 
 

@@ -42,13 +42,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import errata, paper_values
+from . import errata, paper_values, papers, verdicts
 
 __all__ = ["results_dir", "save_table", "save_figure", "plain_log_ticks", "add_scorecard_rows", "scorecard",
            "HASH_DIGITS", "TIMING_SUFFIX", "is_timing", "canonical_table", "numbers_hash", "combined_hash",
            "table_hashes",
-           "SCORECARD_COLUMNS", "to_markdown", "TOLERANCE_RULE", "REL_TOL", "N_SD",
-           "within_tolerance", "NOT_COMPUTED", "cell_row", "claim_row", "compare", "scorecard_rows", "run_stamp", "set_mode", "MODES"]
+           "SCORECARD_COLUMNS", "CELL", "to_markdown", "TIER_RULE", "cell_verdict", "holds", "tier_counts",
+           "claim_counts", "NOT_COMPUTED", "cell_row", "claim_row", "compare", "scorecard_rows", "run_stamp",
+           "set_mode", "MODES"]
 
 #: The modes a run can be stamped with.
 MODES = ("quick", "full", "unspecified")
@@ -110,50 +111,58 @@ def _stamp_line(stamp: dict) -> str:
     return (f"_Produced by a **{stamp['mode']}** run on {stamp['date']}, commit `{stamp['commit']}`, "
             f"on {stamp['machine']}{warn}._\n")
 
-#: Columns of every scorecard row (see :func:`add_scorecard_rows`).
-SCORECARD_COLUMNS = ["paper", "item", "row", "column", "published", "reproduced_mean",
-                     "reproduced_sd", "n_runs", "ratio", "tolerance", "within_tolerance", "note"]
+#: Columns of every scorecard row (see :func:`add_scorecard_rows`): ``kind`` is ``cell`` for a
+#: published numeric cell, else the claim's kind (:data:`omkl_core.repro.verdicts.CLAIM_KINDS`);
+#: ``verdict`` a cell's tier or a claim's word (:mod:`omkl_core.repro.verdicts`); ``noise_band`` the
+#: half-width of the cell's noise band; ``cause`` the measured cause of a miss (a key of
+#: :data:`omkl_core.repro.papers.CAUSES`) or *unexplained*, filled by :func:`scorecard`.
+SCORECARD_COLUMNS = ["paper", "item", "row", "column", "kind", "published", "reproduced_mean",
+                     "reproduced_sd", "n_runs", "ratio", "noise_band", "verdict", "cause", "note"]
+#: The ``kind`` of a published numeric cell's row.
+CELL = "cell"
+#: The rule of the tiers, as scorecard.md and the report print it (:mod:`omkl_core.repro.verdicts`).
+TIER_RULE = verdicts.TIER_RULE
 
 
-#: Relative tolerance and number of standard deviations of the scorecard's rule.
-REL_TOL = 0.25
-N_SD = 2.0
-#: The rule, as written into scorecard.md.
-TOLERANCE_RULE = (f"a reproduced cell is *within tolerance* when |mean - published| <= "
-                  f"max({REL_TOL:g} x published, {N_SD:g} x sd), i.e. within {REL_TOL:.0%} relative "
-                  f"error or within {N_SD:g} standard deviations of the reproduced repetitions "
-                  "(sd = sample standard deviation over repetitions, ddof = 1; 0 for a single run). "
-                  "Qualitative claims of a paper are rows with column 'claim': within_tolerance = "
-                  "the claim holds in the reproduction.")
+def _n_paper(paper: str) -> int | None:
+    return verdicts.PAPER_REPETITIONS.get(str(paper).zfill(3))
 
 
-def within_tolerance(published: float, mean: float, sd: float = 0.0,
-                     rel: float = REL_TOL, n_sd: float = N_SD) -> bool:
-    """The scorecard rule: |mean - published| <= max(rel * |published|, n_sd * sd)."""
-    if not (np.isfinite(published) and np.isfinite(mean)):
-        return False
-    sd = 0.0 if not np.isfinite(sd) else float(sd)
-    return bool(abs(mean - published) <= max(rel * abs(published), n_sd * sd))
+def cell_verdict(paper: str, published: float, mean: float, sd: float, n: int) -> tuple[float, str]:
+    """``(noise band, tier)`` of a published numeric cell of ``paper`` (:func:`omkl_core.repro.verdicts.tier`)."""
+    sd = float(sd) if np.isfinite(sd) else 0.0
+    return verdicts.noise_band(sd, int(n), _n_paper(paper)), verdicts.tier(published, mean, sd, int(n), _n_paper(paper))
 
 
 def cell_row(paper: str, item: str, row: str, column: str, published: float, values,
-             note: str = "") -> dict:
-    """One scorecard row for a numeric cell from the per-repetition ``values``."""
+             note: str = "", quick: bool = False) -> dict:
+    """One scorecard row for a published numeric cell from the per-repetition ``values``: its tier
+    (:mod:`omkl_core.repro.verdicts`; ``quick``: :data:`NOT_COMPUTED`). ``row`` is the published
+    row's name: a cell is scored in one form (:data:`omkl_core.repro.papers.PAPERS`' scored forms)."""
     v = np.asarray(values, dtype=np.float64).ravel()
+    if v.size == 0:
+        raise ValueError(f"values of {row!r} / {column!r} is empty")
     mean = float(v.mean())
     sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
-    return {"paper": paper, "item": item, "row": row, "column": column,
+    band, tier = cell_verdict(paper, published, mean, sd, v.size)
+    return {"paper": paper, "item": item, "row": row, "column": column, "kind": CELL,
             "published": float(published), "reproduced_mean": mean, "reproduced_sd": sd,
-            "n_runs": int(v.size), "ratio": mean / published if published else np.nan,
-            "tolerance": f"{REL_TOL:.0%} rel or {N_SD:g} sd",
-            "within_tolerance": within_tolerance(published, mean, sd), "note": note}
+            "n_runs": int(v.size), "ratio": mean / published if published else np.nan, "noise_band": band,
+            "verdict": NOT_COMPUTED if quick else tier, "cause": "", "note": note}
 
 
-def claim_row(paper: str, item: str, claim: str, holds: bool, note: str = "") -> dict:
-    """One scorecard row for a qualitative claim (``holds``: true in the reproduction)."""
-    return {"paper": paper, "item": item, "row": claim, "column": "claim", "published": np.nan,
-            "reproduced_mean": np.nan, "reproduced_sd": np.nan, "n_runs": 0, "ratio": np.nan,
-            "tolerance": "qualitative", "within_tolerance": bool(holds), "note": note}
+def claim_row(paper: str, item: str, claim: str, holds: bool, note: str = "", *, kind: str) -> dict:
+    """One scorecard row for a qualitative claim: ``kind`` ``"paper"`` (a paper's claim judged on our
+    numbers), ``"printed"`` (a paper's printed numbers checked against its text) or ``"project"``
+    (this project's own claim); ``holds``: true in what it is judged on."""
+    return {"paper": paper, "item": item, "row": claim, "column": "claim", "kind": kind, "published": np.nan,
+            "reproduced_mean": np.nan, "reproduced_sd": np.nan, "n_runs": 0, "ratio": np.nan, "noise_band": np.nan,
+            "verdict": verdicts.claim_verdict(kind, bool(holds)), "cause": "", "note": note}
+
+
+def holds(row) -> bool:
+    """Whether a claim row (a mapping with ``verdict``) holds (or its printed numbers are consistent)."""
+    return str(row["verdict"]) in {words[0] for words in verdicts.CLAIM_WORDS.values()}
 
 
 def _results_root() -> Path:
@@ -379,6 +388,15 @@ def _read_sections(parts) -> tuple[pd.DataFrame, list[str]]:
         f = pd.read_csv(p, dtype={"paper": str})   # keep "000", not 0
         if f.empty:
             continue
+        missing = [c for c in SCORECARD_COLUMNS if c not in f.columns]
+        if missing:       # a section an older omkl wrote (before the tiers), e.g. one since retired: not merged
+            warnings.warn(f"scorecard section {p} lacks the columns {missing} (written by an older omkl, before the "
+                          "tiers): left out of the scorecard; run its notebook again or delete the file", stacklevel=2)
+            print(f"warning: scorecard section {p.name} is in an older format (no {', '.join(missing)}): left out; "
+                  "run its notebook again or delete it", flush=True)
+            continue
+        for c in ("kind", "verdict", "cause", "note"):
+            f[c] = f[c].astype(object).where(f[c].notna(), "").astype(str)
         sp = p.with_suffix(".stamp.json")
         st = json.loads(sp.read_text(encoding="utf-8")) if sp.exists() else {
             "mode": "unknown", "date": "unknown", "commit": "unknown", "machine": "unknown"}
@@ -389,39 +407,133 @@ def _read_sections(parts) -> tuple[pd.DataFrame, list[str]]:
     return df, sections
 
 
-def _n_true(df: pd.DataFrame) -> int:
-    # True only (read back from CSV: booleans or strings; NaN = not judged, e.g. a quick run)
-    return int(df["within_tolerance"].astype(str).str.lower().eq("true").sum()) if len(df) else 0
-
-
 #: What the scorecard says for a row that a quick run computed on its short horizon only.
-NOT_COMPUTED = "not computed at full size"
+NOT_COMPUTED = verdicts.NOT_COMPUTED
+_ITEM = re.compile(r"Table (\d+)")
 
 
-def _judged(df: pd.DataFrame, quick_sections: set) -> pd.Series:
-    """Which rows carry a verdict: a boolean ``within_tolerance`` from a section that is not a quick run's."""
+def _with_quick(df: pd.DataFrame, quick_sections: set) -> pd.DataFrame:
+    """The rows with the verdict of every row of a quick section (and every row without a verdict)
+    set to :data:`NOT_COMPUTED`: a quick run computes on its short horizon only and judges nothing."""
     if not len(df):
-        return pd.Series([], dtype=bool)
-    known = df["within_tolerance"].astype(str).str.lower().isin(["true", "false"])
-    return known & ~df["_section"].isin(quick_sections)
+        return df
+    df = df.copy()
+    verdict = df["verdict"].astype(object).where(df["verdict"].notna(), "").astype(str)
+    printed = df["kind"].astype(str).eq("printed")          # checks of the printed numbers need no run
+    df["verdict"] = verdict.where((printed | ~df["_section"].isin(quick_sections)) & verdict.ne(""), NOT_COMPUTED)
+    return df
 
 
-def _display(df: pd.DataFrame, judged: pd.Series) -> pd.DataFrame:
-    """The rows as scorecard.md shows them: ``within_tolerance`` yes / no / :data:`NOT_COMPUTED`."""
-    out = df.drop(columns="_section")
-    text = out["within_tolerance"].astype(str).str.lower().map({"true": "yes", "false": "no"})
-    out["within_tolerance"] = text.where(judged, NOT_COMPUTED)
+def check_rows(df: pd.DataFrame) -> None:
+    """Refuse scorecard rows that break the rules of :mod:`omkl_core.repro.verdicts` and
+    :mod:`omkl_core.repro.papers` (a ``ValueError`` naming the row):
+
+    * every row has a known ``kind`` and a verdict of that kind (a tier for a cell; the kind's
+      words for a claim) or :data:`NOT_COMPUTED`;
+    * a cell's item is ``"Table K"``, its row a published row of that table and column, and **no
+      published cell is scored twice** (in two forms, or by two sections)."""
+    kinds = {CELL, *verdicts.CLAIM_KINDS}
+    seen: dict = {}
+    for i, r in enumerate(df.to_dict("records")):
+        where = f"scorecard row {i} ({r.get('_section', '?')}: {r['paper']} / {r['item']} / {r['row']} / {r['column']})"
+        kind, verdict = str(r.get("kind")), str(r.get("verdict"))
+        if kind not in kinds:
+            raise ValueError(f"{where}: kind must be one of {sorted(kinds)}; got {kind!r}")
+        allowed = set(verdicts.TIERS) if kind == CELL else set(verdicts.CLAIM_WORDS[kind])
+        if verdict not in allowed | {NOT_COMPUTED}:
+            raise ValueError(f"{where}: verdict {verdict!r} is not one of {sorted(allowed)} for kind {kind!r}")
+        if kind != CELL:
+            continue
+        m = _ITEM.fullmatch(str(r["item"]))
+        if m is None:
+            raise ValueError(f"{where}: a published cell's item must be 'Table K' (one scored form per cell; "
+                             "other forms are ablation rows of a table, never scored)")
+        paper_values.published_value(str(r["paper"]).zfill(3), m.group(1), str(r["column"]), str(r["row"]))
+        key = (str(r["paper"]).zfill(3), m.group(1), str(r["row"]), str(r["column"]))
+        if key in seen:
+            raise ValueError(f"{where}: published cell paper {key[0]} Table {key[1]} {key[2]} / {key[3]} is scored "
+                             f"twice (also by {seen[key]}); score one form and show the others as ablations")
+        seen[key] = where
+
+
+def _causes(df: pd.DataFrame, tables: set) -> pd.Series:
+    """The ``cause`` of each row: for a judged cell outside *within noise* / *≤ 5 %*, the key of the
+    first declared cause (:func:`omkl_core.repro.papers.cause_for`) whose evidence tables are in
+    this run; a miss without one is *unexplained*."""
+    out = []
+    for r in df.to_dict("records"):
+        cause = ""
+        if r["kind"] == CELL and r["verdict"] not in (NOT_COMPUTED, verdicts.WITHIN_NOISE, verdicts.REL_TIERS[0][0]):
+            table = _ITEM.fullmatch(str(r["item"])).group(1)
+            c = papers.cause_for(str(r["paper"]).zfill(3), table, str(r["row"]), str(r["column"]), tables)
+            cause = c.key if c is not None else (verdicts.UNEXPLAINED if r["verdict"] == verdicts.MISS else "")
+        out.append(cause)
+    return pd.Series(out, index=df.index, dtype=object)
+
+
+def tier_counts(rows) -> dict:
+    """``{tier: number of judged published cells}`` over :data:`omkl_core.repro.verdicts.TIERS`
+    (every tier present, 0 included), plus ``"not computed"`` (cells of a quick run), ``"cells"``
+    (all cells) and ``"unexplained"`` (misses without a measured cause). ``rows``: scorecard rows
+    (a DataFrame or records with ``kind``, ``verdict``, ``cause``)."""
+    recs = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else list(rows)
+    cells = [r for r in recs if str(r["kind"]) == CELL]
+    out = {t: sum(str(r["verdict"]) == t for r in cells) for t in verdicts.TIERS}
+    out["not computed"] = sum(str(r["verdict"]) == NOT_COMPUTED for r in cells)
+    out["cells"] = len(cells)
+    out["unexplained"] = sum(str(r.get("cause", "")) == verdicts.UNEXPLAINED for r in cells)
     return out
+
+
+def claim_counts(rows) -> dict:
+    """``{kind: {verdict word: number}}`` of the claim rows, each kind of
+    :data:`omkl_core.repro.verdicts.CLAIM_KINDS` with both its words and :data:`NOT_COMPUTED`."""
+    recs = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else list(rows)
+    out = {}
+    for kind in verdicts.CLAIM_KINDS:
+        mine = [r for r in recs if str(r["kind"]) == kind]
+        out[kind] = {w: sum(str(r["verdict"]) == w for r in mine) for w in (*verdicts.CLAIM_WORDS[kind], NOT_COMPUTED)}
+    return out
+
+
+#: How each kind of claim is named in the summaries.
+CLAIM_KIND_LABELS = {"paper": "the papers' claims judged on our numbers",
+                     "printed": "checks of the papers' printed numbers against their text (no run of ours)",
+                     "project": "this project's own claims"}
+
+
+def summary_lines(rows) -> list[str]:
+    """The scorecard's counts in words: one line for the cells' tiers, one per claim kind."""
+    t = tier_counts(rows)
+    lines = []
+    if t["cells"]:
+        judged = t["cells"] - t["not computed"]
+        if judged:
+            lines.append(f"Published numeric cells: {judged} judged — " + ", ".join(
+                f"{t[k]} {k}" for k in verdicts.TIERS) + f" ({t['unexplained']} of the misses unexplained).")
+        if t["not computed"]:
+            lines.append(f"{t['not computed']} published cells {NOT_COMPUTED}: a quick run computes them on its short "
+                         "horizon only (the values are in its tables) and judges none of them.")
+    for kind, n in claim_counts(rows).items():
+        words = verdicts.CLAIM_WORDS[kind]
+        total = sum(n.values())
+        if total:
+            lines.append(f"Claims, {CLAIM_KIND_LABELS[kind]}: " + ", ".join(
+                f"{n[w]} {w}" for w in (*words, NOT_COMPUTED) if n[w] or w in words and n[NOT_COMPUTED] < total) + ".")
+    return lines
 
 
 def scorecard(verbose: bool = False) -> pd.DataFrame:
     """Merge every notebook's rows into ``results/scorecard.{csv,md}`` and return them.
 
-    The markdown names, for each section, the mode, date, commit and machine of the run that
-    produced it; with no rows yet it says so instead of a "0 of 0" summary. It carries one hash
-    over all the number tables in ``results/tables`` (:func:`combined_hash`; also in
-    ``scorecard.stamp.json`` with each table's hash). Sections named ``*_timing`` (speed claims,
-    judged from measured CPU time) are listed in a section of their own and written to
+    Checks the rows (:func:`check_rows`: one scored form per published cell), fills each cell's
+    measured ``cause`` from :data:`omkl_core.repro.papers.CAUSES` (a miss without one:
+    *unexplained*), and marks every row of a quick section :data:`NOT_COMPUTED`. The markdown names,
+    for each section, the mode, date, commit and machine of the run that produced it, the tier rule
+    and the counts per tier and per claim kind (:func:`summary_lines`); with no rows yet it says so.
+    It carries one hash over all the number tables in ``results/tables`` (:func:`combined_hash`;
+    also in ``scorecard.stamp.json`` with each table's hash). Sections named ``*_timing`` (speed
+    claims, judged from measured CPU time) are listed apart and written to
     ``scorecard_timing.csv``, not to ``scorecard.csv``.
     """
     parts = sorted(results_dir("scorecard").glob("*.csv"))
@@ -429,27 +541,23 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
     speed, speed_sections = _read_sections([p for p in parts if is_timing(p.stem)])
     root = results_dir()
     errata.write_markdown(root / "errata.md")        # results/errata.md, from the one registry
-    # a quick run's rows are computed on its short horizon only: never judged, whatever they hold
     quick_sections = set(df.loc[df["_mode"] == "quick", "_section"]) | set(speed.loc[speed["_mode"] == "quick", "_section"])
-    judged, speed_judged = _judged(df, quick_sections), _judged(speed, quick_sections)
-    df, speed = df.drop(columns="_mode"), speed.drop(columns="_mode")
-    shown, speed_shown = _display(df, judged), _display(speed, speed_judged)
-    df = df.drop(columns="_section")
+    df, speed = _with_quick(df, quick_sections), _with_quick(speed, quick_sections)
+    check_rows(pd.concat([df, speed], ignore_index=True) if len(speed) else df)
+    hashes = table_hashes(root)
+    tables = {p.name[:-4] for p in (root / "tables").glob("*.csv")}
+    if len(df):
+        df["cause"] = _causes(df, tables)
+    df, speed = df.drop(columns=["_mode", "_section"]), speed.drop(columns="_mode")
     df.to_csv(root / "scorecard.csv", index=False)
     stamp = run_stamp()
-    hashes = table_hashes(root)
     combined = combined_hash(hashes)
     (root / "scorecard.stamp.json").write_text(json.dumps(
-        {**stamp, "numbers_sha256": combined, "hash_digits": HASH_DIGITS, "tables": hashes}, indent=1) + "\n",
-        encoding="utf-8")
-    n_in, n_judged = _n_true(df[judged.to_numpy()]), int(judged.sum())
-    n_quick = len(df) - n_judged
+        {**stamp, "numbers_sha256": combined, "hash_digits": HASH_DIGITS, "tables": hashes,
+         "tiers": tier_counts(df), "claims": claim_counts(df)}, indent=1) + "\n", encoding="utf-8")
     if len(df):
-        summary = (f"{n_in} of {n_judged} rows within tolerance." if n_judged else "No row judged.")
-        if n_quick:
-            summary += (f" {n_quick} row{'s' * (n_quick != 1)} {NOT_COMPUTED}: a quick run computes them on its "
-                        "short horizon only (the values are in its tables) and judges none of them.")
-        table = to_markdown(shown)
+        summary = "\n\n".join(summary_lines(df))
+        table = to_markdown(df)
         origin = ("Produced by (one row per notebook section):\n\n"
                   "| section | rows | mode | date | commit | machine |\n|---|---|---|---|---|---|\n"
                   + "\n".join(sections) + "\n\n")
@@ -459,15 +567,12 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
         table, origin = "", ""
     if len(speed):
         speed.drop(columns="_section").to_csv(root / "scorecard_timing.csv", index=False)
-        n_speed = int(speed_judged.sum())
-        speed_summary = (f"{_n_true(speed[speed_judged.to_numpy()])} of {n_speed} speed claims hold on this machine"
-                         + (f"; {len(speed) - n_speed} {NOT_COMPUTED}" if len(speed) > n_speed else "") + ".")
         table += ("\n## Speed claims (measured CPU time; not part of the numbers hash)\n\n"
                   "Judged from CPU time (`time.process_time`, best of several runs, one BLAS thread) on the "
                   "machine named below; times live in the `*_timing` tables, never in the rows above.\n\n"
-                  f"{speed_summary}\n\n"
+                  + " ".join(summary_lines(speed)) + "\n\n"
                   "| section | rows | mode | date | commit | machine |\n|---|---|---|---|---|---|\n"
-                  + "\n".join(speed_sections) + "\n\n" + to_markdown(speed_shown))
+                  + "\n".join(speed_sections) + "\n\n" + to_markdown(speed.drop(columns="_section")))
     else:
         (root / "scorecard_timing.csv").unlink(missing_ok=True)
     quick = any(" | quick | " in s for s in sections + speed_sections) or stamp["mode"] == "quick"
@@ -479,15 +584,16 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
               + ("**Quick run**: small horizons for a smoke test; these numbers are not a reproduction "
                  "of the papers (full results: ./reproduce.sh without --quick).\n\n" if quick else "")
               + numbers
-              + "Published value, reproduced mean ± sd over repetitions, ratio reproduced/published, "
-              "and whether the cell is within its stated tolerance.\n\n"
-              f"Tolerance rule: {TOLERANCE_RULE}\n\n" + origin + f"{summary}\n\n")
+              + "Each published cell: published value, reproduced mean ± sd over repetitions, ratio "
+              "reproduced/published, the noise band and its tier; a miss names its measured cause (a key of "
+              "`omkl_core.repro.papers`, whose tables are in `tables/`) or *unexplained*. Each claim: its kind "
+              "and verdict.\n\n"
+              f"Tier rule: {TIER_RULE}\n\n" + origin + f"{summary}\n\n")
     (root / "scorecard.md").write_text(header + table, encoding="utf-8")
     if verbose:
-        what = (f"{len(df)} rows, {n_in} of {n_judged} judged within tolerance" if n_judged else f"{len(df)} rows")
-        what = (what + (f", {n_quick} {NOT_COMPUTED} (quick run)" if n_quick else "")) if len(df) else "no rows yet"
-        print(f"scorecard ({stamp['mode']} run): {what}; numbers hash {combined[:16]}… over {len(hashes)} "
-              f"tables -> {root / 'scorecard.md'}")
+        what = "; ".join(summary_lines(df)) if len(df) else "no rows yet"
+        print(f"scorecard ({stamp['mode']} run): {len(df)} rows. {what} Numbers hash {combined[:16]}… over "
+              f"{len(hashes)} tables -> {root / 'scorecard.md'}")
     return df
 
 
@@ -505,8 +611,8 @@ def compare(values, *, paper: str, table, quick: bool = False, note: str = "", m
     table : str or int
         Table number in that paper.
     quick : bool, default=False
-        Quick (truncated) runs are not comparable with the paper: ``within_tolerance`` is
-        left empty (NaN) for them.
+        Quick (truncated) runs are not comparable with the paper: ``tier`` is
+        :data:`NOT_COMPUTED` for them.
     note : str, default=""
         Copied into every row.
     metric : str, default="mse"
@@ -518,9 +624,10 @@ def compare(values, *, paper: str, table, quick: bool = False, note: str = "", m
     Returns
     -------
     pandas.DataFrame
-        One row per cell: ``dataset, algorithm, mean, sd, n_runs, published, ratio,
-        within_tolerance, note`` (sd: ddof = 1, 0 for one run; the rule of
-        :func:`within_tolerance`). Pass it to :func:`scorecard_rows` for the scorecard.
+        One row per cell: ``dataset, algorithm, mean, sd, n_runs, published, ratio, noise_band,
+        tier, note`` (sd: ddof = 1, 0 for one run; the tier of :mod:`omkl_core.repro.verdicts`,
+        the distance of *this* row to the published one: only the scored form's row becomes a
+        scorecard row, :func:`scorecard_rows`).
 
     Examples
     --------
@@ -528,8 +635,8 @@ def compare(values, *, paper: str, table, quick: bool = False, note: str = "", m
     >>> df = compare({("Airfoil", "VAW2"): np.array([22.0, 23.0, 24.0])}, paper="000", table=2)
     >>> df[["dataset", "algorithm", "mean", "published"]].to_dict("records")
     [{'dataset': 'Airfoil', 'algorithm': 'VAW2', 'mean': 23.0, 'published': 22.8}]
-    >>> bool(df.within_tolerance[0])
-    True
+    >>> df.tier[0]
+    'within noise'
     """
     recs = []
     for (dataset, algorithm), v in values.items():
@@ -540,21 +647,23 @@ def compare(values, *, paper: str, table, quick: bool = False, note: str = "", m
         pub = paper_values.published_value(paper, table, dataset, pub_algorithm, metric)
         mean = float(v.mean())
         sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
+        band, tier = cell_verdict(paper, pub, mean, sd, v.size)
         recs.append({"dataset": dataset, "algorithm": algorithm, "mean": mean, "sd": sd,
                      "n_runs": int(v.size), "published": pub,
-                     "ratio": mean / pub if pub else np.nan,
-                     "within_tolerance": np.nan if quick else within_tolerance(pub, mean, sd),
-                     "note": note})
+                     "ratio": mean / pub if pub else np.nan, "noise_band": band,
+                     "tier": NOT_COMPUTED if quick else tier, "note": note})
     return pd.DataFrame(recs, columns=["dataset", "algorithm", "mean", "sd", "n_runs", "published",
-                                       "ratio", "within_tolerance", "note"])
+                                       "ratio", "noise_band", "tier", "note"])
 
 
-def scorecard_rows(comparison: pd.DataFrame, *, paper: str, item: str) -> pd.DataFrame:
+def scorecard_rows(comparison: pd.DataFrame, *, paper: str, item: str, published_name=None) -> pd.DataFrame:
     """Scorecard rows (:data:`SCORECARD_COLUMNS`) from a :func:`compare` frame: the row is the
-    algorithm, the column the dataset, the item e.g. ``"Table 2"``."""
-    rows = [{"paper": paper, "item": item, "row": r.algorithm, "column": r.dataset,
+    published algorithm (``published_name(algorithm)``, default the algorithm itself: pass the
+    scored form's rows only), the column the dataset, the item ``"Table K"``."""
+    name = published_name or (lambda a: a)
+    rows = [{"paper": paper, "item": item, "row": name(r.algorithm), "column": r.dataset, "kind": CELL,
              "published": r.published, "reproduced_mean": r.mean, "reproduced_sd": r.sd,
-             "n_runs": r.n_runs, "ratio": r.ratio, "tolerance": f"{REL_TOL:.0%} rel or {N_SD:g} sd",
-             "within_tolerance": within_tolerance(r.published, r.mean, r.sd), "note": r.note}
+             "n_runs": r.n_runs, "ratio": r.ratio, "noise_band": r.noise_band, "verdict": r.tier, "cause": "",
+             "note": r.note}
             for r in comparison.itertuples(index=False)]
     return pd.DataFrame(rows, columns=SCORECARD_COLUMNS)

@@ -1,6 +1,6 @@
 """What the reproduction report reads from a results folder (:mod:`omkl_core.repro.html_report`):
-the saved tables and their stamps, the scorecard's verdicts (quick rows are
-:data:`NOT_COMPUTED`), the JUnit XML of the last test run and the theory register of THEORY.md."""
+the saved tables and their stamps, the scorecard's verdicts (tiers and claim words,
+:mod:`omkl_core.repro.verdicts`; quick rows are :data:`NOT_COMPUTED`), the JUnit XML of the last test run and the theory register of THEORY.md."""
 from __future__ import annotations
 
 import csv
@@ -13,7 +13,7 @@ from pathlib import Path
 __all__ = ["NOT_COMPUTED", "verdict", "junit_outcomes", "theory_rows"]
 
 #: The verdict of a cell or claim that a quick run computes on its short horizon only.
-NOT_COMPUTED = "not computed at full size"
+NOT_COMPUTED = "not computed at full size"   # = omkl_core.repro.verdicts.NOT_COMPUTED (this module stays light)
 
 
 def _read_csv(path: Path) -> tuple[list[str], list[list[str]]]:
@@ -42,16 +42,12 @@ def _float(text) -> float:
 
 
 def verdict(value, mode: str) -> str:
-    """``"yes"`` / ``"no"`` for a judged scorecard row, :data:`NOT_COMPUTED` for a row of a quick
-    run or one without a verdict (``within_tolerance`` empty)."""
-    if mode == "quick":
+    """The verdict of a scorecard row as the pages show it: the row's own (a tier, a claim word),
+    or :data:`NOT_COMPUTED` for a row of a quick run or one without a verdict."""
+    text = str(value).strip()
+    if mode == "quick" or not text or text.lower() == "nan":
         return NOT_COMPUTED
-    text = str(value).strip().lower()
-    if text in ("true", "1", "yes"):
-        return "yes"
-    if text in ("false", "0", "no"):
-        return "no"
-    return NOT_COMPUTED
+    return text
 
 
 def junit_outcomes(path: Path) -> tuple[dict, dict]:

@@ -1,0 +1,207 @@
+"""What the reproduction declares about each paper, in one place: its scored forms, figures and
+measured causes (issue 38).
+
+One :class:`Paper` per paper in :data:`PAPERS`. The scorecard (:func:`omkl_core.repro.report.scorecard`),
+the HTML report, ``verify`` and the tests read these declarations; none keeps a list of its own.
+
+* :class:`ScoredForm`: which form of an algorithm a published table is scored in (the form the
+  paper says it ran), with the paper's sentence quoted; every other form is an *ablation* row of a
+  table, shown beside the scored cell and never scored.
+* :class:`Figure`: the caption of a figure the notebooks write and the claim items that judge it.
+* :class:`Cause`: a measured explanation of misses: which cells (regular expressions on the
+  published row and column), what was measured, and the tables of ``results/tables`` that show it.
+  A cause has at least one such table (no cause in prose only); a miss that no cause covers, or
+  whose cause's tables are not in the run, says *unexplained*.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .verdicts import PAPER_REPETITIONS
+
+__all__ = ["Paper", "ScoredForm", "Figure", "Cause", "PAPERS", "FIGURES", "CAUSES", "cause_for", "scored_form",
+           "paper_of_figure"]
+
+
+@dataclass(frozen=True)
+class ScoredForm:
+    """The one form a published table's rows are scored in: ``table`` (e.g. ``"2"``), ``rows`` (a
+    regular expression on the published row names), the ``form`` in words, the paper's ``quote``
+    that says it ran that form, and the ``ablations``: the other forms, by the tables that show
+    them (never scored)."""
+    table: str
+    rows: str
+    form: str
+    quote: str
+    ablations: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Figure:
+    """Caption of one figure: the paper it belongs to, what the paper's figure (or our figure, when
+    the paper has none) shows, and which scorecard claim items judge it (item prefixes)."""
+    paper: str
+    shows: str
+    claims: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Cause:
+    """A measured explanation of misses of a published table: which cells (``paper``, ``table``,
+    regular expressions on the published row and the column), what was measured (``text``), and the
+    ``evidence``: names of tables in ``results/tables`` that show it (at least one)."""
+    key: str
+    paper: str
+    table: str
+    rows: str
+    columns: str
+    text: str
+    evidence: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self):
+        if not self.evidence:
+            raise ValueError(f"cause {self.key!r}: evidence must name at least one table of results/tables "
+                             "(a cause in prose only is not a measured cause)")
+
+    def matches(self, paper: str, table: str, row: str, column: str) -> bool:
+        """Whether the cause covers the published cell (``row`` the published row name)."""
+        return (self.paper == paper and re.fullmatch(self.table, table) is not None
+                and re.fullmatch(self.rows, row) is not None and re.fullmatch(self.columns, column) is not None)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper's declarations: ``id`` ("000"), short ``title``, the number of repetitions it
+    states for its tables (``None``: it prints no table), its scored forms, figures and causes."""
+    id: str
+    title: str
+    repetitions: int | None = None
+    forms: tuple[ScoredForm, ...] = ()
+    figures: dict = field(default_factory=dict)
+    causes: tuple[Cause, ...] = ()
+
+
+_P000_CODE_QUOTE = ("§4: “In the organization of computer experiments we followed [Ghari2023graph] and the related "
+                    "code.” … “The results of [Ghari2023graph] were reproduced by running their publicly available "
+                    "code with the parameters they specified.”")
+
+_P000 = Paper(
+    "000", "Random feature-based double Vovk-Azoury-Warmuth algorithm (VAW2)", PAPER_REPETITIONS["000"],
+    forms=(
+        ScoredForm("2", r"VAW.*",
+                   "the authors' code form of the VAW rows (variant 'tvaw': m^-1/2 [sin, cos] random features as in "
+                   "Ghari's code, and the second author's public DVAW code's online-ridge forecaster at both levels; "
+                   "the paper's own code link is empty, so this form is reconstructed from those two codes, "
+                   "reference/algorithms.md E.1)",
+                   _P000_CODE_QUOTE,
+                   ("paper000_table2 (the text's eqs. (9)-(10), √2 cos features)", "paper000_table2_variants")),
+        ScoredForm("2", r"Raker|OMKL-GF",
+                   "the graph-aided authors' code form of the baselines (rows 'Raker [code]', 'OMKL-GF [code]')",
+                   _P000_CODE_QUOTE, ("paper000_table2_baselines (the text form of paper 003's algorithms)",)),
+    ),
+    figures={
+        "paper000_fig1": Figure("000", "Paper 000, Figure 1: the running MSE e_t = (1/t) Σ (ŷ_τ − y_τ)² of VAW2 and "
+                                       "the VAW family over time on each dataset (mean over repetitions). The paper "
+                                       "claims VAW2 has the lowest curve throughout on the real datasets.", ("Fig. 1",)),
+        "paper000_fig2": Figure("000", "Paper 000, Figure 2: the final meta weights over the 76 experts (51 Gaussian, "
+                                       "25 Laplacian kernels) of each meta-learner. The paper reads ML-Prod as sparse, "
+                                       "EWA as broad and VAW2 as using negative weights.", ("Fig. 2",)),
+        "datasets": Figure("000", "Paper 000, Table 1's streams: the normalised labels y_t (eqs. (33)-(34)) of AR(4), "
+                                  "Airfoil, Bias, Concrete, Naval and Wine in file order."),
+    },
+    causes=(),
+)
+
+_P001 = Paper("001", "Online learning of noisy data with kernels", figures={
+    "paper001_fig1": Figure("001", "Paper 001, Figure 1: the absolute and hinge losses and their erf smoothings "
+                                   "(s = 1), the losses Algorithm 1 can estimate without bias."),
+    "paper001_estimator_histogram": Figure("001", "Lemma 1's estimator θ of f(E[X]) (no figure in the paper): its "
+                                                  "histogram and running mean against the target value."),
+    "paper001_alg1_vs_single_copy": Figure("001", "Algorithm 1 against single-copy kernel OGD on noisy inputs (no "
+                                                  "figure in the paper): average regret over time beside Theorem 4's "
+                                                  "bound."),
+    "paper001_theorem3_twin": Figure("001", "Theorem 3's noisy twin (no figure in the paper): the learner on "
+                                            "noisy copies against the noise-free one."),
+})
+
+_P002 = Paper("002", "Competing with Gaussian linear experts", figures={
+    "paper002_equalities_both_sides": Figure("002", "Paper 002 has no figures: both sides of the equalities (1), "
+                                                    "(14), (17), Theorem 4 and (16) over time on Airfoil, computed "
+                                                    "independently; the lines coincide where the equality holds."),
+    "paper002_equalities_residual": Figure("002", "The relative residual of each of paper 002's equalities over "
+                                                  "time: floating-point round-off (about 1e-15) where it holds."),
+    "paper002_regret_vs_logdet": Figure("002", "Paper 002: the regret of ridge regression against the ln det term "
+                                               "of its bound over time."),
+    "paper002_clipped_bound": Figure("002", "Paper 002: bound (18) for the clipped predictions against the actual "
+                                            "loss."),
+    "paper002_corollary3_ratio": Figure("002", "Paper 002, Corollary 3: the ratio of the cumulative losses over "
+                                               "time (tends to 1)."),
+})
+
+_P003_TEXT_QUOTE = ("§5: “Parameters ξ and η are set to 1/√T for all algorithms.” … “after 300 time instants, both "
+                    "algorithms choose I_t = argmax_i u_{i,t}/U_t” (Algorithms 2 and 3 as printed)")
+
+_P003 = Paper(
+    "003", "Graph-aided online multi-kernel learning", PAPER_REPETITIONS["003"],
+    forms=(ScoredForm("[1-4]", r".*", "the text's algorithms (Algorithms 2-3, section 5's settings; the baselines "
+                                      "as the text describes them)", _P003_TEXT_QUOTE,
+                      ("paper003_table1 .. paper003_table4 (rows with '[...]': the authors' code variants)",)),),
+    figures={
+        "paper003_fig1": Figure("003", "Paper 003, Figure 1: MSE over time on Airfoil of OMKR, Raker, OMKL-GF, SFG-MKL "
+                                       "and SFG-MKL-R (and the named code variants). The paper claims the SFG learners "
+                                       "converge faster than every baseline.", ("Figs",)),
+        "paper003_fig2": Figure("003", "Paper 003, Figure 2: MSE over time on Naval, the same learners as Figure 1.",
+                                ("Figs",)),
+    },
+    causes=(),
+)
+
+_P004 = Paper("004", "Additive and sparse models (Zhang, ch. 10)", figures={
+    "paper004_adaboost_wine": Figure("004", "Paper 004 (slides, no figure): AdaBoost with exact stumps on Wine: "
+                                            "training error, Theorem 26's equality and Corollary 27's margin chain."),
+    "paper004_gradient_boosting": Figure("004", "Gradient boosting on Airfoil (step ν = 1 against 0.1) and logistic "
+                                                "boosting on Wine (no figure in the slides)."),
+    "paper004_rademacher": Figure("004", "Exact Rademacher complexities (2ⁿ sign vectors) against Example 11, "
+                                         "Corollary 19, the L2 bound and Proposition 1."),
+    "paper004_support_recovery": Figure("004", "Lasso sign recovery against n with and without the "
+                                               "irrepresentable condition (Theorem 29)."),
+})
+
+_ALL = Paper("all", "Cross-paper leaderboard", figures={
+    "leaderboard_mean_ranks": Figure("all", "The leaderboard: each learner's mean rank over the six streams under "
+                                            "one protocol (the run's horizon and seeds are in the table's stamp)."),
+})
+
+#: Every paper's declarations, by id.
+PAPERS = {p.id: p for p in (_P000, _P001, _P002, _P003, _P004, _ALL)}
+#: Every figure's caption, by figure name (``results/figures/<name>.png``).
+FIGURES = {name: fig for p in PAPERS.values() for name, fig in p.figures.items()}
+#: Every measured cause.
+CAUSES = tuple(c for p in PAPERS.values() for c in p.causes)
+
+
+def paper_of_figure(name: str) -> str:
+    """The paper a figure belongs to (its caption's, else its name's ``paperNNN_`` prefix, else ``"all"``)."""
+    if name in FIGURES:
+        return FIGURES[name].paper
+    m = re.match(r"paper(\d{3})_", name)
+    return m.group(1) if m else "all"
+
+
+def scored_form(paper: str, table: str, row: str) -> ScoredForm | None:
+    """The declared scored form of a published row (``None`` if the paper declares none)."""
+    p = PAPERS.get(paper)
+    for f in (p.forms if p else ()):
+        if re.fullmatch(f.table, table) and re.fullmatch(f.rows, row):
+            return f
+    return None
+
+
+def cause_for(paper: str, table: str, row: str, column: str, tables=None) -> Cause | None:
+    """The first declared cause covering a published cell whose evidence tables are all among
+    ``tables`` (names in ``results/tables``; ``None``: do not check), else ``None``."""
+    for c in CAUSES:
+        if c.matches(paper, table, row, column) and (tables is None or all(t in tables for t in c.evidence)):
+            return c
+    return None

@@ -1,0 +1,185 @@
+"""Issue 38: the verdicts a reviewer would sign -- one tier per published cell (the rule of
+``omkl_core.repro.verdicts``), one kind per claim, one scored form per cell, and every miss with a
+measured cause (a table of the run, declared in ``omkl_core.repro.papers``) or *unexplained*."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from omkl_core.repro import html_report, papers, paper_values, report, verdicts
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+# ----------------------------------------------------------------------------- the tier rule
+@given(pub=st.floats(0.01, 100), rel=st.floats(-0.9, 0.9), sd=st.floats(0, 20), n=st.integers(1, 60),
+       n_paper=st.sampled_from([5, 50, None]))
+def test_tier_is_the_first_of_noise_band_5_10_25_percent_miss(pub, rel, sd, n, n_paper):
+    mean = pub * (1 + rel)
+    sd = sd if n > 1 else 0.0
+    band = 2 * math.sqrt(sd ** 2 / n + (sd ** 2 / n_paper if n_paper else 0.0))
+    diff = abs(mean - pub)
+    expected = ("within noise" if diff <= band else "≤ 5 %" if diff <= 0.05 * pub else "≤ 10 %" if diff <= 0.10 * pub
+                else "≤ 25 %" if diff <= 0.25 * pub else "miss")
+    assert verdicts.tier(pub, mean, sd, n, n_paper) == expected
+    assert verdicts.noise_band(sd, n, n_paper) == pytest.approx(band, rel=1e-12, abs=0)
+
+
+def test_noise_band_estimates_the_papers_spread_by_ours_with_the_papers_repetitions():
+    # sd 1 over 5 runs against paper 000's 5 experiments: 2 sqrt(1/5 + 1/5); paper 003's R = 50: 2 sqrt(1/5 + 1/50)
+    assert report.cell_verdict("000", 10.0, 10.0, 1.0, 5)[0] == pytest.approx(2 * math.sqrt(0.4))
+    assert report.cell_verdict("003", 10.0, 10.0, 1.0, 5)[0] == pytest.approx(2 * math.sqrt(0.2 + 0.02))
+    # a noisier row does not widen a relative tier: 12 % off is "≤ 25 %" whatever the sd, unless within noise
+    assert verdicts.tier(10.0, 11.2, 0.1, 5, 5) == "≤ 25 %"
+    assert verdicts.tier(10.0, 11.2, 2.0, 5, 5) == "within noise"
+
+
+def test_one_deterministic_run_is_within_noise_only_when_equal():
+    assert verdicts.tier(28.32, 28.32, 0.0, 1, 50) == "within noise"
+    assert verdicts.tier(28.32, 28.35, 0.0, 1, 50) == "≤ 5 %"
+
+
+@pytest.mark.parametrize("bad", [dict(sd=-1.0, n=3), dict(sd=1.0, n=0), dict(sd=1.0, n=True), dict(sd=1.0, n=2.5)])
+def test_noise_band_refuses_a_negative_sd_or_a_count_that_is_not_a_positive_integer(bad):
+    with pytest.raises(ValueError, match="sd|n must"):
+        verdicts.noise_band(bad["sd"], bad["n"], 5)
+
+
+def test_tier_refuses_nan():
+    with pytest.raises(ValueError, match="finite"):
+        verdicts.tier(float("nan"), 1.0, 0.0, 1, 5)
+
+
+def test_the_rule_is_printed_with_its_numbers():
+    assert "2·√(sd²/n + sd_paper²/n_paper)" in verdicts.TIER_RULE and "5 for paper 000 and 50 for paper 003" in verdicts.TIER_RULE
+    assert verdicts.PAPER_REPETITIONS == {"000": 5, "003": 50}
+    assert verdicts.TIERS == ("within noise", "≤ 5 %", "≤ 10 %", "≤ 25 %", "miss")
+
+
+# ----------------------------------------------------------------------------- claim kinds
+def test_a_claim_on_printed_numbers_never_reads_holds():
+    row = report.claim_row("000", "Table 2", "VAW2 lowest (published numbers)", True, kind="printed")
+    assert row["verdict"] == "consistent in print" and report.holds(row)
+    assert report.claim_row("000", "Table 2", "x", False, kind="printed")["verdict"] == "inconsistent in print"
+    assert report.claim_row("000", "Table 2", "x", True, kind="paper")["verdict"] == "holds"
+    with pytest.raises(ValueError, match="kind must be one of"):
+        report.claim_row("000", "Table 2", "x", True, kind="ours")
+    with pytest.raises(TypeError):
+        report.claim_row("000", "Table 2", "x", True)            # the kind is never a default
+
+
+def test_every_claim_function_declares_its_kind():
+    from omkl_core.repro import claims as C
+
+    printed = C.paper000_table2_claims_published() + C.paper003_table_claims_published()
+    assert {r["kind"] for r in printed} == {"printed"}
+    assert all("published" in r["row"] for r in printed)
+
+
+# ----------------------------------------------------------------------------- the merge
+def _cell(row="VAW2", column="Airfoil", values=(22.0, 23.5), item="Table 2", paper="000", **kw):
+    pub = paper_values.published_value(paper, item.split()[-1], column, row)
+    return report.cell_row(paper, item, row, column, pub, list(values), **kw)
+
+
+def test_scorecard_refuses_a_published_cell_scored_twice(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+    report.add_scorecard_rows("paper000_table2", pd.DataFrame([_cell()]))
+    report.add_scorecard_rows("paper000_table2_code", pd.DataFrame([_cell(values=(30.0, 31.0))]))
+    with pytest.raises(ValueError, match="scored twice"):
+        report.scorecard()
+
+
+def test_scorecard_refuses_a_form_named_item_or_a_row_the_paper_does_not_print(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+    row = _cell()
+    report.add_scorecard_rows("s", pd.DataFrame([{**row, "item": "Table 2 (authors' code form)"}]))
+    with pytest.raises(ValueError, match="one scored form per cell"):
+        report.scorecard()
+    report.add_scorecard_rows("s", pd.DataFrame([{**row, "row": "VAW2 [code]"}]))
+    with pytest.raises(ValueError, match="no published cell"):
+        report.scorecard()
+    report.add_scorecard_rows("s", pd.DataFrame([{**row, "verdict": "yes"}]))
+    with pytest.raises(ValueError, match="verdict 'yes'"):
+        report.scorecard()
+
+
+def test_a_miss_names_a_declared_cause_whose_table_is_in_the_run_or_says_unexplained(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+    cause = papers.Cause("test-cause", "000", "2", r"VAW2", r"Airfoil", "measured here", ("evidence_table",))
+    monkeypatch.setattr(papers, "CAUSES", (cause,))
+    report.add_scorecard_rows("paper000_table2", pd.DataFrame([_cell(values=(40.0, 41.0)),
+                                                               _cell("VAW2", "Bias", values=(40.0, 41.0))]))
+    df = report.scorecard()
+    assert list(df["verdict"]) == ["miss", "miss"]
+    assert list(df["cause"]) == ["unexplained", "unexplained"]          # the evidence table is not in the run
+    report.save_table(pd.DataFrame({"a": [1.0]}), "evidence_table")
+    df = report.scorecard()
+    assert list(df["cause"]) == ["test-cause", "unexplained"]           # Bias: no cause covers it
+    text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
+    assert "2 miss (1 of the misses unexplained)" in text
+    stamp = json.loads((tmp_path / "scorecard.stamp.json").read_text(encoding="utf-8"))
+    assert stamp["tiers"]["miss"] == 2 and stamp["tiers"]["unexplained"] == 1
+
+
+def test_a_cause_without_a_table_is_refused():
+    with pytest.raises(ValueError, match="evidence must name at least one table"):
+        papers.Cause("k", "000", "2", ".*", ".*", "in prose only")
+
+
+def test_quick_sections_judge_nothing_but_the_printed_numbers(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+    monkeypatch.setenv("OMKL_MODE", "quick")
+    rows = [_cell(), report.claim_row("000", "Table 2", "on ours", True, kind="paper"),
+            report.claim_row("000", "Table 2", "in print", True, kind="printed")]
+    report.add_scorecard_rows("paper000_table2", pd.DataFrame(rows))
+    df = report.scorecard()
+    assert list(df["verdict"]) == ["not computed at full size", "not computed at full size", "consistent in print"]
+    assert report.tier_counts(df)["not computed"] == 1 and report.claim_counts(df)["printed"]["consistent in print"] == 1
+
+
+# ----------------------------------------------------------------------------- the declarations
+def test_every_declared_cause_covers_a_published_cell_and_names_tables_of_the_full_reference():
+    ref = json.loads((ROOT / "reference" / "full" / "hashes.json").read_text(encoding="utf-8"))["tables"]
+    pub = paper_values._all()
+    for c in papers.CAUSES:
+        cells = [(r.paper, r.table, r.algorithm, r.dataset) for r in pub.itertuples() if r.metric == "mse"]
+        assert any(c.matches(*cell) for cell in cells), f"cause {c.key} covers no published cell"
+        missing = [t for t in c.evidence if t not in ref]
+        assert not missing, f"cause {c.key}: evidence tables {missing} are not tables of the full run"
+
+
+def test_every_published_table_declares_one_scored_form_per_row_with_the_papers_sentence():
+    pub = paper_values._all()
+    for r in pub[pub.metric == "mse"].itertuples():
+        forms = [f for f in papers.PAPERS[r.paper].forms
+                 if __import__("re").fullmatch(f.table, r.table) and __import__("re").fullmatch(f.rows, r.algorithm)]
+        assert len(forms) == 1, (r.paper, r.table, r.algorithm, len(forms))
+        assert "“" in forms[0].quote and forms[0].ablations
+
+
+def test_the_report_reads_the_declarations_not_a_list_of_its_own():
+    assert html_report.FIGURES is papers.FIGURES and html_report.CAUSES is papers.CAUSES
+
+
+def test_numbers_of_the_scorecard_stay_finite():
+    row = _cell(values=(22.0,))
+    assert np.isfinite(row["noise_band"]) and row["noise_band"] == 0.0 and row["verdict"] == "≤ 5 %"
+
+
+def test_scorecard_merge_keeps_paper_ids_and_states_the_rule(tmp_path, monkeypatch):
+    monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+    rows = pd.DataFrame([_cell(), report.claim_row("000", "Table 2", "VAW2 lowest MSE", True, kind="paper")])
+    report.add_scorecard_rows("paper000_table2", rows)
+    df = report.scorecard()
+    assert list(df["paper"]) == ["000", "000"]
+    text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
+    assert verdicts.TIER_RULE in text and "| 000 | Table 2 | VAW2 | Airfoil | cell |" in text
+    assert "Claims, the papers' claims judged on our numbers: 1 holds, 0 fails." in text
