@@ -239,7 +239,7 @@ def scorecard_claims(results: dict, timings: dict, s: Settings) -> tuple[list[di
     return claim_rows, speed_rows, speed.rename(columns={"row": "claim"})
 
 
-def ablation_claims(results: dict, timings: dict, diag: dict, s: Settings) -> list[dict]:
+def ablation_claims(results: dict, timings: dict, diag: dict | None, s: Settings) -> list[dict]:
     """Section 5's and Figures 1-2's claims evaluated on the authors' code variants
     (:data:`CODE_VARIANTS` in place of the text rows): an ablation, printed by the notebook, never
     a scorecard row (``[]`` without ``s.run_variants``)."""
@@ -250,8 +250,7 @@ def ablation_claims(results: dict, timings: dict, diag: dict, s: Settings) -> li
     fig_sets = [n for n in ("Airfoil", "Naval") if n in results]
     curves = {n: {row: r["curve"] for row, r in results[n].items()} for n in fig_sets}
     curve_t = {n: results[n]["SFG-MKL"]["curve_t"] for n in fig_sets}
-    sizes = {n: diag[n]["switches"].set_index("algorithm")["subset_size_mean"].to_dict() for n in s.datasets}
-    rows += C.paper003_claims(curves, curve_t, sizes, sfg=CODE_VARIANTS["sfg"],
+    rows += C.paper003_claims(curves, curve_t, sfg=CODE_VARIANTS["sfg"],
                               baselines=("OMKR", "Raker", CODE_VARIANTS["gf"]), label="code variants", published=False)
     return rows + speed
 

@@ -591,7 +591,7 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
               f"Tier rule: {TIER_RULE}\n\n" + origin + f"{summary}\n\n")
     (root / "scorecard.md").write_text(header + table, encoding="utf-8")
     if verbose:
-        what = "; ".join(summary_lines(df)) if len(df) else "no rows yet"
+        what = " ".join(summary_lines(df)) if len(df) else "no rows yet"
         print(f"scorecard ({stamp['mode']} run): {len(df)} rows. {what} Numbers hash {combined[:16]}… over "
               f"{len(hashes)} tables -> {root / 'scorecard.md'}")
     return df
