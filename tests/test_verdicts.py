@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from omkl_core.repro import html_report, papers, paper_values, report, verdicts
+from omkl_core.repro import html_report, paper_values, papers, report, verdicts
 
 ROOT = Path(__file__).resolve().parent.parent
 
