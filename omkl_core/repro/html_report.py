@@ -87,7 +87,7 @@ vertical-align:top}th{background:#eef1f5;text-align:left}
 table.paper td.cell{min-width:8.5em;text-align:right}td.cell .pub{display:block;color:#333}
 td.cell .ours{display:block;font-weight:600}td.cell .ratio{display:block;font-size:.82em;color:#444}
 td.yes{background:#d9f2dc}td.no{background:#f9d6d2}td.nc{background:#eceef1;color:#555}td.none{background:#fff}
-td.t0{background:#c6ecc9}td.t1{background:#dcf3de}td.t2{background:#fbf1c7}td.t3{background:#fde0c2}td.t4{background:#f9d6d2}
+.t0{background:#c6ecc9}.t1{background:#dcf3de}.t2{background:#fbf1c7}.t3{background:#fde0c2}.t4{background:#f9d6d2}
 td.cell .tier{display:block;font-size:.82em;font-weight:600}
 td.timing{background:#eef3fb}
 .badge{display:inline-block;padding:0 .45em;border-radius:.7em;font-size:.85em;font-weight:600}
@@ -260,6 +260,7 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
           if r["paper"].zfill(3) == paper and r["item"] == item and r.get("kind") == report.CELL and not r["timing"]}
     timing = _timing_cells(site, paper, table)
     shown: list[dict] = []
+    investigated: dict = {}
     causes_used: dict[str, Cause] = {c.key: c for c in CAUSES
                                      if any(r.get("cause") == c.key for r in sc.values())}
 
@@ -282,7 +283,11 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
         link = ""
         cause = r.get("cause", "")
         if cause == verdicts.UNEXPLAINED:
-            link = '<span class="small"><b>unexplained</b> (no measured cause)</span>'
+            found = papers.investigations_for(paper, table, row, col)
+            for c in found:
+                investigated[c.key] = c
+            link = ('<span class="small"><b>unexplained</b> (no measured cause)</span>'
+                    + "".join(f' <a class="small" href="#cause-{_e(c.key)}">investigated: {_e(c.key)}</a>' for c in found))
         elif cause:
             link = f'<a class="small" href="#cause-{_e(cause)}">cause: {_e(cause)}</a>'
         return (f'<td class="cell {_TIER_CLASS.get(v, "none")}" title="{_e(tip)}">'
@@ -310,7 +315,7 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
     form_html = ""
     if forms:
         form_html = "<h2>Scored form</h2><ul>" + "".join(
-            f"<li><b>rows {_e(f.rows)}</b>: {_e(f.form)}. <i>{_e(f.quote)}</i>"
+            f"<li><b>{_e(', '.join(r for r in rows if re.fullmatch(f.rows, r)))}</b>: {_e(f.form)}. <i>{_e(f.quote)}</i>"
             + (" Other forms (ablations, never scored): " + site.linkify("; ".join(f.ablations)) if f.ablations else "")
             + "</li>" for f in forms) + "</ul>"
     abl = _ablation_rows(site, paper, table)
@@ -341,7 +346,6 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
         f'<span class="{_TIER_CLASS[t]}" style="display:inline-block">{_e(t)}</span>' for t in verdicts.TIERS)
         + f'<span class="nc" style="display:inline-block">{NOT_COMPUTED}</span>'
         + '<span style="background:#eef3fb">time (not judged)</span></p>')
-    legend = legend.replace('<span class="t', '<span style="border:1px solid #c9cdd3" class="t')
     what = (f"<p>Published value (paper {paper}, Table {table}, MSE {_e(unit.replace('x1e-3', '× 10³'))}) above our "
             "mean ± sd over repetitions; beneath it the ratio reproduced / published, the number of repetitions and "
             f"the tier (hover a cell for the numbers). {_md_inline(verdicts.TIER_RULE)}</p>")
@@ -360,6 +364,10 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
             items.append(f'<div class="cause" id="cause-{_e(c.key)}"><b>{_e(c.key)}</b>: {_e(c.text)} Measured in: '
                          + ", ".join(site.evidence_link(x) for x in c.evidence) + "</div>")
         causes = "<h2>Measured causes of the misses</h2>" + "".join(items)
+    if investigated:
+        causes += "<h2>Investigated, no cause found</h2>" + "".join(
+            f'<div class="cause" id="cause-{_e(c.key)}"><b>{_e(c.key)}</b>: {_e(c.text)} Measured in: '
+            + ", ".join(site.evidence_link(x) for x in c.evidence) + "</div>" for c in investigated.values())
     claims = _claims_html(site, [r for r in _claim_rows(site, paper) if r["item"].startswith(("Table", "Tables"))])
     body_html = (what + legend + f'<div class="scroll"><table class="paper"><tr><th>{_e(paper)} · Table {_e(table)}</th>'
                  f"{head}</tr>{''.join(body)}</table></div>" + form_html + causes + ablations

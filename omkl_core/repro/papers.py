@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 
 from .verdicts import PAPER_REPETITIONS
 
-__all__ = ["Paper", "ScoredForm", "Figure", "Cause", "PAPERS", "FIGURES", "CAUSES", "cause_for", "scored_form",
-           "paper_of_figure"]
+__all__ = ["Paper", "ScoredForm", "Figure", "Cause", "Investigation", "PAPERS", "FIGURES", "CAUSES", "INVESTIGATIONS",
+           "cause_for", "investigations_for", "scored_form", "paper_of_figure"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,13 @@ class Cause:
 
 
 @dataclass(frozen=True)
+class Investigation(Cause):
+    """Measurements made to explain misses that found no cause (no variant, seed range or ablation
+    reaches the published cells): the misses stay *unexplained*, and the pages link what was
+    measured (``text``, ``evidence``)."""
+
+
+@dataclass(frozen=True)
 class Paper:
     """One paper's declarations: ``id`` ("000"), short ``title``, the number of repetitions it
     states for its tables (``None``: it prints no table), its scored forms, figures and causes."""
@@ -80,6 +87,7 @@ class Paper:
     forms: tuple[ScoredForm, ...] = ()
     figures: dict = field(default_factory=dict)
     causes: tuple[Cause, ...] = ()
+    investigations: tuple[Investigation, ...] = ()
 
 
 _P000_CODE_QUOTE = ("§4: “In the organization of computer experiments we followed [Ghari2023graph] and the related "
@@ -179,6 +187,8 @@ PAPERS = {p.id: p for p in (_P000, _P001, _P002, _P003, _P004, _ALL)}
 FIGURES = {name: fig for p in PAPERS.values() for name, fig in p.figures.items()}
 #: Every measured cause.
 CAUSES = tuple(c for p in PAPERS.values() for c in p.causes)
+#: Every investigation of misses that found no cause.
+INVESTIGATIONS = tuple(c for p in PAPERS.values() for c in p.investigations)
 
 
 def paper_of_figure(name: str) -> str:
@@ -196,6 +206,11 @@ def scored_form(paper: str, table: str, row: str) -> ScoredForm | None:
         if re.fullmatch(f.table, table) and re.fullmatch(f.rows, row):
             return f
     return None
+
+
+def investigations_for(paper: str, table: str, row: str, column: str) -> list[Investigation]:
+    """The declared investigations covering a published cell."""
+    return [c for c in INVESTIGATIONS if c.matches(paper, table, row, column)]
 
 
 def cause_for(paper: str, table: str, row: str, column: str, tables=None) -> Cause | None:
