@@ -41,6 +41,12 @@ def test_noise_band_estimates_the_papers_spread_by_ours_with_the_papers_repetiti
     assert verdicts.tier(10.0, 11.2, 2.0, 5, 5) == "within noise"
 
 
+@pytest.mark.parametrize("mean, expected", [(10.5, "≤ 5 %"), (10.51, "≤ 10 %"), (9.0, "≤ 10 %"), (11.01, "≤ 25 %"),
+                                            (7.5, "≤ 25 %"), (12.51, "miss"), (7.49, "miss")])
+def test_relative_tiers_sit_at_5_10_and_25_percent_on_either_side(mean, expected):
+    assert verdicts.tier(10.0, mean, 0.0, 1, 5) == expected
+
+
 def test_one_deterministic_run_is_within_noise_only_when_equal():
     assert verdicts.tier(28.32, 28.32, 0.0, 1, 50) == "within noise"
     assert verdicts.tier(28.32, 28.35, 0.0, 1, 50) == "≤ 5 %"

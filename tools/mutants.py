@@ -529,13 +529,37 @@ MUTANTS: list[Mutant] = [
       "s.greedy = self._greedy() and not self.freeze_refinement",
       "s.greedy = self._greedy()",
       "SFG-MKL-R code switch fixes the node (argmax) instead of drawing it (reference E.4)"),
+    # ---------------------- the verdicts of the reproduction (issue 38), judged by tests/test_verdicts.py
+    M("verdict-band-without-papers-noise", "verdicts", "omkl_core/repro/verdicts.py",
+      "var = sd * sd / n + (sd * sd / n_paper if n_paper else 0.0)", "var = sd * sd / n",
+      "the noise band forgets the paper's own repetitions' noise (only our standard error)"),
+    M("verdict-5-percent-tier-at-10", "verdicts", "omkl_core/repro/verdicts.py",
+      'REL_TIERS = (("≤ 5 %", 0.05),', 'REL_TIERS = (("≤ 5 %", 0.10),',
+      "the 5 % tier holds cells up to 10 % off"),
+    M("verdict-claim-kind-ignored", "verdicts", "omkl_core/repro/verdicts.py",
+      "return CLAIM_WORDS[kind][0 if holds else 1]", 'return ("holds", "fails")[0 if holds else 1]',
+      "a check of the printed numbers reads 'holds' beside our numbers"),
+    M("verdict-cell-scored-twice-accepted", "verdicts", "omkl_core/repro/report.py",
+      "        if key in seen:", "        if False:",
+      "a published cell scored in two forms (or by two sections) is merged without a word"),
+    M("verdict-miss-without-cause-silent", "verdicts", "omkl_core/repro/report.py",
+      'cause = c.key if c is not None else (verdicts.UNEXPLAINED if r["verdict"] == verdicts.MISS else "")',
+      'cause = c.key if c is not None else ""',
+      "a miss that no measured cause covers shows an empty cause instead of 'unexplained'"),
+    M("verdict-quick-rows-judged", "verdicts", "omkl_core/repro/report.py",
+      'df["verdict"] = verdict.where((printed | ~df["_section"].isin(quick_sections)) & verdict.ne(""), NOT_COMPUTED)',
+      'df["verdict"] = verdict.where(verdict.ne(""), NOT_COMPUTED)',
+      "a quick run's short-horizon cells are judged against the published values"),
+    M("verdict-p000-baselines-text-form", "verdicts", "omkl_core/repro/paper000.py",
+      'code = registry.paper000.baseline_rows("code")', 'code = registry.paper000.baseline_rows("text")',
+      "Table 2's Raker / OMKL-GF cells scored in the text form, not the code section 4 says it ran"),
 ]
 
 #: the test file that judges the mutants of a key that is not a paper number
 TEST_FILES = {"mixture": "tests/test_mixture.py", "pairing": "tests/test_pairing.py", "leaderboard": "tests/test_leaderboard.py",
-              "codeforms": "tests/test_baselines_code_forms.py"}
+              "codeforms": "tests/test_baselines_code_forms.py", "verdicts": "tests/test_verdicts.py"}
 
-COPY_DIRS = ("omkl_core", "tests")   # the datasets are package data (omkl_core/data)
+COPY_DIRS = ("omkl_core", "tests", "reference")   # the datasets are package data (omkl_core/data); reference: the hashes
 COPY_FILES = ("pyproject.toml", "README.md")   # README: tests/test_leaderboard.py runs its Mixture example
 
 
