@@ -127,3 +127,44 @@ def test_baseline_rows_take_row_r_of_the_batched_run_on_series_r(executor):
         assert len(set(out[("AR(4)", label)])) == 3
     with pytest.raises(ValueError, match="one per repetition"):
         baselines.run_rows(RAKER, {"AR(4)": series["AR(4)"][:2]}, 3)
+
+
+# ------------------------------------------------------------ the Raker / AR(4) investigation
+def test_raker_probe_repetition_r_equals_row_r_of_the_batched_table_row():
+    """Raker draws nothing after its dictionaries: its first r + 1 repetitions give row r of the
+    R-batched run exactly, so the probes' "as run" is the Table-2 row's repetition r."""
+    cls, params = RAKER["Raker"]
+    series = P.streams(S, ["AR(4)"])["AR(4)"]
+    rows = baselines.run_rows({"Raker": (cls, params)}, {"AR(4)": series}, 3, seed=S.seed)[("AR(4)", "Raker")]
+    for r, (X, y) in enumerate(series):
+        got = P.raker_probe_task({"repetition": r, "seed": S.seed, "raker": [cls, params], "vaw": False}, X, y)
+        assert got["Raker"] == rows[r]
+
+
+def test_raker_probe_streams_change_only_what_they_name():
+    Xr, yr = registry.load_dataset("ar4", seed=5, normalise=False)
+    X, y = P._probe_stream(5, None, 50)
+    raw_x, y1 = P._probe_stream(5, "raw_x", 50)
+    assert np.array_equal(raw_x, Xr[:50]) and np.array_equal(y1, y)
+    mm, _ = P._probe_stream(5, "minmax_x", None)
+    assert mm.min() == 0.0 and mm.max() == 1.0 and np.corrcoef(mm[:, 0], Xr[:, 0])[0, 1] == pytest.approx(1.0)
+    Xy, raw_y = P._probe_stream(5, "raw_y", 50)
+    assert np.array_equal(Xy, X) and np.array_equal(raw_y, yr[:50])
+    lags, y4 = P._probe_stream(5, "lags4", 50)
+    assert lags.shape == (50, 4) and np.array_equal(y4, y)
+    scale = Xr[3, 0] / lags[3, 3]                        # one factor for every column (eq. 34)
+    np.testing.assert_allclose(lags * scale, np.column_stack([np.r_[np.zeros(3 - k), Xr[:50 - 3 + k, 0]]
+                                                              for k in range(4)]), rtol=1e-12, atol=1e-15)
+    assert np.linalg.norm(P._probe_stream(5, "lags4", None)[0], axis=1).max() == pytest.approx(1.0)
+
+
+def test_raker_investigation_rows_and_no_ar4(layers):
+    base, _ = P.baseline_rows(S, ["AR(4)"], executor="serial", progress=False)
+    inv = P.raker_ar4_investigation(S, layers, base, executor="serial", progress=False)
+    run = inv.set_index("probe").loc["as run"]
+    vaw = layers["table2"]["AR(4)"]["mse"]["VAW2"]
+    assert run.ratio == pytest.approx(base[("AR(4)", "Raker")].mean() / vaw.mean(), rel=1e-12)
+    assert run.ratio_min <= run.ratio <= run.ratio_max                 # a weighted mean of the per-series ratios
+    assert run.published_ratio == pytest.approx(23.24 / 16.56, rel=1e-12)
+    assert set(P.RAKER_PROBES) <= set(inv.probe) and len(inv) == 2 + 3 + len(P.RAKER_PROBES)
+    assert P.raker_ar4_investigation(S, {"table2": {}}, base) is None

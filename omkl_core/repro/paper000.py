@@ -537,17 +537,21 @@ def raker_probe_task(task: dict, X, y) -> dict:
     return out
 
 
-def raker_ar4_investigation(s: Settings, all_results, base_values, ar=None, *, cache_dir=None,
-                            progress: bool = True, **executor) -> pd.DataFrame:
+def raker_ar4_investigation(s: Settings, all_results, base_values, noise_seeds: int = 0, *, cache_dir=None,
+                            progress: bool = True, **executor) -> pd.DataFrame | None:
     """What could explain MSE(Raker) / MSE(VAW2) on AR(4), published 1.40 (issue 38): the ratio as
     run (text and authors'-code Raker, from ``base_values``; VAW2 of the text form and of the TVAW
-    code form, from ``all_results``), per repetition series (with its label range), over the noise
-    realisations of ``ar`` (:func:`ar4_noise`, one dictionary each) and under each probe of
-    :data:`RAKER_PROBES` (one task per (probe, series)) -> one row per measurement: Raker's and
-    VAW2's MSE x 10^3 (mean over the series), ``ratio`` = mean Raker / mean VAW2 (text),
-    ``ratio_tvaw`` (VAW2 in the TVAW form), the per-series ratios' min and max, the published ratio
-    and ours over it."""
+    code form, from ``all_results``), per repetition series (with its label range), over the
+    ``noise_seeds`` realisations of :func:`ar4_noise` (the notebook's sweep, read back from its cache;
+    one dictionary each) and under each probe of :data:`RAKER_PROBES` (one task per (probe, series))
+    -> one row per measurement: Raker's and VAW2's MSE x 10^3 (mean over the series), ``ratio`` =
+    mean Raker / mean VAW2 (text), ``ratio_tvaw`` (VAW2 in the TVAW form), the per-series ratios'
+    min and max, the published ratio and ours over it. None when the run has no AR(4)."""
     name = "AR(4)"
+    if name not in all_results["table2"]:
+        return None
+    executor = executor or runner.executor_kwargs()
+    ar = ar4_noise(s, range(noise_seeds), cache_dir=cache_dir, progress=False, **executor)[0] if noise_seeds else None
     pub = (paper_values.published_value("000", 2, name, "Raker")
            / paper_values.published_value("000", 2, name, "VAW2"))
     seeds = ar4_series(s)
@@ -571,7 +575,7 @@ def raker_ar4_investigation(s: Settings, all_results, base_values, ar=None, *, c
     cost = [len(data[t["dataset"]][1]) * (t["repetition"] + 1) * t["raker"][1]["m"] / 50 * (3 if t["vaw"] else 1)
             for t in tasks]
     res = map_tasks(raker_probe_task, tasks, data=data, cost=cost, cache_dir=cache_dir, progress=progress,
-                    desc="Raker on AR(4)", unit="run", **(executor or runner.executor_kwargs()))
+                    desc="Raker on AR(4)", unit="run", **executor)
     ranges = np.array([float(np.ptp(registry.load_dataset("ar4", seed=k, normalise=False)[1])) for k in seeds])
 
     def row(probe, what, raker, v, tv, n, label_range):
