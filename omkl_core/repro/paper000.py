@@ -564,7 +564,7 @@ def raker_ar4_investigation(s: Settings, all_results, base_values, noise_seeds: 
     for probe, (_, params, change) in RAKER_PROBES.items():
         params = {**base, **params}
         if params.get("eta", 0.1) is None:
-            params["eta"] = float(1 / np.sqrt(T))
+            params["eta"] = registry.paper003.eta(T)          # paper 003's text: 1/sqrt(T)
         for r, k in enumerate(seeds):
             key = f"{change} {k}"
             if key not in data:
@@ -590,7 +590,8 @@ def raker_ar4_investigation(s: Settings, all_results, base_values, noise_seeds: 
                 "published_ratio": pub, "ratio_over_published": float(raker.mean() / v.mean()) / pub}
 
     where = f"the run's {R} series (noise seeds {seeds[0]}..{seeds[-1]})"
-    recs = [row("as run", f"text Raker, eta_t = 0.1/sqrt(t), lam = 1e-3, D = 50; {where}", base_values[(name, "Raker")],
+    as_run = f"text Raker, eta_t = {base['eta']:g}/sqrt(t), lambda = {base['lam']:g}, D = {base['m']}; {where}"
+    recs = [row("as run", as_run, base_values[(name, "Raker")],
                 vaw, tvaw, R, ranges),
             row("authors' code Raker", "lam |theta_{t+1}|^2 in the weight update (reference D.1)",
                 base_values[(name, "Raker [authors' code]")], vaw, tvaw, R, ranges)]
