@@ -43,7 +43,10 @@ def run_rows(rows: dict, streams: dict, repetitions: int, seed=0, progress: bool
         ``{label: (class name, constructor parameters)}``; the class is looked up in
         :func:`omkl_core.registry.learners` and must have ``run_repetitions``.
     streams : dict
-        ``{dataset label: (X, y)}``.
+        ``{dataset label: (X, y)}``, or ``{dataset label: [(X_0, y_0), ..., (X_{R-1}, y_{R-1})]}`` for
+        a stream drawn afresh per repetition (paper 000's AR(4)): repetition r is then row r of the
+        R-batched run on series r -- the r-th dictionary and repetition r's node draws exactly as
+        the batched run draws them, on its own series.
     repetitions : int
         R, the number of independent repetitions (fresh random features and draws each).
     seed : int, default=0
@@ -68,36 +71,59 @@ def run_rows(rows: dict, streams: dict, repetitions: int, seed=0, progress: bool
     for label, (cls, _) in rows.items():
         if cls not in known or not hasattr(known[cls], "run_repetitions"):
             raise ValueError(f"rows[{label!r}]: {cls!r} is not a learner with run_repetitions")
+    series = {name: _series(name, v, R) for name, v in streams.items()}   # name -> [(repetition or None, X, y)]
     if executor:
         from ..sweep import map_tasks  # noqa: PLC0415
 
-        names = list(streams)
-        data = {str(i): streams[name] for i, name in enumerate(names)}
-        tasks = [{"dataset": str(i), "cls": cls, "params": params, "repetitions": R, "seed": seed}
-                 for i in range(len(names)) for (cls, params) in rows.values()]
+        data, tasks, labels = {}, [], []
+        for i, name in enumerate(series):
+            for r, X, y in series[name]:
+                key = str(i) if r is None else f"{i} rep={r}"
+                data[key] = (X, y)
+                tasks += [{"dataset": key, "cls": cls, "params": params, "repetitions": R, "seed": seed,
+                           **({} if r is None else {"take": r})} for (cls, params) in rows.values()]
+                labels += [(name, label) for label in rows]
         res = map_tasks(row_task, tasks, data=data, cache_dir=cache_dir, progress=progress,
                         cost=[len(data[t["dataset"]][1]) for t in tasks], desc="baseline rows", unit="row", **executor)
-        labels = [(name, label) for name in names for label in rows]
-        return {lab: r["mse_x1e3"] for lab, r in zip(labels, res)}
+        out: dict = {}
+        for lab, r in zip(labels, res):
+            out.setdefault(lab, []).append(r["mse_x1e3"])
+        return {lab: np.concatenate(v) for lab, v in out.items()}
     out = {}
-    for name, (X, y) in streams.items():
-        y = np.asarray(y, dtype=np.float64)
+    for name, parts in series.items():
         for label, (cls, params) in rows.items():
             t0 = time.process_time()
-            P = known[cls](**params, seed=seed).run_repetitions(X, y, R)
-            out[(name, label)] = ((P - y[None, :]) ** 2).mean(axis=1) * 1e3
+            mse = []
+            for r, X, y in parts:
+                y = np.asarray(y, dtype=np.float64)
+                P = known[cls](**params, seed=seed).run_repetitions(X, y, R)
+                mse.append(((P - y[None, :]) ** 2).mean(axis=1)[slice(None) if r is None else slice(r, r + 1)] * 1e3)
+            out[(name, label)] = np.concatenate(mse)
             if progress:
                 print(f"{name:9s} {label:34s} MSE x1e3 = {out[(name, label)].mean():8.3f} "
                       f"({time.process_time() - t0:.1f} s CPU)", flush=True)
     return out
 
 
+def _series(name, value, R: int) -> list:
+    """``[(None, X, y)]`` for one stream, ``[(r, X_r, y_r) for r < R]`` for R series (one per repetition)."""
+    if isinstance(value, list):
+        if len(value) != R:
+            raise ValueError(f"streams[{name!r}] holds {len(value)} series, one per repetition is {R}")
+        return [(r, X, y) for r, (X, y) in enumerate(value)]
+    X, y = value
+    return [(None, X, y)]
+
+
 def row_task(task: dict, X, y) -> dict:
     """One (stream, row) of :func:`run_rows` as a task of :func:`omkl_core.sweep.map_tasks`:
-    ``task`` = ``{cls, params, repetitions, seed}`` -> ``{"mse_x1e3": ndarray (R,)}``."""
+    ``task`` = ``{cls, params, repetitions, seed}`` -> ``{"mse_x1e3": ndarray (R,)}``; with
+    ``task["take"] = r`` (repetition r's own series): row r of the batched run alone, shape (1,)."""
     y = np.asarray(y, dtype=np.float64)
     model = _registry.learners()[task["cls"]](**task["params"], seed=task["seed"])
     P = model.run_repetitions(X, y, task["repetitions"])
+    if "take" in task:
+        P = P[task["take"]:task["take"] + 1]
     return {"mse_x1e3": ((P - y[None, :]) ** 2).mean(axis=1) * 1e3}
 
 

@@ -10,6 +10,13 @@ VAW *and* online-ridge experts of all repetitions in one pass, then every meta-l
 them), one per (stream, baseline row) (:func:`omkl_core.repro.baselines.row_task`) and one per AR(4)
 noise seed (:func:`omkl_core.repro.baselines.noise_seed_task`). A task runs with one BLAS thread,
 so its numbers do not depend on where it ran.
+
+AR(4) is a fresh series per repetition (section 4: "averaged over 5 experiments"; :func:`ar4_series`):
+repetition r runs on the realisation of eq. (32) with noise seed ``s.seed + r``, normalised by eqs.
+(33)-(34) on its own, with the r-th random-feature dictionary drawn from ``host_rng(s.seed)``
+exactly as the batched run draws it (the baselines: row r of their R-batched run, node draws
+included). So each AR(4) repetition is its own task, and repetition 0 is the single-series run of
+before bit for bit; the real datasets keep one stream and one batched task.
 """
 from __future__ import annotations
 
@@ -27,10 +34,12 @@ __all__ = ["STREAM", "VARIANTS", "FIG1_ROWS", "FIG2_ROWS", "Settings", "settings
            "dataset_table", "normalisation_check", "plot_datasets", "expert_layer_task", "run_expert_layers",
            "table2", "best_expert_table", "table2_claims", "SCORED_VARIANT", "scored_results", "table2_scorecard",
            "table2_ablations", "figure_tables", "variants_table", "baseline_rows",
-           "row_ratio_table", "ar4_noise", "plot_fig1", "plot_fig2"]
+           "row_ratio_table", "ar4_noise", "plot_fig1", "plot_fig2", "ar4_series", "streams",
+           "merge_repetitions", "RAKER_PROBES", "raker_ar4_investigation", "investigation_text"]
 
 #: Table 2's streams: display name -> (registry dataset, the settings it takes). AR(4): eq. (32),
-#: T = 5000, its noise drawn from the run's seed.
+#: T = 5000, one realisation per repetition, repetition r's noise from seed ``s.seed + r``
+#: (:func:`ar4_series`).
 STREAM = {"AR(4)": ("ar4", ("seed",)), "Airfoil": ("airfoil", ()), "Bias": ("bias", ()), "Concrete": ("concrete", ()),
           "Naval": ("naval", ())}
 
@@ -89,17 +98,40 @@ def settings(*, quick: bool, repetitions=None, m=None, lam=None, seed: int = 0, 
                     T_max=T_quick if quick else None, naval=naval_variant, bias=bias_variant)
 
 
-def load_stream(name: str, s: Settings | None = None, *, naval=None, bias=None, max_steps=None, seed: int = 0):
+def load_stream(name: str, s: Settings | None = None, *, naval=None, bias=None, max_steps=None, seed: int = 0,
+                repetition: int = 0):
     """The normalised stream ``name`` (a key of :data:`STREAM`), eqs. (33)-(34) on the whole stream,
-    then cut to ``s.T_max`` steps; AR(4)'s noise from ``s.seed``; ``naval`` / ``bias``: the data
+    then cut to ``s.T_max`` steps; AR(4)'s noise from seed ``s.seed + repetition`` (repetition r's
+    series, :func:`ar4_series`; a file stream ignores ``repetition``); ``naval`` / ``bias``: the data
     variants (default: those of ``s``)."""
     if s is not None:
         naval = s.naval if naval is None else naval
         bias = s.bias if bias is None else bias
         max_steps, seed = s.T_max, s.seed
     key, takes = STREAM[name]
-    kw = {k: {"seed": seed}[k] for k in takes}
+    kw = {k: {"seed": seed + repetition}[k] for k in takes}
     return registry.load_dataset(key, max_steps, variant={"naval": naval, "bias": bias}.get(key), **kw)
+
+
+def ar4_series(s: Settings) -> list[int]:
+    """The AR(4) noise seeds of the run's repetitions: repetition r draws eq. (32)'s noise from
+    ``numpy.random.default_rng(s.seed + r)``, r = 0..R-1 (section 4 averages "over 5 experiments":
+    a fresh series per experiment); each series is normalised by eqs. (33)-(34) on its own."""
+    return [s.seed + r for r in range(s.repetitions)]
+
+
+def per_repetition(name: str) -> bool:
+    """Whether stream ``name`` is drawn afresh for every repetition (AR(4), a generator: yes; a
+    file: one stream for all repetitions)."""
+    return bool(STREAM[name][1])
+
+
+def streams(s: Settings, datasets, **load_kw) -> dict:
+    """``{dataset: (X, y)}`` for a file stream, ``{dataset: [(X_0, y_0), ..., (X_{R-1}, y_{R-1})]}``
+    for AR(4) (one series per repetition, :func:`ar4_series`): the input of
+    :func:`omkl_core.repro.baselines.run_rows`."""
+    return {name: ([load_stream(name, s, repetition=r, **load_kw) for r in range(s.repetitions)]
+                   if per_repetition(name) else load_stream(name, s, **load_kw)) for name in datasets}
 
 
 # ------------------------------------------------------------------- Table 1 (datasets)
@@ -179,17 +211,38 @@ def _family(Z, y, rows, ridge, regret=None) -> dict:
     return out
 
 
+def _experts(X, y, task: dict):
+    """The VAW and online-ridge expert predictions ``(Zv, Zr)``, each (R, T, N), of one task: all
+    ``task["repetitions"]`` repetitions batched, or, given ``task["repetition"] = r``, repetition r
+    alone -- the r-th dictionary drawn from ``host_rng(task["seed"])``, as the batched run draws it
+    (``expert_predictions``' rule), its experts run on this stream (AR(4): repetition r's series)."""
+    from ..mkl import expert_predictions  # noqa: PLC0415
+
+    r = task.get("repetition")
+    if r is None:
+        return expert_predictions(X, y, m=task["m"], lam=task["lam"], repetitions=task["repetitions"],
+                                  seed=task["seed"], feature_map=task["feature_map"], both=True)
+    from ..mkl import TIME_BLOCK, _draw_dictionaries  # noqa: PLC0415
+    from ..mkl.vaw2 import feature_blocks  # noqa: PLC0415
+    from ..validation import check_matrix, check_positive, check_vector  # noqa: PLC0415
+    from ..vaw import VAWExperts  # noqa: PLC0415
+
+    X = check_matrix(X, "X")
+    y = check_vector(y, "y", length=X.shape[0])
+    dicts = _draw_dictionaries(X.shape[1], task["m"], r + 1, task["seed"], None, task["feature_map"], "numpy")[r:]
+    Zs = VAWExperts(lam=check_positive(task["lam"], "lam")).run_both(feature_blocks(X, dicts, TIME_BLOCK, reuse=True), y)
+    return tuple(np.ascontiguousarray(a.transpose(0, 2, 1)) for a in Zs)       # 2 x (1, T, N)
+
+
 def expert_layer_task(task: dict, X, y) -> dict:
     """One expert-layer pass on one stream (a task of :func:`omkl_core.sweep.map_tasks`): all
     repetitions batched give the VAW *and* the online-ridge expert predictions
     (``VAWExperts.run_both``: VAW = ridge / (1 + s), eqs. 9-10), then the meta-learners of each job
     ``[key, rows, ridge]`` run on the one they need -> ``{key: {mse, curve, weights, best_expert,
-    T, d, cpu_seconds}}``."""
-    from ..mkl import expert_predictions  # noqa: PLC0415
-
+    T, d, cpu_seconds}}``. With ``task["repetition"] = r`` (an AR(4) series): repetition r alone,
+    its r-th dictionary (:func:`merge_repetitions` joins the R of them)."""
     t0 = time.process_time()
-    Zv, Zr = expert_predictions(X, y, m=task["m"], lam=task["lam"], repetitions=task["repetitions"],
-                                seed=task["seed"], feature_map=task["feature_map"], both=True)
+    Zv, Zr = _experts(X, y, task)
     t1 = time.process_time()
     regret = {"m": task["m"], "lam": task["lam"]}
     out = {key: {**_family(Zr if ridge else Zv, y, rows, ridge, regret if key == "table2" else None),
@@ -200,9 +253,38 @@ def expert_layer_task(task: dict, X, y) -> dict:
     return out
 
 
+def merge_repetitions(parts: list) -> dict:
+    """One stream's result from R one-repetition results (``parts[r]``: repetition r's, on its own
+    series, each from :func:`expert_layer_task`) -> the form of one batched task: per-repetition
+    ``mse`` and ``best_expert`` in repetition order, the running-MSE ``curve`` averaged over the R
+    series with its sd, repetition 0's ``weights``, the oracles' mean and sd over the repetitions,
+    the bounds with their repetition numbers, the CPU seconds summed. One part is returned as is."""
+    if len(parts) == 1:
+        return parts[0]
+    first, R = parts[0], len(parts)
+    curves = {row: np.stack([p["curve"][row] for p in parts]) for row in first["curve"]}
+    out = {"mse": {row: np.concatenate([np.atleast_1d(p["mse"][row]) for p in parts]) for row in first["mse"]},
+           "curve": {row: c.mean(axis=0) for row, c in curves.items()},
+           "curve_sd": {row: c.std(axis=0, ddof=1) for row, c in curves.items()},
+           "weights": first["weights"],
+           "best_expert": np.concatenate([np.atleast_1d(p["best_expert"]) for p in parts])}
+    if "oracles" in first:
+        oracles = []
+        for i, rec in enumerate(first["oracles"]):
+            v = np.array([p["oracles"][i]["mse_x1e3"] for p in parts], dtype=np.float64)
+            assert all(p["oracles"][i]["row"] == rec["row"] for p in parts)
+            oracles.append({**rec, "mse_x1e3": float(v.mean()), "sd_x1e3": float(v.std(ddof=1)), "repetitions": R})
+        out["oracles"] = oracles
+        out["bounds"] = [{**b, "repetition": r} for r, p in enumerate(parts) for b in p["bounds"]]
+    out.update(T=first["T"], d=first["d"],
+               cpu_seconds=[float(sum(p["cpu_seconds"][k] for p in parts)) for k in range(2)])
+    return out
+
+
 def run_expert_layers(s: Settings, datasets, variants, *, cache_dir=None, progress: bool = True, **executor):
     """Table 2's expert layers and those of the named ``variants`` (keys of :data:`VARIANTS`): one
-    task per (stream, stream variant, feature form), longest streams first -> ``{key: {dataset:
+    task per (stream, stream variant, feature form) -- for AR(4) one per (repetition series, feature
+    form), joined by :func:`merge_repetitions` -- longest streams first -> ``{key: {dataset:
     result}}`` with key ``"table2"`` (datasets in the order given) or a variant's (longest stream
     first, the order of the rows of the tables built from them)."""
     executor = executor or runner.executor_kwargs()
@@ -212,20 +294,27 @@ def run_expert_layers(s: Settings, datasets, variants, *, cache_dir=None, progre
         for name in (names or datasets):
             job = (name, tuple(sorted(load_kw.items())), expert_kw.get("feature_map", "cos"))
             jobs.setdefault(job, []).append([key, rows or _rows(), expert_kw.get("ridge", False)])
-    data, tasks, cost = {}, [], []
+    data, tasks, cost, groups, order = {}, [], [], [], []
     for (name, load_kw, fmap), job in jobs.items():
         sid = " ".join([name, *(f"{k}={v}" for k, v in load_kw)])
-        data[sid] = load_stream(name, s, **dict(load_kw))
-        tasks.append({"dataset": sid, "m": s.m, "lam": s.lam, "repetitions": s.repetitions, "seed": s.seed,
-                      "feature_map": fmap, "jobs": job})
-        cost.append(len(data[sid][1]) * (4 if fmap == "sincos" else 1))
+        reps = range(s.repetitions) if per_repetition(name) else [None]
+        groups.append([])
+        for r in reps:
+            key = sid if r is None else f"{sid} rep={r}"
+            data[key] = load_stream(name, s, repetition=r or 0, **dict(load_kw))
+            groups[-1].append(len(tasks))
+            tasks.append({"dataset": key, "m": s.m, "lam": s.lam, "repetitions": s.repetitions if r is None else 1,
+                          "seed": s.seed, "feature_map": fmap, "jobs": job, **({} if r is None else {"repetition": r})})
+            # the work of a pass: steps x repetitions x (4 for sin/cos: 2m features)
+            cost.append(len(data[key][1]) * tasks[-1]["repetitions"] * (4 if fmap == "sincos" else 1))
+        order.append(len(data[key][1]) * (4 if fmap == "sincos" else 1))      # steps of one pass
     results = map_tasks(expert_layer_task, tasks, data=data, cost=cost, cache_dir=cache_dir, progress=progress,
                         desc="expert layers", unit="pass", **executor)
     out: dict = {}
     names = [name for name, _, _ in jobs]
-    for i in sorted(range(len(tasks)), key=lambda i: -cost[i]):   # longest first (stable), not completion order
-        for key, r in results[i].items():
-            out.setdefault(key, {})[names[i]] = r
+    for g in sorted(range(len(groups)), key=lambda g: -order[g]):  # longest first (stable), not completion order
+        for key in results[groups[g][0]]:
+            out.setdefault(key, {})[names[g]] = merge_repetitions([results[i][key] for i in groups[g]])
     out["table2"] = {name: out["table2"][name] for name in datasets}
     return out
 
@@ -356,9 +445,10 @@ def variants_table(all_results, variants, s: Settings, datasets):
 
 def baseline_rows(s: Settings, datasets, *, cache_dir=None, progress: bool = True, **executor):
     """Table 2's Raker and OMKL-GF rows in both forms (``registry.paper000.baseline_rows()``), one
-    task per (stream, row) -> ``(values, comparison)``: ``values[(dataset, label)]`` per-repetition
-    MSE x 1e3."""
-    values = baselines.run_rows(registry.paper000.baseline_rows(), {name: load_stream(name, s) for name in datasets},
+    task per (stream, row) -- AR(4): per (repetition series, row), repetition r being row r of the
+    R-batched run on series r (:func:`ar4_series`) -> ``(values, comparison)``: ``values[(dataset,
+    label)]`` per-repetition MSE x 1e3."""
+    values = baselines.run_rows(registry.paper000.baseline_rows(), streams(s, datasets),
                                 s.repetitions, seed=s.seed, progress=progress, cache_dir=cache_dir,
                                 **(executor or runner.executor_kwargs()))
     comparison = report.compare(values, paper="000", table=2, quick=s.quick, published_name=baselines.published_label,
@@ -388,6 +478,149 @@ def ar4_noise(s: Settings, noise_seeds, *, cache_dir=None, progress: bool = True
             f"(paper: {paper_values.published_value('000', 2, 'AR(4)', 'VAW2'):.2f}); "
             f"corr(MSE, 1/range^2) = {np.corrcoef(ar.VAW2, 1 / ar.label_range ** 2)[0, 1]:.3f}")
     return ar, baselines.ratio_ranges(ar), line
+
+
+# ------------------------------------------------------- Raker on AR(4): the investigation
+#: What might explain MSE(Raker) / MSE(VAW2) on AR(4) (published 23.24 / 16.56 = 1.40; issue 38):
+#: probe -> (what differs from the run, Raker's parameters over the text-form row's, stream change).
+#: Sources: reference D.1 (eta_t = 0.1/sqrt(t) in the graph-aided code, 1/sqrt(t) in the ICML-2020
+#: repository, a constant 1/sqrt(T) in paper 003's text), E.2 (D = 50), D.4 / eqs. (33)-(34).
+#: Measured, not fitted: no probe's value is chosen to reach the published ratio.
+RAKER_PROBES = {
+    "eta_t = 1/sqrt(t)": ("step size of the ICML-2020 repository (reference D.1)", {"eta": 1.0}, None),
+    "eta = 1/sqrt(T), constant": ("step size of paper 003's text", {"eta": None, "schedule": "constant"}, None),
+    "D = 25": ("half the random features per kernel", {"m": 25}, None),
+    "D = 100": ("twice the random features per kernel", {"m": 100}, None),
+    "x not normalised": ("eq. (34) left out (raw x_t; labels by eq. 33)", {}, "raw_x"),
+    "x min-max to [0, 1]": ("x_t scaled like the labels (eq. 33) instead of eq. (34)", {}, "minmax_x"),
+    "y not normalised": ("eq. (33) left out (raw labels x_{t+1}; x by eq. 34)", {}, "raw_y"),
+    "x = 4 lags": ("feature (x_{t-3}, ..., x_t) instead of x_t, eq. (34) on it", {}, "lags4"),
+}
+
+
+def _probe_stream(noise_seed: int, change, max_steps):
+    """Repetition series ``noise_seed`` of AR(4) with one change of the stream (None: eqs. 33-34 as run)."""
+    from ..datasets import normalise_stream  # noqa: PLC0415
+
+    if change is None:
+        return registry.load_dataset("ar4", max_steps, seed=noise_seed)
+    Xr, yr = registry.load_dataset("ar4", seed=noise_seed, normalise=False)
+    Xn, yn = normalise_stream(Xr, yr)
+    if change == "raw_x":
+        X, y = Xr, yn
+    elif change == "minmax_x":
+        X, y = (Xr - Xr.min()) / (Xr.max() - Xr.min()), yn
+    elif change == "raw_y":
+        X, y = Xn, yr
+    elif change == "lags4":          # x_{t-3}, ..., x_t with x_k = 0 for k <= 0 (eq. 32)
+        x = np.concatenate([np.zeros(3), Xr[:, 0]])
+        X, y = normalise_stream(np.stack([x[k:k + len(yr)] for k in range(4)], axis=1), yr)
+    else:
+        raise ValueError(f"unknown stream change {change!r}")
+    cut = slice(None, max_steps)
+    return np.ascontiguousarray(X[cut]), np.ascontiguousarray(y[cut])
+
+
+def raker_probe_task(task: dict, X, y) -> dict:
+    """One (probe, repetition series) of :func:`raker_ar4_investigation`: Raker (text form, the
+    probe's parameters) as repetition r of the batched run on this series -- its r-th dictionary
+    (Raker draws nothing else, so the first r + 1 repetitions suffice) -- and, for a changed stream,
+    VAW2 in the text form and in the TVAW code form (sin/cos features, online ridge) on it ->
+    MSE x 10^3 each."""
+    from ..mkl import make_meta  # noqa: PLC0415
+
+    r = task["repetition"]
+    cls, params = task["raker"]
+    P_ = registry.learners()[cls](**params, seed=task["seed"]).run_repetitions(X, y, r + 1)[r]
+    out = {"Raker": float(((P_ - y) ** 2).mean() * 1e3)}
+    if task["vaw"]:
+        layer = {"m": task["m"], "lam": task["lam"], "repetitions": 1, "repetition": r, "seed": task["seed"]}
+        Zv, _ = _experts(X, y, {**layer, "feature_map": "cos"})
+        _, Zr = _experts(X, y, {**layer, "feature_map": "sincos"})
+        out["VAW2"] = float(((make_meta("VAW2").run(Zv, y)[0] - y) ** 2).mean() * 1e3)
+        out["VAW2 tvaw"] = float(((make_meta("VAW2", meta_ridge=True).run(Zr, y)[0] - y) ** 2).mean() * 1e3)
+    return out
+
+
+def raker_ar4_investigation(s: Settings, all_results, base_values, noise_seeds: int = 0, *, cache_dir=None,
+                            progress: bool = True, **executor) -> pd.DataFrame | None:
+    """What could explain MSE(Raker) / MSE(VAW2) on AR(4), published 1.40 (issue 38): the ratio as
+    run (text and authors'-code Raker, from ``base_values``; VAW2 of the text form and of the TVAW
+    code form, from ``all_results``), per repetition series (with its label range), over the
+    ``noise_seeds`` realisations of :func:`ar4_noise` (the notebook's sweep, read back from its cache;
+    one dictionary each) and under each probe of :data:`RAKER_PROBES` (one task per (probe, series))
+    -> one row per measurement: Raker's and VAW2's MSE x 10^3 (mean over the series), ``ratio`` =
+    mean Raker / mean VAW2 (text), ``ratio_tvaw`` (VAW2 in the TVAW form), the per-series ratios'
+    min and max, the published ratio and ours over it. None when the run has no AR(4)."""
+    name = "AR(4)"
+    if name not in all_results["table2"]:
+        return None
+    executor = executor or runner.executor_kwargs()
+    ar = ar4_noise(s, range(noise_seeds), cache_dir=cache_dir, progress=False, **executor)[0] if noise_seeds else None
+    pub = (paper_values.published_value("000", 2, name, "Raker")
+           / paper_values.published_value("000", 2, name, "VAW2"))
+    seeds = ar4_series(s)
+    R = len(seeds)
+    vaw = np.asarray(all_results["table2"][name]["mse"]["VAW2"])
+    tvaw = np.asarray(all_results["tvaw"][name]["mse"]["VAW2"]) if name in all_results.get("tvaw", {}) else None
+    base = dict(registry.paper000.baseline_rows("text")["Raker"][1])
+    T = len(load_stream(name, s)[1])
+    tasks, data, meta = [], {}, []
+    for probe, (_, params, change) in RAKER_PROBES.items():
+        params = {**base, **params}
+        if params.get("eta", 0.1) is None:
+            params["eta"] = registry.paper003.eta(T)          # paper 003's text: 1/sqrt(T)
+        for r, k in enumerate(seeds):
+            key = f"{change} {k}"
+            if key not in data:
+                data[key] = _probe_stream(k, change, s.T_max)
+            tasks.append({"dataset": key, "repetition": r, "seed": s.seed, "m": s.m, "lam": s.lam,
+                          "raker": ["Raker", params], "vaw": change is not None})
+            meta.append(probe)
+    cost = [len(data[t["dataset"]][1]) * (t["repetition"] + 1) * t["raker"][1]["m"] / 50 * (3 if t["vaw"] else 1)
+            for t in tasks]
+    res = map_tasks(raker_probe_task, tasks, data=data, cost=cost, cache_dir=cache_dir, progress=progress,
+                    desc="Raker on AR(4)", unit="run", **executor)
+    ranges = np.array([float(np.ptp(registry.load_dataset("ar4", seed=k, normalise=False)[1])) for k in seeds])
+
+    def row(probe, what, raker, v, tv, n, label_range):
+        raker, v = np.asarray(raker, dtype=np.float64), np.asarray(v, dtype=np.float64)
+        per = raker / v
+        return {"probe": probe, "what": what, "n_series": n, "label_range": float(np.mean(label_range)),
+                "raker_mse_x1e3": float(raker.mean()), "raker_sd": float(raker.std(ddof=1)) if n > 1 else 0.0,
+                "vaw2_mse_x1e3": float(v.mean()), "ratio": float(raker.mean() / v.mean()),
+                "ratio_min": float(per.min()), "ratio_max": float(per.max()),
+                "vaw2_tvaw_mse_x1e3": np.nan if tv is None else float(np.mean(tv)),
+                "ratio_tvaw": np.nan if tv is None else float(raker.mean() / np.mean(tv)),
+                "published_ratio": pub, "ratio_over_published": float(raker.mean() / v.mean()) / pub}
+
+    where = f"the run's {R} series (noise seeds {seeds[0]}..{seeds[-1]})"
+    as_run = f"text Raker, eta_t = {base['eta']:g}/sqrt(t), lambda = {base['lam']:g}, D = {base['m']}; {where}"
+    recs = [row("as run", as_run, base_values[(name, "Raker")],
+                vaw, tvaw, R, ranges),
+            row("authors' code Raker", "lam |theta_{t+1}|^2 in the weight update (reference D.1)",
+                base_values[(name, "Raker [authors' code]")], vaw, tvaw, R, ranges)]
+    recs += [row(f"as run, series {r}", f"repetition {r} alone (noise seed {k})", base_values[(name, "Raker")][r:r + 1],
+                 vaw[r:r + 1], None if tvaw is None else tvaw[r:r + 1], 1, ranges[r:r + 1])
+             for r, k in enumerate(seeds)] if R > 1 else []
+    if ar is not None and len(ar):
+        recs.append(row("noise realisations", f"{len(ar)} realisations of eq. (32), one dictionary each (ar4_noise)",
+                        ar["Raker"], ar["VAW2"], None, len(ar), ar["label_range"]))
+    for probe, (what, _, change) in RAKER_PROBES.items():
+        got = [r for r, p in zip(res, meta) if p == probe]
+        raker = [g["Raker"] for g in got]
+        v = [g["VAW2"] for g in got] if change is not None else vaw
+        tv = [g["VAW2 tvaw"] for g in got] if change is not None else tvaw
+        recs.append(row(probe, what, raker, v, tv, R, ranges))
+    return pd.DataFrame(recs).assign(mode=s.mode)
+
+
+def investigation_text(inv: pd.DataFrame) -> str:
+    """The Raker / VAW2 measurements on AR(4), as printed."""
+    cols = ["probe", "raker_mse_x1e3", "vaw2_mse_x1e3", "ratio", "ratio_min", "ratio_max", "ratio_tvaw",
+            "label_range", "ratio_over_published"]
+    return (f"published MSE(Raker) / MSE(VAW2) on AR(4): {inv.published_ratio.iloc[0]:.3f}\n"
+            + inv[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
 
 
 # ----------------------------------------------------------------------------- figures
