@@ -448,10 +448,7 @@ def ablations(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame]:
 def _omklgf_variants(T: int) -> dict:
     """OMKL-GF forms measured by :func:`investigate_omklgf`: ``{variant: parameters}`` (section 5's
     J = 1, M = 10, eta = 1/sqrt(T) unless named; reference C.1-C.3 for the code's departures)."""
-    from ..features import paper000_sigmas  # noqa: PLC0415
-
     p = P003.defaults(T)["OMKLGF"]
-    kinds, sig = paper000_sigmas()
     return {
         "text: J = 1, M = 10, eta = 1/sqrt(T) (table row)": p,
         "eta_t = 1/sqrt(t) (ICML-2020 code's schedule)": {**p, "eta": 1.0, "schedule": "inv_sqrt_t"},
@@ -465,7 +462,7 @@ def _omklgf_variants(T: int) -> dict:
         "M = 5": {**p, "M": 5},
         "M = 20": {**p, "M": 20},
         "J = 2 (2022 notebooks)": {**p, "J": 2},
-        "76-kernel dictionary of the 2022 code / paper 000": {**p, "dictionary": [kinds, list(map(float, sig))]},
+        "76-kernel dictionary of the 2022 code / paper 000": {**p, "dictionary": registry.paper000.dictionary()},
     }
 
 
