@@ -46,7 +46,7 @@ from . import report, runner, timing
 __all__ = ["TABLE", "FILES", "ROWS", "CODE_VARIANTS", "LEGEND", "Settings", "settings", "load_stream", "learner",
            "run_dataset", "lone_cpu_seconds", "run_all", "tables", "section5_claims", "scorecard_claims",
            "write_scorecard", "diagnostics", "sfg_cost", "figure_claims", "figure", "run_learners", "ablations",
-           "investigate_omklgf", "investigate_sfgr", "issue38_tables", "GREEDY_SWITCH_FORMS", "REFINEMENT_FORMS"]
+           "investigate_omklgf", "investigate_sfgr", "issue38_tables", "INVESTIGATION_REPETITIONS", "GREEDY_SWITCH_FORMS", "REFINEMENT_FORMS"]
 
 P003 = registry.paper003
 #: Paper 003's table number of each dataset: the one definition is :data:`omkl_core.repro.claims.PAPER003_TABLE`.
@@ -454,7 +454,8 @@ def _omklgf_variants(T: int) -> dict:
         "eta_t = 1/sqrt(t) (ICML-2020 code's schedule)": {**p, "eta": 1.0, "schedule": "inv_sqrt_t"},
         "eta_t = 0.1/sqrt(t) (graph-aided code's schedule)": {**p, "eta": 0.1, "schedule": "inv_sqrt_t"},
         "1/q clipped at 20 (q_clip = 0.05, code C.3)": {**p, "q_clip": 0.05},
-        "off-by-one edge draws (code C.1)": {**p, "off_by_one": True},
+        "off-by-one edge draws, 1/q clipped at 20 (code C.1 + C.3; unclipped it overflows on Naval)": {
+            **p, "off_by_one": True, "q_clip": 0.05},
         "graph frozen after 300 steps (code C.3)": {**p, "freeze_after": 300},
         "lam |theta|^2 after the step (code order)": {**p, "loss_after_step": True},
         "unweighted theta step (ICML-2020 code C.2)": {**p, "weighted_gradient": False},
@@ -466,26 +467,34 @@ def _omklgf_variants(T: int) -> dict:
     }
 
 
+#: Repetitions of the investigations' variant rows (the authors' code ran 20, reference D.4; the text row
+#: is also shown with section 5's R = 50, the tables' cell): keeps each investigation to minutes.
+INVESTIGATION_REPETITIONS = 20
+
+
 def investigate_omklgf(s: Settings, datasets=("Concrete", "Naval")) -> pd.DataFrame:
     """Issue 38 (a): what moves OMKL-GF on Concrete and Naval, where the text's form lies far below the
     published cells. Each variant of :func:`_omklgf_variants` (one setting changed at a time, and the
-    code's full form), plus R = 20 repetitions (the code's count) and, on Naval, the 17-feature file of
-    the graph-aided code (reference E.5; run outside the sweep, which knows no dataset variants).
-    ``change_pct``: against the text row. Measured facts, not a fit: ``paper003_investigation_omklgf``."""
+    code's full form) with :data:`INVESTIGATION_REPETITIONS` repetitions (the same seeds for every
+    variant: ``change_pct`` against the text row with as many is a paired comparison), the text row
+    with section 5's R = 50 (the tables' cell) and, on Naval, the 17-feature file of the graph-aided
+    code (reference E.5; run outside the sweep, which knows no dataset variants). Measured facts, not
+    a fit: ``paper003_investigation_omklgf``."""
     from .. import registry as _registry  # noqa: PLC0415
 
+    R = min(INVESTIGATION_REPETITIONS, s.repetitions)
     rows = []
     for name in [d for d in datasets if d in s.datasets]:
         X, y = load_stream(name, s)
         T = len(y)
         var = _omklgf_variants(T)
         text = next(iter(var))
-        res = run_learners(name, {v: ("OMKLGF", prm) for v, prm in var.items()}, s)
-        res.update({f"{text}, R = 20 (the code's count)": r for r in
-                    run_learners(name, {text: ("OMKLGF", var[text])}, s, repetitions=min(20, s.repetitions)).values()})
+        res = run_learners(name, {v: ("OMKLGF", prm) for v, prm in var.items()}, s, repetitions=R)
+        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in
+                    run_learners(name, {text: ("OMKLGF", var[text])}, s).values()})
         if name == "Naval":
             X17, y17 = _registry.load_dataset("naval", s.T_quick if s.quick else None, variant="17")
-            P_ = _registry.learners()["OMKLGF"](**var[text], seed=s.seed).run_repetitions(X17, y17, s.repetitions)
+            P_ = _registry.learners()["OMKLGF"](**var[text], seed=s.seed).run_repetitions(X17, y17, R)
             res["17 features (graph-aided code's Naval file, E.5)"] = {
                 "mse": ((P_ - y17[None, :]) ** 2).mean(axis=1) * 1e3, "T": T}
         rows += _variant_rows(name, res, {v: ("OMKL-GF", v) for v in res}, s, base=text)
@@ -515,13 +524,18 @@ def investigate_sfgr(s: Settings) -> pd.DataFrame:
     """Issue 38 (b): SFG-MKL-R against its published column, every dataset: the forms of
     :func:`_sfgr_variants` (the text, the pre-issue-38 form, the readings of the switch, no switch,
     Theorem 4's beta, the fixed node 0 with and without importance weights, the code's frozen
-    refinement, the code's step size). ``change_pct``: against the text row.
+    refinement, the code's step size), :data:`INVESTIGATION_REPETITIONS` repetitions each (the same
+    seeds: ``change_pct`` against the text row is paired), and the text row with section 5's R = 50.
     ``paper003_investigation_sfgr``; never scorecard rows."""
+    R = min(INVESTIGATION_REPETITIONS, s.repetitions)
     rows = []
     for name in s.datasets:
         var = _sfgr_variants(len(load_stream(name, s)[1]))
-        res = run_learners(name, {v: ("SFGMKLR", prm) for v, prm in var.items()}, s)
-        rows += _variant_rows(name, res, {v: ("SFG-MKL-R", v) for v in var}, s, base=next(iter(var)))
+        text = next(iter(var))
+        res = run_learners(name, {v: ("SFGMKLR", prm) for v, prm in var.items()}, s, repetitions=R)
+        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in
+                    run_learners(name, {text: ("SFGMKLR", var[text])}, s).values()})
+        rows += _variant_rows(name, res, {v: ("SFG-MKL-R", v) for v in res}, s, base=text)
         print(f"{name}: SFG-MKL-R investigation done ({len(var)} variants)", flush=True)
     return pd.DataFrame(rows)
 
