@@ -275,3 +275,22 @@ def test_claims_on_the_published_numbers():
     # AR(4): three rows tie at 16.34 and VAW2 (16.56) is not among them -- reported, not judged
     assert "AR(4) (not judged): lowest VAW-BOA = VAW-ML-Poly = VAW-ML-Prod 16.34" in p0[0]["note"]
     assert not claim_holds(C.paper000_table2_claims_published(close=0.002)[1])   # AR(4) differs by 0.3 %
+
+
+def test_paper003_section5_lowest_mse_note_states_both_sfg_values_and_the_verdict():
+    """Issue 38: the note of "SFG-MKL and SFG-MKL-R lowest MSE" names both SFG values (the verdict needs
+    both below the best other row), and says per dataset whether both are lower."""
+    from omkl_core.repro import paper003 as P3
+
+    def rec(v):
+        return {"mse": np.array([v, v])}
+
+    results = {"Airfoil": {"OMKR": rec(30.0), "Raker": rec(22.0), "OMKL-GF": rec(25.0),
+                           "SFG-MKL": rec(13.0), "SFG-MKL-R": rec(23.5)},          # only SFG-MKL below Raker
+               "Naval": {"OMKR": rec(7.6), "Raker": rec(6.8), "OMKL-GF": rec(9.0),
+                         "SFG-MKL": rec(4.4), "SFG-MKL-R": rec(4.3)}}
+    timings = {n: {row: (1.0, 1) for row in r} for n, r in results.items()}
+    (claim,), _ = P3.section5_claims(results, timings)
+    assert not claim_holds(claim)
+    assert "SFG-MKL 13.00, SFG-MKL-R 23.50 vs best other 22.00 (not both lower)" in claim["note"]
+    assert "SFG-MKL 4.40, SFG-MKL-R 4.30 vs best other 6.80 (both lower)" in claim["note"]

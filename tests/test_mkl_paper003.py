@@ -256,3 +256,174 @@ def test_paper003_dictionary_grid():
     D = ok.paper003_dictionary(d=4, m=50, seed=0)
     assert D.n_features == 100 and D.feature_map == "sincos"
     np.testing.assert_allclose(np.linalg.norm(D.transform(np.ones(4) / 2), axis=1), 1.0)
+
+
+# ------------------------------------------------------------------ issue 38: after the greedy switch, refinement
+SMALL_DICT = (["gaussian", "gaussian", "laplacian", "gaussian", "laplacian", "gaussian"], [0.3, 0.6, 0.5, 1.2, 2.0, 3.0])
+
+
+def _after_switch_step(after_switch, cls=SFGMKL, **kw):
+    """A learner warmed up past ``greedy_after`` = 8 (state before step 12 kept) and the step it then takes."""
+    X, y = _stream(T=14, d=2, seed=6)
+    model = cls(m=3, lam=0.01, eta=0.3, xi=0.2, M=3, greedy_after=8, after_switch=after_switch, seed=6,
+                dictionary=SMALL_DICT, **kw)
+    for t in range(12):
+        model.predict_one(X[t])
+        model.learn_one(X[t], y[t])
+    before = (model.theta_[0].copy(), model.log_w_[0].copy(), model.sampling_.log_u[0].copy())
+    model.predict_one(X[12])
+    model.learn_one(X[12], y[12])
+    return model, before, X[12], float(y[12])
+
+
+def _expected_step(model, before, x, y, q, p_node):
+    """Eqs. (13), (14), (16), (17), (18) for one step, computed here from the state before it: the node
+    I_t = argmax u (section 5), S_t = N_{I_t}^out, importance weights q (per kernel) and p_node."""
+    theta, logw, logu = (a.copy() for a in before)
+    node = int(np.argmax(logu))
+    S = list(model.out_neighbours_[node])
+    Z = model.dictionaries_[0].transform(x)                                 # features.py's own map (eq. 4)
+    f = np.einsum("nf,nf->n", theta, Z)
+    w = np.exp(logw[S] - logw[S].max())
+    yhat = float(np.sum(w * f[S]) / np.sum(w))                              # eq. (13)
+    for i in S:
+        L = (f[i] - y) ** 2 + model.lam * theta[i] @ theta[i]              # eq. (5)
+        grad = 2 * (f[i] - y) * Z[i] + 2 * model.lam * theta[i]
+        theta[i] = theta[i] - model.eta * grad / q[i]                       # eq. (17)
+        logw[i] -= model.eta * L / q[i]                                     # eqs. (14), (18a)
+    if p_node is not None:
+        logu[node] -= model.eta * (yhat - y) ** 2 / p_node                  # eqs. (16), (18b)
+    return node, yhat, theta, logw, logu
+
+
+def test_sfg_after_switch_deterministic_update_is_the_full_information_update_on_S_t():
+    """Section 5's I_t = argmax u is a point mass: p_{I_t} = 1 and q_i = 1 on S_t, so eqs. (14), (16), (17)
+    carry importance weight 1 -- the full-information (Raker) step on the kernels of S_t, and u_{I_t}
+    multiplied by exp(-eta L(f_RF, y)). Exact per-entry values (1e-12); the importance form (dividing by
+    p, q of eqs. 12/15, the pre-issue-38 step) gives other values on the same state."""
+    model, before, x, y = _after_switch_step("auto")
+    assert model.after_switch_form() == "deterministic" and model.last_step_.greedy
+    node, yhat, theta, logw, logu = _expected_step(model, before, x, y, np.ones(model.N_), 1.0)
+    st_ = model.last_step_
+    assert int(st_.node[0]) == node
+    np.testing.assert_allclose(st_.yhat[0], yhat, rtol=1e-12)
+    np.testing.assert_allclose(model.theta_[0], theta, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(model.log_w_[0], logw, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(model.sampling_.log_u[0], logu, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(st_.q_used[st_.valid], 1.0)
+    # the importance form on the same state: divides by q (eq. 15) and p (eq. 12) of the unused pmf
+    imp, before_i, _, _ = _after_switch_step("importance")
+    s = imp.last_step_
+    q, p = s.q[0], s.p[0]
+    assert np.all(q[list(imp.out_neighbours_[int(s.node[0])])] < 1)       # so the two forms differ
+    _, _, theta_i, logw_i, logu_i = _expected_step(imp, before_i, x, y, q, p[int(s.node[0])])
+    np.testing.assert_allclose(imp.theta_[0], theta_i, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(imp.log_w_[0], logw_i, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(imp.sampling_.log_u[0], logu_i, rtol=1e-12, atol=1e-15)
+    assert not np.allclose(imp.theta_[0], theta, rtol=1e-6)
+
+
+def test_sfg_after_switch_frozen_u_keeps_node_weights_and_the_node():
+    """after_switch="frozen_u": (18b) is skipped after the switch, so u and I_t = argmax u stay those of step
+    greedy_after; the kernels get the deterministic (importance weight 1) step."""
+    X, y = _stream(T=30, d=2, seed=2)
+    model = SFGMKL(m=3, lam=0.01, eta=0.3, xi=0.2, M=3, greedy_after=8, after_switch="frozen_u", seed=2,
+                   dictionary=SMALL_DICT)
+    nodes, logus = [], []
+    for t in range(30):
+        model.predict_one(X[t])
+        model.learn_one(X[t], y[t])
+        nodes.append(int(model.last_step_.node[0]))
+        logus.append(model.sampling_.log_u[0].copy())
+    assert len(set(nodes[8:])) == 1 and nodes[8] == int(np.argmax(logus[7]))
+    for t in range(8, 30):
+        np.testing.assert_array_equal(logus[t], logus[7])
+    model2, before, x, y1 = _after_switch_step("frozen_u")
+    _, _, theta, logw, logu = _expected_step(model2, before, x, y1, np.ones(model2.N_), None)
+    np.testing.assert_allclose(model2.theta_[0], theta, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(model2.log_w_[0], logw, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(model2.sampling_.log_u[0], logu)
+
+
+def test_sfg_after_switch_auto_resolves_to_the_text_for_argmax_and_the_code_for_a_fixed_node():
+    assert SFGMKL().after_switch_form() == "deterministic"                 # section 5: argmax u
+    assert SFGMKL(greedy_node=0).after_switch_form() == "importance"       # code (E.4): node 0, keeps 1/q
+    assert SFGMKL(greedy_node=0, after_switch="deterministic").after_switch_form() == "deterministic"
+    assert SFGMKLR(after_switch="frozen_u").after_switch_form() == "frozen_u"
+
+
+def _hand_made_refinement(refinement):
+    """N = 5, G: 0 -> {0, 1}, 1 -> {1, 0}, 2 -> {2, 3}, 3 -> {3, 2}, 4 -> {4, 3}; D'_t = {0, 2} (the two
+    largest u); Delta chosen so that d_1 = 2 (node 1 has an edge from 0 in E), d_3 = 0 (edge from 2 in E),
+    d_4 = 0 (no edge from D'_t)."""
+    N = 5
+    model = SFGMKLR(m=2, eta=0.1, xi=0.2, M=2, beta_rank=2, greedy_after=None, refinement=refinement,
+                    dictionary=(["gaussian"] * N, np.linspace(0.5, 2, N)))
+    model._ensure(1)
+    out = np.array([[0, 1], [1, 0], [2, 3], [3, 2], [4, 3]])
+    model.out_neighbours_, model.A_ = out, adjacency(out, N)
+    delta = np.full((N, N), 3.0)
+    np.fill_diagonal(delta, -np.inf)
+    delta[1, 0], delta[1, 2] = 5.0, 1.0
+    delta[3, 0], delta[3, 2] = 1.0, 5.0
+    delta[4, 0], delta[4, 2] = 2.0, 3.0
+    model.delta_ = delta
+    ubar = np.array([0.3, 0.05, 0.5, 0.1, 0.05])
+    Dp, A, _ = model.refined_graph(ubar[None, :], model.xi)
+    added = {(int(j), int(i)) for j, i in zip(*np.nonzero(A[0] & ~model.A_))}
+    return set(np.flatnonzero(Dp[0]).tolist()), added, A[0]
+
+
+def test_sfgr_refinement_algorithm3_adds_d_it_to_every_node_outside_Dprime():
+    """Algorithm 3: "For all i in V \\ D'_t, append (d_{i,t}, i) to E'_t if (d_{i,t}, i) not in E": nodes 1 and 3
+    (already reached from D'_t in G, by another node than d_{i,t}) and node 4 (not reached) all get their
+    edge; section 4's sentence ("if there is not any edge from D'_t to v_i", the pre-issue-38 rule) adds
+    only node 4's."""
+    Dp, added, A = _hand_made_refinement("algorithm3")
+    assert Dp == {0, 2}
+    assert added == {(2, 1), (0, 3), (0, 4)}
+    Dp4, added4, A4 = _hand_made_refinement("section4")
+    assert Dp4 == {0, 2} and added4 == {(0, 4)}
+    assert is_dominating(A, [0, 2]) and is_dominating(A4, [0, 2])
+
+
+def test_sfg_named_options_reproduce_pre_issue38_numbers_bit_for_bit():
+    """after_switch="importance" (and for SFG-MKL-R refinement="section4") give the numbers of the code before
+    issue 38 bit for bit (MSE per repetition, float hex, recorded with commit 073e7f4): a small dictionary with
+    the switch at step 20 and section 5's settings on the first 400 Airfoil steps; the new defaults differ."""
+    X, y = _stream(T=40, d=2, seed=5)
+    kw = dict(m=3, lam=0.01, eta=0.3, xi=0.2, M=2, greedy_after=20, seed=5, dictionary=SMALL_DICT)
+    old = dict(after_switch="importance")
+    old_r = dict(after_switch="importance", refinement="section4")
+
+    def mse(P, y):
+        return [float(v).hex() for v in ((P - y) ** 2).mean(axis=1)]
+
+    assert mse(SFGMKL(**kw, **old).run_repetitions(X, y, 3), y) == [
+        "0x1.8e95182e6577ap-3", "0x1.79f6a50527818p-2", "0x1.b03e265fbf6c6p-4"]
+    assert mse(SFGMKLR(**kw, beta_rank=3, **old_r).run_repetitions(X, y, 3), y) == [
+        "0x1.35111d4c86206p-3", "0x1.3c7fe27e03633p-2", "0x1.d39d22688f4e3p-4"]
+    assert mse(SFGMKLR(**kw, beta_rank=3, after_switch="importance").run_repetitions(X, y, 3), y) != [
+        "0x1.35111d4c86206p-3", "0x1.3c7fe27e03633p-2", "0x1.d39d22688f4e3p-4"]      # the refinement matters here
+    Xa, ya = ok.datasets.load("airfoil")
+    Xa, ya = Xa[:400], ya[:400]
+    p = ok.registry.paper003.defaults(1503)
+    assert mse(SFGMKL(**p["SFGMKL"], **old, seed=0).run_repetitions(Xa, ya, 2), ya) == [
+        "0x1.c0e96779e111ap-6", "0x1.b890018fa8f1cp-6"]
+    assert mse(SFGMKLR(**p["SFGMKLR"], **old_r, seed=0).run_repetitions(Xa, ya, 2), ya) == [
+        "0x1.b901213c7ba38p-6", "0x1.ad2fd28549171p-6"]
+    assert mse(SFGMKL(**p["SFGMKL"], seed=0).run_repetitions(Xa, ya, 2), ya) != [
+        "0x1.c0e96779e111ap-6", "0x1.b890018fa8f1cp-6"]
+
+
+def test_sfg_after_switch_and_refinement_arguments_validated():
+    with pytest.raises(ValueError, match="after_switch"):
+        SFGMKL(after_switch="greedy")
+    with pytest.raises(ValueError, match="after_switch"):
+        SFGMKLR(after_switch=None)
+    with pytest.raises(ValueError, match="refinement"):
+        SFGMKLR(refinement="text")
+    for form in ("deterministic", "frozen_u"):       # the code's frozen refinement keeps drawing the node
+        with pytest.raises(ValueError, match="after_switch.*freeze_refinement"):
+            SFGMKLR(freeze_refinement=True, after_switch=form, m=2).predict_one(np.zeros(2))
+    SFGMKLR(freeze_refinement=True, after_switch="importance", m=2).predict_one(np.zeros(2))

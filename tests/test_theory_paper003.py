@@ -251,17 +251,18 @@ def test_paper003_text_claim_p_above_xi_over_D_for_all_k_fails():
     assert q[2] >= 0.3 / D.size                                             # the correct statement holds
 
 
-@given(graphs_and_weights(), st.sampled_from([None, "const"]))
-def test_paper003_eq22_eq24_refined_graph(g, beta_kind):
+@given(graphs_and_weights(), st.sampled_from([None, "const"]), st.sampled_from(["algorithm3", "section4"]))
+def test_paper003_eq22_eq24_refined_graph(g, beta_kind, refinement):
     """(22): p_{i,t} >= beta_t for i in D'_t; (23)-(24): D'_t dominates G'_t, so q_{i,t} >= beta_t
     for every node; E'_t contains E. Both beta rules: section 5's (1-xi) ubar_[k] + xi/N and a
-    constant beta <= 1/N (Thm 4's condition, D'_t non-empty)."""
+    constant beta <= 1/N (Thm 4's condition, D'_t non-empty). The edges added: Algorithm 3's
+    (d_{i,t}, i) for every i outside D'_t; section 4's only for the i with no edge from D'_t."""
     out, log_u, xi = g
     N = out.shape[0]
     xi = min(xi, 0.99)
     beta = None if beta_kind is None else 0.7 / N
     model = SFGMKLR(m=2, eta=0.1, xi=xi, M=1, beta=beta, beta_rank=min(3, N), greedy_after=None,
-                    dictionary=(["gaussian"] * N, np.linspace(0.5, 2, N)))
+                    refinement=refinement, dictionary=(["gaussian"] * N, np.linspace(0.5, 2, N)))
     model._ensure(1)
     model.out_neighbours_ = out
     model.A_ = adjacency(out, N)
@@ -279,16 +280,18 @@ def test_paper003_eq22_eq24_refined_graph(g, beta_kind):
     assert is_dominating(A[0], np.flatnonzero(Dp[0]))
     assert np.all(p[Dp[0]] >= b[0] - tol)
     assert np.all(q >= b[0] - tol)
-    # (23): each node without an edge from D'_t gets exactly the edge from argmin_{j in D'_t} Delta(i, j)
+    # (23): the nodes named by the rule get exactly the edge from argmin_{j in D'_t} Delta(i, j) (unless in E)
     D_idx = np.flatnonzero(Dp[0])
     covered = model.A_[D_idx].any(axis=0)
     added = A[0] & ~model.A_
     for i in range(N):
-        if covered[i]:
+        gets = (not covered[i]) if refinement == "section4" else not Dp[0, i]
+        if not gets:
             assert not added[:, i].any()
         else:
             d_it = D_idx[np.argmin(model.delta_[i, D_idx])]
-            assert np.flatnonzero(added[:, i]).tolist() == [d_it]
+            assert A[0, d_it, i]
+            assert set(np.flatnonzero(added[:, i]).tolist()) <= {d_it}
     del st_
 
 
@@ -638,8 +641,15 @@ def _ref_kernel_step(theta, logw, z, S, q, y, eta, lam):
     return yhat
 
 
-def _ref_sfg(model, X, y, seed, refined, beta=None, beta_rank=None):
-    """Algorithm 2 (refined=False) / Algorithm 3 (refined=True) with the section-5 greedy switch."""
+def _ref_sfg(model, X, y, seed, refined, beta=None, beta_rank=None, after_switch="deterministic",
+             refinement="algorithm3"):
+    """Algorithm 2 (refined=False) / Algorithm 3 (refined=True) with the section-5 greedy switch.
+
+    After the switch (I_t = argmax u, a point mass): ``after_switch`` "deterministic" divides by
+    q = 1, p = 1 (eqs. 14/16/17 for a node chosen with probability 1), "importance" by the p, q of
+    eqs. (12)/(15), "frozen_u" as "deterministic" without the update (18b). ``refinement``
+    "algorithm3": every i outside D'_t gets (d_{i,t}, i) (Algorithm 3 as printed); "section4": only
+    the i with no edge from D'_t in G."""
     N, m, lam, eta, xi = model.N_, model.m, model.lam, model.eta, model.xi
     delta = _ref_delta(model.kinds_, model.sigmas_, model.d_)
     out, D = _ref_graph(delta, model.M)
@@ -662,7 +672,9 @@ def _ref_sfg(model, X, y, seed, refined, beta=None, beta_rank=None):
                 Dp = ubar >= (beta - xi / N) / (1 - xi)                  # eq. (22)
             Dl = list(np.flatnonzero(Dp))
             for i in range(N):                                           # eq. (23)
-                if not any(i in out[j] for j in Dl):
+                if i in Dl:
+                    continue
+                if refinement == "algorithm3" or not any(i in out[j] for j in Dl):
                     d_it = min(Dl, key=lambda j: (delta[i, j], j))
                     edges[d_it].append(i)
             p = (1 - xi) * ubar + xi / len(Dl) * Dp                      # eq. (24)
@@ -670,9 +682,13 @@ def _ref_sfg(model, X, y, seed, refined, beta=None, beta_rank=None):
         node = int(np.argmax(logu)) if greedy else _ref_draw(p, rng.random())
         S = sorted(set(edges[node]))                                     # S_t = N_{I_t}^out
         q = np.array([sum(p[j] for j in range(N) if i in edges[j]) for i in range(N)])   # eq. (15)
+        p_node = p[node]
+        if greedy and after_switch != "importance":                       # point mass: q = 1 on S_t, p = 1
+            q, p_node = np.ones(N), 1.0
         z = _ref_z(omega, X[t], m)
         yhat = _ref_kernel_step(theta, logw, z, S, q, y[t], eta, lam)
-        logu[node] -= eta * (yhat - y[t]) ** 2 / p[node]                 # eqs. (16), (18b)
+        if not (greedy and after_switch == "frozen_u"):
+            logu[node] -= eta * (yhat - y[t]) ** 2 / p_node               # eqs. (16), (18b)
         preds.append(yhat)
         w = np.exp(logw - logw.max())
         weights.append(w / w.sum())
@@ -719,32 +735,39 @@ def _learner_trace(model, X, y):
     return np.array(preds), np.array(weights)
 
 
-@pytest.mark.parametrize("greedy_after", [None, 12])
+@pytest.mark.parametrize("greedy_after, after_switch", [(None, "auto"), (12, "auto"), (12, "importance"),
+                                                        (12, "frozen_u")])
 @pytest.mark.parametrize("seed", [4, 9])
-def test_paper003_alg2_eq12_to_eq18_sfgmkl_reference_loop(seed, greedy_after):
+def test_paper003_alg2_eq12_to_eq18_sfgmkl_reference_loop(seed, greedy_after, after_switch):
     """Algorithm 2 (SFG-MKL, eqs. 12-18, on the graph of Alg. 1 / eqs. 7, 11 and Chvatal's D) equals
     the reference loop per step (prediction and normalised kernel weights, 1e-10), with and without
-    section 5's greedy switch I_t = argmax u after ``greedy_after`` steps."""
+    section 5's greedy switch I_t = argmax u after ``greedy_after`` steps, in each form of the
+    updates after the switch (default: importance weights 1 for the deterministic node)."""
     X, y = _stream(REF_T, REF_D, seed)
-    model = SFGMKL(m=REF_M, lam=0.01, eta=0.3, xi=0.2, M=3, greedy_after=greedy_after, seed=seed, dictionary=SMALL_DICT)
+    model = SFGMKL(m=REF_M, lam=0.01, eta=0.3, xi=0.2, M=3, greedy_after=greedy_after, after_switch=after_switch,
+                   seed=seed, dictionary=SMALL_DICT)
     P, W = _learner_trace(model, X, y)
-    Pr, Wr, out, D = _ref_sfg(model, X, y, seed, refined=False)
+    form = "deterministic" if after_switch == "auto" else after_switch
+    Pr, Wr, out, D = _ref_sfg(model, X, y, seed, refined=False, after_switch=form)
     assert [list(o) for o in model.out_neighbours_] == out and list(model.dominating_set_) == D
     np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(W, Wr, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("beta", [None, 0.12])
+@pytest.mark.parametrize("beta, refinement, greedy_after", [(None, "algorithm3", None), (0.12, "algorithm3", None),
+                                                             (None, "section4", None), (0.12, "section4", None),
+                                                             (None, "algorithm3", 12)])
 @pytest.mark.parametrize("seed", [4, 9])
-def test_paper003_alg3_eq22_to_eq25_sfgmklr_reference_loop(seed, beta):
+def test_paper003_alg3_eq22_to_eq25_sfgmklr_reference_loop(seed, beta, refinement, greedy_after):
     """Algorithm 3 (SFG-MKL-R, eqs. 22-25: D'_t, the refined edges (23), p of (24), q and S_t in the
     refined graph, then (13)-(18)) equals the reference loop per step, for section 5's beta_t rule
-    (the 3rd largest ubar) and a constant beta (printed threshold (beta - xi/N)/(1 - xi) of (22))."""
+    (the 3rd largest ubar) and a constant beta (printed threshold (beta - xi/N)/(1 - xi) of (22)),
+    with Algorithm 3's refinement and section 4's, and with the greedy switch (deterministic form)."""
     X, y = _stream(REF_T, REF_D, seed)
-    model = SFGMKLR(m=REF_M, lam=0.01, eta=0.3, xi=0.2, M=2, beta=beta, beta_rank=3, greedy_after=None,
-                    seed=seed, dictionary=SMALL_DICT)
+    model = SFGMKLR(m=REF_M, lam=0.01, eta=0.3, xi=0.2, M=2, beta=beta, beta_rank=3, greedy_after=greedy_after,
+                    refinement=refinement, seed=seed, dictionary=SMALL_DICT)
     P, W = _learner_trace(model, X, y)
-    Pr, Wr, _, _ = _ref_sfg(model, X, y, seed, refined=True, beta=beta, beta_rank=3)
+    Pr, Wr, _, _ = _ref_sfg(model, X, y, seed, refined=True, beta=beta, beta_rank=3, refinement=refinement)
     np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(W, Wr, rtol=1e-9, atol=1e-12)
 

@@ -13,11 +13,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels import dissimilarity_matrix
-from ..validation import Boolean, Check, Integer, Optional, Real, check_int, check_interval
+from ..validation import Boolean, Check, Integer, Optional, Options, Real, check_int, check_interval
 from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
 from .graph import adjacency, feedback_graph
 
-__all__ = ["SFGMKL", "SFGMKLR", "SamplingState"]
+__all__ = ["SFGMKL", "SFGMKLR", "SamplingState", "AFTER_SWITCH", "REFINEMENTS"]
+
+#: Forms of eqs. (14)-(18) once the node is chosen deterministically (section 5's greedy switch);
+#: see :class:`SFGMKL`. "auto": "deterministic" for I_t = argmax u, "importance" for the code's fixed node.
+AFTER_SWITCH = ("auto", "deterministic", "importance", "frozen_u")
+#: Refinement rules of SFG-MKL-R (see :class:`SFGMKLR`): Algorithm 3 as printed, or section 4's sentence.
+REFINEMENTS = ("algorithm3", "section4")
 
 
 @dataclass
@@ -65,8 +71,34 @@ class SFGMKL(_RFLearner):
 
     L is eq. (5) with the square loss and lam |theta|^2; L(f_RF(x_t), y_t) in eq. (16) is the
     square loss of the combined prediction (the combination has no single theta to regularise).
-    After the greedy switch the importance weights keep using p_t and q_t of eq. (12)/(15)
-    (the text does not say otherwise; the authors' code does the same, reference E.4).
+
+    **After the greedy switch** (section 5: "after 300 time instants, both algorithms choose
+    I_t = argmax_i u_{i,t}/U_t"). The estimators (14) and (16) divide by the probabilities of what
+    was observed so that, given the past, they are unbiased (the step (38a)/(51) of the proof of
+    Theorem 3): E_t[ell_{i,t}] = Pr_t(i in S_t) L_i / q_{i,t} = L_i because q_{i,t} = Pr_t(i in S_t)
+    (eq. 15), and E_t[ellhat_{i,t}] = Pr_t(I_t = i) L(f_RF)/p_{i,t} = L(f_RF) because
+    p_{i,t} = Pr_t(I_t = i) (eq. 12). Once I_t = argmax_i u_{i,t} is a function of the past, I_t is
+    drawn from the point mass at that node: eq. (12)'s role is played by Pr_t(I_t = i) = 1[i = I_t],
+    so p_{I_t,t} = 1, and eq. (15) gives q_{i,t} = sum_{j in N_i^in} 1[j = I_t] = 1[i in N_{I_t}^out]
+    = 1 for every i in S_t. Substituting into (14), (16), (17):
+
+    * ell_{i,t} = L(theta_{i,t}' z_i(x_t), y_t) 1[i in S_t]                      eq. (14) with q = 1
+    * ellhat_{i,t} = L(f_RF(x_t), y_t) 1[I_t = i]                                eq. (16) with p = 1
+    * theta_{i,t+1} = theta_{i,t} - eta grad L(theta_{i,t}' z_i(x_t), y_t) 1[i in S_t]  eq. (17) with q = 1
+
+    i.e. the full-information update (Raker's, importance weight 1) restricted to S_t; (18a)/(18b)
+    unchanged. Dividing instead by p_t, q_t of (12)/(15) -- the pmf the node is no longer drawn from
+    -- gives E_t[ell_{i,t}] = L_i / q_{i,t} > L_i on S_t: biased upward, an effective step eta/q_{i,t}.
+    ``after_switch`` selects the form (ablations of the reading):
+
+    * "deterministic": the forms above (section 5's text; the default for ``greedy_node="argmax"``);
+    * "importance": keep dividing by p_t and q_t of eqs. (12)/(15) (this class's behaviour before
+      issue 38; the authors' code divides by them too, reference E.4);
+    * "frozen_u": the node weights are no longer updated after the switch (eq. 18b skipped,
+      u_{i,t+1} = u_{i,t}), so I_t = argmax_i u_{i,greedy_after} stays one node; the kernel updates
+      are the deterministic forms above;
+    * "auto" (default): "deterministic" with ``greedy_node="argmax"`` (the text), "importance" with
+      a fixed ``greedy_node`` (the code's node 0 after the switch, reference E.4, which keeps 1/q).
 
     Parameters
     ----------
@@ -80,6 +112,9 @@ class SFGMKL(_RFLearner):
     clip : None (text) or a pair (q_min, p_min) (tuple or list): the code's clipping of the importance weights,
         1/q -> 1/max(q, q_min) in eqs. (14)/(17) and 1/p -> 1/max(p, p_min) in eq. (16)
         (reference E.4: (0.1, 0.2)).
+    after_switch : "auto" (default), "deterministic", "importance" or "frozen_u": the form of
+        eqs. (14)-(18) while the node is chosen deterministically (see above). Only the steps
+        after ``greedy_after`` are affected.
     schedule : "constant" (text) or "inv_sqrt_t" (code variant: eta/sqrt(t), xi/sqrt(t)).
     seed : random features and node draws; dictionary : None (section 5's 41 Gaussians) or
     (kinds, sigmas).
@@ -92,11 +127,13 @@ class SFGMKL(_RFLearner):
     """
 
     def __init__(self, *, m=50, lam=1e-3, eta=0.05, xi=0.05, M=5, greedy_after=300,
-                 greedy_node="argmax", clip=None, schedule="constant", seed=0, dictionary=None):
+                 greedy_node="argmax", after_switch="auto", clip=None, schedule="constant", seed=0,
+                 dictionary=None):
         self.xi = xi
         self.M = M
         self.greedy_after = greedy_after
         self.greedy_node = greedy_node
+        self.after_switch = after_switch
         self.clip = clip
         super().__init__(m=m, lam=lam, eta=eta, schedule=schedule, seed=seed, dictionary=dictionary)
 
@@ -105,6 +142,7 @@ class SFGMKL(_RFLearner):
         "M": Integer(1),
         "greedy_after": Optional(Integer(0)),
         "greedy_node": Check(_check_greedy_node, invalid=[-1, "first", 1.5]),
+        "after_switch": Options(*AFTER_SWITCH),
         "clip": Optional(Check(_check_clip, invalid=[0.1, (0.1,), (0.0, 0.2), (0.1, 2.0)])),
     }
 
@@ -124,6 +162,13 @@ class SFGMKL(_RFLearner):
 
     def _greedy(self):
         return self.greedy_after is not None and self.t_ >= self.greedy_after
+
+    def after_switch_form(self) -> str:
+        """The form of eqs. (14)-(18) used after the switch: ``after_switch`` with "auto" resolved
+        ("deterministic" for I_t = argmax u, "importance" for a fixed ``greedy_node``)."""
+        if self.after_switch != "auto":
+            return self.after_switch
+        return "deterministic" if self.greedy_node == "argmax" else "importance"
 
     def _draw(self, p, force_node):
         s = self.sampling_
@@ -146,23 +191,30 @@ class SFGMKL(_RFLearner):
         idx = self.out_neighbours_[node]                                      # S_t = N_{I_t}^out
         valid = np.ones(idx.shape, dtype=bool)
         s.p, s.q, s.node = p, q, node
-        return self._combine(x, idx, valid, p=p, q=q, node=node, eta=eta)
+        return self._combine(x, idx, valid, p=p, q=q, node=node, eta=eta, greedy=s.greedy)
 
     def _learn_step(self, st, y):
         r = self._rows
-        q_sel = st.q[r[:, None], st.idx]
-        p_sel = st.p[r, st.node]
-        if self.clip is not None:                                             # code variant (E.4)
-            q_sel = np.maximum(q_sel, self.clip[0])
-            p_sel = np.maximum(p_sel, self.clip[1])
+        form = self.after_switch_form() if st.greedy else "importance"       # before the switch: drawn
+        if form == "importance":
+            q_sel = st.q[r[:, None], st.idx]                                  # eq. (15)
+            p_sel = st.p[r, st.node]                                          # eq. (12)
+            if self.clip is not None:                                         # code variant (E.4)
+                q_sel = np.maximum(q_sel, self.clip[0])
+                p_sel = np.maximum(p_sel, self.clip[1])
+        else:                                                                 # I_t a point mass
+            q_sel = np.ones(st.idx.shape)                                     # eq. (15): q_{i,t} = 1 on S_t
+            p_sel = np.ones(self.n_repetitions_)                              # eq. (12): p_{I_t,t} = 1
         self._kernel_update(st, y, q_sel, st.eta)                             # eqs. (14), (17), (18a)
         loss_hat = (st.yhat - y) ** 2                                          # L(f_RF(x_t), y_t)
         ell_hat = np.zeros((self.n_repetitions_, self.N_))
-        with np.errstate(divide="ignore", over="ignore"):                    # p ~ 0 only for a forced node
-            ell_hat[r, st.node] = loss_hat / p_sel                             # eq. (16)
-        self.sampling_.log_u -= st.eta * ell_hat                               # eq. (18b), in logs
+        if form != "frozen_u":                                                # frozen_u: (18b) skipped
+            with np.errstate(divide="ignore", over="ignore"):                # p ~ 0 only for a forced node
+                ell_hat[r, st.node] = loss_hat / p_sel                         # eq. (16)
+            self.sampling_.log_u -= st.eta * ell_hat                           # eq. (18b), in logs
         st.ell_hat = ell_hat
         st.loss_hat = loss_hat
+        st.q_used, st.p_used = q_sel, p_sel                                    # the weights divided by
 
 
 class SFGMKLR(SFGMKL):
@@ -175,8 +227,16 @@ class SFGMKLR(SFGMKL):
     * D'_t = {i : ubar_i >= (beta_t - xi/N)/(1 - xi)}                                   eq. (22)
       (with the section-5 beta this is {i : ubar_i >= ubar_[10,t]}, computed that way so
       that round-off cannot drop the 10th node);
-    * E'_t = E plus, for every node i with no edge from D'_t, the edge (d_{i,t}, i),
-      d_{i,t} = argmin_{j in D'_t} Delta(kappa_i, kappa_j)                                eq. (23);
+    * E'_t = E plus the edges (d_{i,t}, i), d_{i,t} = argmin_{j in D'_t} Delta(kappa_i, kappa_j)
+      (eq. 23, ties: the lower index), for the nodes i named by ``refinement``:
+
+      - "algorithm3" (default): Algorithm 3 as printed, "For all i in V \\ D'_t, append (d_{i,t}, i)
+        to E'_t if (d_{i,t}, i) not in E" -- every node outside D'_t gets the edge from its most
+        similar node of D'_t, whether or not another node of D'_t already has an edge to it;
+      - "section4": the sentence of section 4, "the edge (d_{i,t}, i) is appended to E'_t, if there
+        is not any edge from D'_t to v_i" -- only nodes not yet dominated by D'_t in G (this
+        class's rule before issue 38). Both make D'_t a dominating set of G'_t (so q_{i,t} >= beta);
+        Algorithm 3's adds more edges, hence larger out-neighbourhoods of D'_t's nodes;
     * p_{i,t} = (1 - xi) ubar_i + xi/|D'_t| 1[i in D'_t]                                  eq. (24);
     * S_t = N_{I_t,t}^out (out-neighbours in G'_t), prediction eq. (25), q_{i,t} over the
       in-neighbours in G'_t, and the updates (17)-(18) of :class:`SFGMKL`.
@@ -185,7 +245,7 @@ class SFGMKLR(SFGMKL):
     greedy switch of section 5 applies as in :class:`SFGMKL`.
 
     Extra parameters: beta (None -> section 5's rule; a float -> constant beta),
-    beta_rank (10), freeze_refinement (False). ``dominating_set_`` (of G) is not used by this
+    beta_rank (10), refinement ("algorithm3"), freeze_refinement (False). ``dominating_set_`` (of G) is not used by this
     algorithm.
 
     ``freeze_refinement=True`` is the authors' code's switch (reference E.4, class OMKLSFG's
@@ -193,22 +253,24 @@ class SFGMKLR(SFGMKL):
     ``greedy_after`` on, D'_t and the refined graph stay those of step greedy_after - 1, p_t of
     eq. (24) is recomputed from the current u with that D', and the node keeps being *drawn*
     from p_t (the code's second, unconditional draw overrides the fixed node it was passed), so
-    ``greedy_node`` is not used. The code's other departures (off-by-one node draw, clipping,
+    ``greedy_node`` and ``after_switch`` are not used (an explicit "deterministic" or "frozen_u"
+    is refused: the node is not chosen deterministically). The code's other departures (off-by-one node draw, clipping,
     prediction over the unrefined out-neighbours) are not part of this option.
     """
 
     def __init__(self, *, m=50, lam=1e-3, eta=0.05, xi=0.05, M=5, beta=None, beta_rank=10,
-                 greedy_after=300, greedy_node="argmax", freeze_refinement=False, clip=None,
-                 schedule="constant", seed=0, dictionary=None):
+                 greedy_after=300, greedy_node="argmax", after_switch="auto", refinement="algorithm3",
+                 freeze_refinement=False, clip=None, schedule="constant", seed=0, dictionary=None):
         self.beta = beta
         self.beta_rank = beta_rank
+        self.refinement = refinement
         self.freeze_refinement = freeze_refinement
         super().__init__(m=m, lam=lam, eta=eta, xi=xi, M=M, greedy_after=greedy_after,
-                         greedy_node=greedy_node, clip=clip, schedule=schedule, seed=seed,
-                         dictionary=dictionary)
+                         greedy_node=greedy_node, after_switch=after_switch, clip=clip, schedule=schedule,
+                         seed=seed, dictionary=dictionary)
 
     _parameter_constraints = {"beta": Optional(Real(0, 1, closed="right")), "beta_rank": Integer(1),
-                              "freeze_refinement": Boolean()}
+                              "refinement": Options(*REFINEMENTS), "freeze_refinement": Boolean()}
 
     @classmethod
     def _unit_test_params(cls):
@@ -219,6 +281,10 @@ class SFGMKLR(SFGMKL):
         super()._init_extra(d, R)
         if self.beta_rank > self.N_:
             raise ValueError(f"beta_rank must be <= N = {self.N_}, got {self.beta_rank}")
+        if self.freeze_refinement and self.after_switch in ("deterministic", "frozen_u"):
+            raise ValueError(f"after_switch={self.after_switch!r} needs a deterministic node after the switch, but "
+                             "freeze_refinement=True keeps drawing it (reference E.4); use after_switch='auto' "
+                             "or 'importance'")
         self._frozen_refinement = None
 
     def refined_graph(self, ubar, xi):
@@ -231,12 +297,15 @@ class SFGMKLR(SFGMKL):
         else:
             beta = np.full(ubar.shape[0], float(self.beta))
             Dp = ubar >= (beta[:, None] - xi / N) / (1.0 - xi)               # eq. (22)
-        covered = (Dp.astype(np.float64) @ self.A_) > 0                      # has an edge from D'_t
         delta = np.where(Dp[:, None, :], self.delta_[None, :, :], np.inf)    # Delta(i, j), j in D'_t
         d_it = np.argmin(delta, axis=2)                                       # eq. (23)
-        A = np.broadcast_to(self.A_, (ubar.shape[0], N, N)).copy()
-        rr, ii = np.nonzero(~covered)
-        A[rr, d_it[rr, ii], ii] = True                                        # append (d_{i,t}, i)
+        if self.refinement == "section4":                                     # section 4's sentence
+            add = ~((Dp.astype(np.float64) @ self.A_) > 0)                    # no edge from D'_t in G
+        else:
+            add = ~Dp                                                         # Algorithm 3: all i in V \ D'_t
+        A = np.broadcast_to(self.A_, (ubar.shape[0], N, N)).copy()            # E'_t = E
+        rr, ii = np.nonzero(add)
+        A[rr, d_it[rr, ii], ii] = True                                        # append (d_{i,t}, i) (if not in E)
         return Dp, A, beta
 
     def _predict_step(self, x, force_node=None):
@@ -258,5 +327,5 @@ class SFGMKLR(SFGMKL):
         idx = np.argsort(~mask, axis=1, kind="stable")[:, :K]                 # chosen first, then padding
         valid = mask[self._rows[:, None], idx]
         s.p, s.q, s.node = p, q, node
-        return self._combine(x, idx, valid, p=p, q=q, node=node, eta=eta, Dp=Dp, A=A, beta=beta)
+        return self._combine(x, idx, valid, p=p, q=q, node=node, eta=eta, Dp=Dp, A=A, beta=beta, greedy=s.greedy)
 

@@ -15,6 +15,12 @@ experiments of ``notebooks/p003_graph_aided.ipynb`` (section 5: Tables 1-4, Figu
   (:func:`omkl_core.repro.claims.sfg_diagnostics`, ``per_step_cost``, ``profile_split``):
   ``paper003_argmax_switches``, ``paper003_step_ablation``, ``paper003_sfg_per_step_timing``,
   ``paper003_sfg_profile_timing``;
+* :func:`ablations`: issue 38's ablation rows (never scored): the forms of eqs. (14)-(18) after the
+  greedy switch (``paper003_ablation_greedy_switch``) and SFG-MKL-R's two refinement rules
+  (``paper003_ablation_refinement``); :func:`investigate_omklgf`, :func:`investigate_sfgr`: what
+  moves OMKL-GF (Concrete, Naval) and SFG-MKL-R against their published cells
+  (``paper003_investigation_omklgf``, ``paper003_investigation_sfgr``); all run through
+  :func:`run_learners`;
 * :func:`figure_claims`: Figures 1-2 and the cost remark as claims
   (:func:`omkl_core.repro.claims.paper003_claims`);
 * :func:`figure`: Figure 1 (Airfoil) / Figure 2 (Naval), running MSE over time.
@@ -39,7 +45,9 @@ from . import report, runner, timing
 
 __all__ = ["TABLE", "FILES", "ROWS", "CODE_VARIANTS", "LEGEND", "Settings", "settings", "load_stream", "learner",
            "run_dataset", "lone_cpu_seconds", "run_all", "tables", "section5_claims", "scorecard_claims",
-           "ablation_claims", "ablation_table", "write_scorecard", "diagnostics", "sfg_cost", "figure_claims", "figure"]
+           "ablation_claims", "ablation_table", "write_scorecard", "diagnostics", "sfg_cost", "figure_claims", "figure",
+           "run_learners", "ablations", "investigate_omklgf", "investigate_sfgr", "issue38_tables",
+           "INVESTIGATION_REPETITIONS", "GREEDY_SWITCH_FORMS", "REFINEMENT_FORMS"]
 
 P003 = registry.paper003
 #: Paper 003's table number of each dataset: the one definition is :data:`omkl_core.repro.claims.PAPER003_TABLE`.
@@ -118,11 +126,21 @@ def run_dataset(name: str, rows, s: Settings) -> dict:
     "curve_t", "curve"/"curve_sd": mean / sd of the running MSE x 1e3 over the repetitions,
     "batched_cpu_s", "n", "T", "cached"}}``."""
     T = len(load_stream(name, s)[1])
+    return run_learners(name, {row: learner(row, T) for row in rows}, s)
+
+
+def run_learners(name: str, learners: dict, s: Settings, repetitions: int | None = None) -> dict:
+    """:func:`run_dataset` for any ``{label: (class name, parameters)}`` (the ablations and
+    investigations of issue 38 use it with their own labels): one batched cell of
+    ``repetitions`` (default ``s.repetitions``) per label, the label "OMKR" once. Same records."""
+    T = len(load_stream(name, s)[1])
+    R = s.repetitions if repetitions is None else repetitions
+    rows = list(learners)
     entries = []
     for row in rows:
-        cls, params = learner(row, T)
+        cls, params = learners[row]
         entry = {"name": cls, "label": row, "params": params}
-        entries.append(entry if row == "OMKR" else {**entry, "repetitions": s.repetitions})
+        entries.append(entry if row == "OMKR" else {**entry, "repetitions": R})
     spec = {"datasets": [FILES[name][0]], "learners": entries, "seeds": [s.seed],
             "max_steps": s.T_quick if s.quick else None, "curve_points": s.curve_points}
     cells = sweep.run(spec, **runner.executor_kwargs(s.workers), cache_dir=s.cache_dir, as_frame=True)
@@ -215,8 +233,10 @@ def section5_claims(results: dict, timings: dict, sfg=("SFG-MKL", "SFG-MKL-R"), 
     for name, res in results.items():
         m_ = {k: v["mse"].mean() for k, v in res.items()}
         others = min(m_["OMKR"], m_["Raker"], m_[gf])
-        lower &= all(m_[x] < others for x in sfg)
-        notes_l.append(f"{name}: SFG {min(m_[x] for x in sfg):.2f} vs best other {others:.2f}")
+        below = [m_[x] < others for x in sfg]
+        lower &= all(below)
+        notes_l.append(f"{name}: {sfg[0]} {m_[sfg[0]]:.2f}, {sfg[1]} {m_[sfg[1]]:.2f} vs best other {others:.2f} "
+                       f"({'both lower' if all(below) else 'not both lower'})")
         tm = {k: v[0] for k, v in timings[name].items()}
         fast &= all(tm[x] < tm["Raker"] for x in sfg) and tm[sfg[0]] < tm[gf]
         notes_f.append(f"{name}: SFG {tm[sfg[0]]:.3g}/{tm[sfg[1]]:.3g} s, Raker {tm['Raker']:.3g} s, GF {tm[gf]:.3g} s CPU")
@@ -388,3 +408,185 @@ def figure(results: dict, name: str, fig_no: int, s: Settings):
     fig.suptitle(f"Paper 003 Figure {fig_no} (reproduced): {name}, mean ± 1 sd over {n} repetitions, {s.mode} mode")
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------ issue 38: ablations and investigations
+#: The forms of eqs. (14)-(18) after section 5's greedy switch (``SFGMKL(after_switch=...)``): the
+#: ablation rows of ``paper003_ablation_greedy_switch`` (never scorecard rows). ``{}``: the default.
+GREEDY_SWITCH_FORMS = {
+    "deterministic: p = q = 1 for I_t = argmax u (text; default)": {},
+    "importance: 1/p, 1/q of eqs. (12)/(15) as if still drawn (before issue 38)": {"after_switch": "importance"},
+    "u frozen from step 300 (eq. 18b skipped), weights 1": {"after_switch": "frozen_u"},
+}
+#: SFG-MKL-R's refinement rules (``SFGMKLR(refinement=...)``): rows of ``paper003_ablation_refinement``,
+#: each with the default after-switch form and with the importance form (the pre-issue-38 pairing).
+REFINEMENT_FORMS = {
+    "Algorithm 3: (d_it, i) for every i outside D'_t (default)": {},
+    "section 4: (d_it, i) only if no edge from D'_t (before issue 38)": {"refinement": "section4"},
+}
+
+
+def _published_mse(name: str, row: str) -> float:
+    return _published(name, row, "mse")
+
+
+def _variant_rows(name: str, res: dict, labels: dict, s: Settings, base: str | None = None) -> list[dict]:
+    """Rows of an ablation / investigation table from :func:`run_learners` records: ``labels`` maps a
+    record label to ``(algorithm, variant)``; ratio = mean / the published cell of ``algorithm``;
+    ``change_pct``: the MSE change against the record ``base`` (when given)."""
+    rows = []
+    for label, (alg, variant) in labels.items():
+        m_ = res[label]["mse"]
+        pub = _published_mse(name, alg)
+        row = {"dataset": name, "algorithm": alg, "variant": variant, "mse_x1e3": float(m_.mean()),
+               "sd": float(m_.std(ddof=1)) if m_.size > 1 else 0.0, "n_runs": int(m_.size), "published": pub,
+               "ratio": float(m_.mean() / pub), "abs_dev_pct": float(abs(m_.mean() / pub - 1) * 100)}
+        if base is not None:
+            row["change_pct"] = float((m_.mean() / res[base]["mse"].mean() - 1) * 100)
+        rows.append({**row, "T": res[label]["T"], "mode": s.mode})
+    return rows
+
+
+def ablations(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Issue 38's ablations on every dataset, section 5's settings otherwise (R = ``s.repetitions``,
+    seed ``s.seed``; quick mode: the truncated streams): ``(paper003_ablation_greedy_switch,
+    paper003_ablation_refinement)``.
+
+    * greedy switch: SFG-MKL and SFG-MKL-R with each form of :data:`GREEDY_SWITCH_FORMS` (the
+      deterministic node's weights 1, the pre-issue-38 1/p, 1/q, u frozen from step 300);
+    * refinement: SFG-MKL-R with Algorithm 3's rule and section 4's (:data:`REFINEMENT_FORMS`), each
+      with the default after-switch form and with the importance form; ``change_pct`` is the MSE
+      change against Algorithm 3's rule with the same after-switch form.
+
+    Published = the text row's cell, ratio = mean / published. These rows explain the SFG cells of
+    Tables 1-4; they are never scorecard rows."""
+    greedy, refine = [], []
+    for name in s.datasets:
+        T = len(load_stream(name, s)[1])
+        p = P003.defaults(T)
+        runs, g_labels, r_labels = {}, {}, {}
+        for alg, cls in (("SFG-MKL", "SFGMKL"), ("SFG-MKL-R", "SFGMKLR")):
+            for variant, extra in GREEDY_SWITCH_FORMS.items():
+                runs[f"{alg} | {variant}"] = (cls, {**p[cls], **extra})
+                g_labels[f"{alg} | {variant}"] = (alg, variant)
+        for variant, extra in REFINEMENT_FORMS.items():
+            for form, fextra in (("default after-switch form", {}), ("importance after the switch",
+                                                                     {"after_switch": "importance"})):
+                label = f"SFG-MKL-R | {variant} | {form}"
+                runs[label] = ("SFGMKLR", {**p["SFGMKLR"], **extra, **fextra})
+                r_labels[label] = ("SFG-MKL-R", f"{variant}; {form}")
+        res = run_learners(name, runs, s)
+        greedy += _variant_rows(name, res, g_labels, s)
+        rows = _variant_rows(name, res, r_labels, s)
+        for row, label in zip(rows, r_labels):
+            form = label.split(" | ")[2]
+            ref = res[f"SFG-MKL-R | {next(iter(REFINEMENT_FORMS))} | {form}"]["mse"].mean()
+            row["change_pct"] = float((res[label]["mse"].mean() / ref - 1) * 100)
+        refine += rows
+        print(f"{name}: ablations done ({len(runs)} cells, {sum(r['cached'] for r in res.values())} cached)", flush=True)
+    return pd.DataFrame(greedy), pd.DataFrame(refine)
+
+
+def _omklgf_variants(T: int) -> dict:
+    """OMKL-GF forms measured by :func:`investigate_omklgf`: ``{variant: parameters}`` (section 5's
+    J = 1, M = 10, eta = 1/sqrt(T) unless named; reference C.1-C.3 for the code's departures)."""
+    p = P003.defaults(T)["OMKLGF"]
+    return {
+        "text: J = 1, M = 10, eta = 1/sqrt(T) (table row)": p,
+        "eta_t = 1/sqrt(t) (ICML-2020 code's schedule)": {**p, "eta": 1.0, "schedule": "inv_sqrt_t"},
+        "eta_t = 0.1/sqrt(t) (graph-aided code's schedule)": {**p, "eta": 0.1, "schedule": "inv_sqrt_t"},
+        "1/q clipped at 20 (q_clip = 0.05, code C.3)": {**p, "q_clip": 0.05},
+        "off-by-one edge draws, 1/q clipped at 20 (code C.1 + C.3; unclipped it overflows on Naval)": {
+            **p, "off_by_one": True, "q_clip": 0.05},
+        "graph frozen after 300 steps (code C.3)": {**p, "freeze_after": 300},
+        "lam |theta|^2 after the step (code order)": {**p, "loss_after_step": True},
+        "unweighted theta step (ICML-2020 code C.2)": {**p, "weighted_gradient": False},
+        "all code departures of C.1/C.3 (variant row OMKL-GF [code])": P003.variant_rows(T)["OMKL-GF [code]"][1],
+        "M = 5": {**p, "M": 5},
+        "M = 20": {**p, "M": 20},
+        "J = 2 (2022 notebooks)": {**p, "J": 2},
+        "76-kernel dictionary of the 2022 code / paper 000": {**p, "dictionary": registry.paper000.dictionary()},
+    }
+
+
+#: Repetitions of the investigations' variant rows (the authors' code ran 20, reference D.4; the text row
+#: is also shown with section 5's R = 50, the tables' cell): keeps each investigation to minutes.
+INVESTIGATION_REPETITIONS = 20
+
+
+def investigate_omklgf(s: Settings, datasets=("Concrete", "Naval")) -> pd.DataFrame:
+    """Issue 38 (a): what moves OMKL-GF on Concrete and Naval, where the text's form lies far below the
+    published cells. Each variant of :func:`_omklgf_variants` (one setting changed at a time, and the
+    code's full form) with :data:`INVESTIGATION_REPETITIONS` repetitions (the same seeds for every
+    variant: ``change_pct`` against the text row with as many is a paired comparison), the text row
+    with section 5's R = 50 (the tables' cell) and, on Naval, the 17-feature file of the graph-aided
+    code (reference E.5; run outside the sweep, which knows no dataset variants). Measured facts, not
+    a fit: ``paper003_investigation_omklgf``."""
+    from .. import registry as _registry  # noqa: PLC0415
+
+    R = min(INVESTIGATION_REPETITIONS, s.repetitions)
+    rows = []
+    for name in [d for d in datasets if d in s.datasets]:
+        X, y = load_stream(name, s)
+        T = len(y)
+        var = _omklgf_variants(T)
+        text = next(iter(var))
+        res = run_learners(name, {v: ("OMKLGF", prm) for v, prm in var.items()}, s, repetitions=R)
+        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in
+                    run_learners(name, {text: ("OMKLGF", var[text])}, s).values()})
+        if name == "Naval":
+            X17, y17 = _registry.load_dataset("naval", s.T_quick if s.quick else None, variant="17")
+            P_ = _registry.learners()["OMKLGF"](**var[text], seed=s.seed).run_repetitions(X17, y17, R)
+            res["17 features (graph-aided code's Naval file, E.5)"] = {
+                "mse": ((P_ - y17[None, :]) ** 2).mean(axis=1) * 1e3, "T": T}
+        rows += _variant_rows(name, res, {v: ("OMKL-GF", v) for v in res}, s, base=text)
+        print(f"{name}: OMKL-GF investigation done ({len(res)} variants)", flush=True)
+    return pd.DataFrame(rows)
+
+
+def _sfgr_variants(T: int) -> dict:
+    """SFG-MKL-R forms measured by :func:`investigate_sfgr` (section 5's settings unless named)."""
+    p = P003.defaults(T)["SFGMKLR"]
+    N = len(P003.dictionary()[0])
+    return {
+        "text (table row: deterministic switch, Algorithm 3)": p,
+        "before issue 38 (importance after the switch, section 4 refinement)": {
+            **p, "after_switch": "importance", "refinement": "section4"},
+        "u frozen from step 300": {**p, "after_switch": "frozen_u"},
+        "no greedy switch (Algorithm 3 throughout, as Theorem 4 analyses)": {**p, "greedy_after": None},
+        "constant beta = 1/N (Theorem 4's condition)": {**p, "beta": 1.0 / N},
+        "node 0 after 300, weights 1 (fixed subset N_0^out)": {**p, "greedy_node": 0, "after_switch": "deterministic"},
+        "node 0 after 300, 1/p, 1/q (variant row, not the code)": {**p, "greedy_node": 0},
+        "code: frozen refinement, drawn node, clip (variant row)": {**p, "freeze_refinement": True, "clip": [0.1, 0.2]},
+        "code's step eta_t = xi_t = 0.1/sqrt(t)": {**p, "eta": 0.1, "xi": 0.1, "schedule": "inv_sqrt_t"},
+    }
+
+
+def investigate_sfgr(s: Settings) -> pd.DataFrame:
+    """Issue 38 (b): SFG-MKL-R against its published column, every dataset: the forms of
+    :func:`_sfgr_variants` (the text, the pre-issue-38 form, the readings of the switch, no switch,
+    Theorem 4's beta, the fixed node 0 with and without importance weights, the code's frozen
+    refinement, the code's step size), :data:`INVESTIGATION_REPETITIONS` repetitions each (the same
+    seeds: ``change_pct`` against the text row is paired), and the text row with section 5's R = 50.
+    ``paper003_investigation_sfgr``; never scorecard rows."""
+    R = min(INVESTIGATION_REPETITIONS, s.repetitions)
+    rows = []
+    for name in s.datasets:
+        var = _sfgr_variants(len(load_stream(name, s)[1]))
+        text = next(iter(var))
+        res = run_learners(name, {v: ("SFGMKLR", prm) for v, prm in var.items()}, s, repetitions=R)
+        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in
+                    run_learners(name, {text: ("SFGMKLR", var[text])}, s).values()})
+        rows += _variant_rows(name, res, {v: ("SFG-MKL-R", v) for v in res}, s, base=text)
+        print(f"{name}: SFG-MKL-R investigation done ({len(var)} variants)", flush=True)
+    return pd.DataFrame(rows)
+
+
+def issue38_tables(s: Settings) -> dict[str, pd.DataFrame]:
+    """Every table of issue 38, by the name it is saved under: :func:`ablations`
+    (``paper003_ablation_greedy_switch``, ``paper003_ablation_refinement``), :func:`investigate_omklgf`
+    (``paper003_investigation_omklgf``) and :func:`investigate_sfgr` (``paper003_investigation_sfgr``).
+    None of them is a scorecard table."""
+    greedy, refine = ablations(s)
+    return {"paper003_ablation_greedy_switch": greedy, "paper003_ablation_refinement": refine,
+            "paper003_investigation_omklgf": investigate_omklgf(s), "paper003_investigation_sfgr": investigate_sfgr(s)}

@@ -119,6 +119,17 @@ _P000 = Paper(
                                   "Airfoil, Bias, Concrete, Naval and Wine in file order."),
     },
     causes=(),
+    investigations=(
+        Investigation(
+            "p000-raker-ar4", "000", "2", r"Raker", r"AR\(4\)",
+            "Raker on AR(4) stays below the published 23.24 on every series, and its ratio to VAW2 (published "
+            "23.24 / 16.56 = 1.40) below 1.40 on every one of the 5 series and of the 10 noise realisations; the "
+            "number of repetitions cannot lift a ratio of means above its largest per-series ratio. Raker's step "
+            "size (0.1/√t as run, 1/√t, 1/√T), the feature count (D = 25, 100), min-max scaled x, raw labels and "
+            "the four lags as the feature do not reach it either. Only leaving eq. (34) out for x (raw x_t) does, "
+            "which the paper says it applied to all datasets: a measurement, not a documented cause.",
+            ("paper000_investigation_raker_ar4", "paper000_ar4_ranges")),
+    ),
 )
 
 _P001 = Paper("001", "Online learning of noisy data with kernels", figures={
