@@ -45,7 +45,7 @@ from . import report, runner, timing
 
 __all__ = ["TABLE", "FILES", "ROWS", "CODE_VARIANTS", "LEGEND", "Settings", "settings", "load_stream", "learner",
            "run_dataset", "lone_cpu_seconds", "run_all", "tables", "section5_claims", "scorecard_claims",
-           "ablation_claims", "ablation_table", "write_scorecard", "diagnostics", "sfg_cost", "figure_claims", "figure",
+           "ablation_claims", "ablation_table", "save_ablation_tables", "write_scorecard", "diagnostics", "sfg_cost", "figure_claims", "figure",
            "run_learners", "ablations", "investigate_omklgf", "investigate_sfgr", "issue38_tables",
            "INVESTIGATION_REPETITIONS", "GREEDY_SWITCH_FORMS", "REFINEMENT_FORMS"]
 
@@ -275,6 +275,11 @@ def ablation_claims(results: dict, timings: dict, diag: dict | None, s: Settings
     return rows + speed
 
 
+def save_ablation_tables(results: dict, s: Settings) -> list:
+    """Save :func:`ablation_table`'s tables as ``paper003_table<k>_ablations``; returns their paths."""
+    return [report.save_table(frame, f"paper003_table{k}_ablations") for k, frame in ablation_table(results, s).items()]
+
+
 def write_scorecard(results: dict, claim_rows: list[dict], speed_rows: list[dict], s: Settings | None = None) -> pd.DataFrame:
     """The scorecard rows: every published cell of Tables 1-4 (MSE x 1e3) scored once, in the
     text's form (:data:`ROWS`; the code variants are ablation rows of the tables), and the claim rows
@@ -288,6 +293,7 @@ def write_scorecard(results: dict, claim_rows: list[dict], speed_rows: list[dict
     report.add_scorecard_rows("paper003_tables", sc)
     report.add_scorecard_rows("paper003_speed_timing", pd.DataFrame(speed_rows, columns=report.SCORECARD_COLUMNS))
     report.scorecard()
+    print("Tables 1-4: " + " ".join(report.summary_lines(sc)), flush=True)
     return sc
 
 
