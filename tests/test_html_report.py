@@ -187,3 +187,17 @@ def test_every_theory_row_is_in_the_report_with_its_tests():
 def test_build_names_a_missing_results_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="does not exist"):
         repro.html_report.build(tmp_path / "nowhere")
+
+
+def test_verify_page_counts_the_tables_as_verify_does(tmp_path, monkeypatch):
+    """Issue 38/39: the report's verify page read the whole reference file as its tables ("0 of 50
+    identical", naming format, mode ... as missing tables) where verify said 43 of 43."""
+    res = _results(tmp_path, monkeypatch, "full")
+    root = tmp_path / "checkout"
+    current = repro.verify.current_tables(res)
+    repro.verify.write_reference(root / "reference" / "full" / "hashes.json", current, "full")
+    monkeypatch.setattr(repro.html_report, "ROOT", root)
+    repro.html_report.build(res)
+    page = (res / "report" / "numbers.html").read_text(encoding="utf-8")
+    assert f"{len(current)} of {len(current)} tables identical" in page and "b-passed" in page
+    assert "format: missing" not in page and "missing from the current results" not in page

@@ -4,8 +4,7 @@ This module is the rule; :mod:`omkl_core.repro.report` applies it to the scoreca
 reads the verdicts it wrote. The rule was written down (issue 38) before looking at which cells
 move under it, and is not to be changed to move a cell.
 
-Numeric cells: tiers
---------------------
+**Numeric cells: tiers.**
 A published cell ``p`` and our ``n`` repetitions with mean ``m`` and sample sd ``s`` (ddof = 1;
 0 for one run) get the first tier of :data:`TIERS` that holds:
 
@@ -17,7 +16,9 @@ A published cell ``p`` and our ``n`` repetitions with mean ``m`` and sample sd `
    number of repetitions the paper states for that table (paper 000 §4: "averaged over 5
    experiments"; paper 003 §5: "we average the MSE over R = 50 different sets of random features").
    A deterministic row (one run, s = 0) has a band of 0: only an equal value is within noise.
-2. *≤ 5 %*, 3. *≤ 10 %*, 4. *≤ 25 %*: ``|m - p| <= r |p|`` for r = 0.05, 0.10, 0.25.
+2. *≤ 5 %*: ``|m - p| <= 0.05 |p|``.
+3. *≤ 10 %*: ``|m - p| <= 0.10 |p|``.
+4. *≤ 25 %*: ``|m - p| <= 0.25 |p|``.
 5. *miss*: none of the above. A miss names a measured cause (a table of ``results/tables`` that
    shows it: a variant within a tier, a seed range, an ablation; :mod:`omkl_core.repro.papers`)
    or says *unexplained*.
@@ -29,8 +30,7 @@ marks fixed in advance, instead of one 25 % threshold twenty times the median ru
 for the paper's only because the paper gives none; it never uses a tolerance of its own, so a
 noisier variant does not widen a relative tier.
 
-Claims: kinds
--------------
+**Claims: kinds.**
 Every qualitative claim row has one kind of :data:`CLAIM_KINDS`, counted apart:
 
 * ``paper``: a claim of a paper judged on *our* numbers -> *holds* / *fails*;
