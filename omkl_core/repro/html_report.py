@@ -13,11 +13,14 @@ The pages open from the file system: no server, no network, no script; one inlin
 relative links, the figures copied next to the pages.
 
 Pages
-    ``index.html`` (stamps, what the run computed, one summary line per paper),
-    ``paperNNN.html`` (per paper: its published tables, figures with captions and claims, errata,
-    tables), ``paperNNN_tableK.html`` (each published table laid out as printed: rows x columns,
-    each cell the published value beside our mean ± sd, coloured by the scorecard's tolerance
-    rule, the ratio beneath and on hover, each miss linked to its measured cause),
+    ``index.html`` (the verdict: counts per tier and per claim kind; stamps, what the run
+    computed, one summary line per paper), ``paperNNN.html`` (per paper: its published tables,
+    figures with captions and claims by kind, errata, tables), ``paperNNN_tableK.html`` (each
+    published table laid out as printed: rows x columns, each cell the published value beside our
+    mean ± sd in its scored form, coloured by its tier (:mod:`~omkl_core.repro.verdicts`), the
+    ratio beneath and the numbers on hover, each miss linked to its measured cause or marked
+    *unexplained* with what was investigated (:mod:`~omkl_core.repro.papers`); the scored form with
+    the paper's sentence; the ablation rows, never scored),
     ``leaderboard.html``, ``errata.html``, ``theory.html`` (every row of THEORY.md with its tests'
     outcomes in the last test run), ``numbers.html`` (hashes and the ``verify`` outcome),
     ``timing.html`` (the ``*_timing`` tables and the speed claims, apart), ``tables.html``.
