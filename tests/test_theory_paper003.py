@@ -118,9 +118,10 @@ def test_paper003_eq12_node_draw_is_exact_inverse_cdf(weights):
     authors' code returns draw + 1, reference E.4) fails."""
     p = np.asarray(weights)
     c = np.concatenate([[0.0], np.cumsum(p) / p.sum()])
+    ulps = 64 * np.finfo(np.float64).eps      # draw_nodes compares cumsum(p) with u sum(p): a few ulps from c
     for j in np.flatnonzero(p > 1e-9):
         lo, hi = c[j], c[j + 1]
-        inner = [lo + 1e-12 * (hi - lo) + 1e-15, lo + 0.5 * (hi - lo), hi - 1e-9 * (hi - lo)]
+        inner = [lo + max(1e-12 * (hi - lo), ulps), lo + 0.5 * (hi - lo), hi - max(1e-9 * (hi - lo), ulps)]
         for u in inner:
             if lo <= u < hi:
                 assert draw_nodes(p[None, :], np.array([u]))[0] == j
