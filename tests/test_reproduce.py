@@ -305,7 +305,7 @@ def test_sigint_during_a_rerun_keeps_the_earlier_results(workspace, capsys):
         "import pathlib, time\nimport omkl_core.repro.report as r, pandas as pd\n"
         "slow = pathlib.Path('slow').exists()\n"
         "r.save_table(pd.DataFrame({'slow': [slow]}), 'c_table')\n"
-        "r.add_scorecard_rows('c_rows', pd.DataFrame([r.claim_row('x', 'y', 'z', not slow)]))",
+        "r.add_scorecard_rows('c_rows', pd.DataFrame([r.claim_row('x', 'y', 'z', not slow, kind='project')]))",
         "print('sleeping' if slow else 'done', flush=True)\nif slow: time.sleep(600)",
     ])
     first = _run(["--only", "c_rerun"], env)
