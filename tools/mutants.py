@@ -529,6 +529,18 @@ MUTANTS: list[Mutant] = [
       "s.greedy = self._greedy() and not self.freeze_refinement",
       "s.greedy = self._greedy()",
       "SFG-MKL-R code switch fixes the node (argmax) instead of drawing it (reference E.4)"),
+    # ------------- paper 003 after the greedy switch and Algorithm 3's refinement (issue 38)
+    M("p003-switch-keeps-importance-weights", "003", "omkl_core/mkl/sfg.py",
+      'form = self.after_switch_form() if st.greedy else "importance"',
+      'form = "importance"',
+      "after the switch the deterministic node's estimators still divide by p, q of eqs. (12)/(15)"),
+    M("p003-switch-frozen-u-still-updates", "003", "omkl_core/mkl/sfg.py",
+      'if form != "frozen_u":', "if True:",
+      "after_switch='frozen_u' still updates the node weights (eq. 18b)"),
+    M("p003-refinement-section4-as-algorithm3", "sfg", "omkl_core/mkl/sfg.py",
+      "add = ~Dp                                                         # Algorithm 3: all i in V \\ D'_t",
+      "add = ~((Dp.astype(np.float64) @ self.A_) > 0)",
+      "Algorithm 3's refinement adds (d_it, i) only to nodes without an edge from D'_t (section 4's sentence)"),
     # ---------------------- the verdicts of the reproduction (issue 38), judged by tests/test_verdicts.py
     M("verdict-band-without-papers-noise", "verdicts", "omkl_core/repro/verdicts.py",
       "var = sd * sd / n + (sd * sd / n_paper if n_paper else 0.0)", "var = sd * sd / n",
@@ -557,7 +569,8 @@ MUTANTS: list[Mutant] = [
 
 #: the test file that judges the mutants of a key that is not a paper number
 TEST_FILES = {"mixture": "tests/test_mixture.py", "pairing": "tests/test_pairing.py", "leaderboard": "tests/test_leaderboard.py",
-              "codeforms": "tests/test_baselines_code_forms.py", "verdicts": "tests/test_verdicts.py"}
+              "codeforms": "tests/test_baselines_code_forms.py", "verdicts": "tests/test_verdicts.py",
+              "sfg": "tests/test_mkl_paper003.py"}
 
 COPY_DIRS = ("omkl_core", "tests", "reference")   # the datasets are package data (omkl_core/data); reference: the hashes
 COPY_FILES = ("pyproject.toml", "README.md")   # README: tests/test_leaderboard.py runs its Mixture example
