@@ -168,3 +168,17 @@ def test_raker_investigation_rows_and_no_ar4(layers):
     assert run.published_ratio == pytest.approx(23.24 / 16.56, rel=1e-12)
     assert set(P.RAKER_PROBES) <= set(inv.probe) and len(inv) == 2 + 3 + len(P.RAKER_PROBES)
     assert P.raker_ar4_investigation(S, {"table2": {}}, base) is None
+
+
+def test_expert_predictions_first_repetition_is_row_r_of_the_batched_run_bit_for_bit():
+    from omkl_core.mkl import expert_predictions
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2)) / 3
+    y = rng.uniform(size=30)
+    Zv, Zr = expert_predictions(X, y, m=4, repetitions=3, seed=7, both=True)
+    for r in range(3):
+        v, w = expert_predictions(X, y, m=4, repetitions=1, seed=7, both=True, first_repetition=r)
+        assert np.array_equal(v[0], Zv[r]) and np.array_equal(w[0], Zr[r])
+    with pytest.raises(ValueError, match="first_repetition"):
+        expert_predictions(X, y, m=4, repetitions=1, first_repetition=-1)

@@ -162,7 +162,7 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
                        dictionary=None, ridge: bool = False, backend: str = "numpy",
                        feature_map: str = "cos", method: str = "auto",
                        time_block: int = TIME_BLOCK, return_dictionaries: bool = False, *,
-                       both: bool = False):
+                       both: bool = False, first_repetition: int = 0):
     """The VAW expert layer of paper 000 for R repetitions: Z (R, T, N), Z[r, t, j] = z_{t,j}.
 
     Parameters
@@ -171,6 +171,9 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     m : random features per kernel; lam : VAW lambda (section 4: lambda = 1).
     repetitions : R independent draws of the random features (section 4: 5).
     seed : repetition r uses the r-th dictionary drawn from ``backend.host_rng(seed)``.
+    first_repetition : the repetitions computed are ``first_repetition .. first_repetition + R - 1``
+        of that sequence (default 0): repetition r alone, ``first_repetition=r, repetitions=1``, is
+        row r of the batched run bit for bit (paper 000's AR(4), one series per repetition).
     dictionary : None (paper 000's 76 kernels) or (kinds, sigmas).
     ridge : experts run online ridge instead of VAW (TVAW code variant, reference E.1).
     backend : "numpy" | "cupy" | "auto" for features and experts (result on the host).
@@ -191,12 +194,13 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     m = check_int(m, "m")
     lam = check_positive(lam, "lam")
     repetitions = check_int(repetitions, "repetitions")
+    first = check_int(first_repetition, "first_repetition", minimum=0)
     time_block = check_int(time_block, "time_block")
     if check_bool(both, "both") and check_bool(ridge, "ridge"):
         raise ValueError("both=True returns the VAW and the ridge predictions; leave ridge=False")
     feature_map = _check_map(feature_map)
     _check_state_memory(m, feature_map, dictionary, repetitions)
-    dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, dictionary, feature_map, backend)
+    dicts = _draw_dictionaries(X.shape[1], m, first + repetitions, seed, dictionary, feature_map, backend)[first:]
     experts = VAWExperts(lam=lam, ridge=ridge, backend=backend, method=method)
     if both:
         Zs = experts.run_both(feature_blocks(X, dicts, time_block, reuse=True), y)     # 2 x (R, N, T)

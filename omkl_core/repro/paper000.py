@@ -214,24 +214,14 @@ def _family(Z, y, rows, ridge, regret=None) -> dict:
 def _experts(X, y, task: dict):
     """The VAW and online-ridge expert predictions ``(Zv, Zr)``, each (R, T, N), of one task: all
     ``task["repetitions"]`` repetitions batched, or, given ``task["repetition"] = r``, repetition r
-    alone -- the r-th dictionary drawn from ``host_rng(task["seed"])``, as the batched run draws it
-    (``expert_predictions``' rule), its experts run on this stream (AR(4): repetition r's series)."""
+    alone (``expert_predictions(first_repetition=r)``: the r-th dictionary, as the batched run draws
+    it), its experts run on this stream (AR(4): repetition r's series)."""
     from ..mkl import expert_predictions  # noqa: PLC0415
 
     r = task.get("repetition")
-    if r is None:
-        return expert_predictions(X, y, m=task["m"], lam=task["lam"], repetitions=task["repetitions"],
-                                  seed=task["seed"], feature_map=task["feature_map"], both=True)
-    from ..mkl import TIME_BLOCK, _draw_dictionaries  # noqa: PLC0415
-    from ..mkl.vaw2 import feature_blocks  # noqa: PLC0415
-    from ..validation import check_matrix, check_positive, check_vector  # noqa: PLC0415
-    from ..vaw import VAWExperts  # noqa: PLC0415
-
-    X = check_matrix(X, "X")
-    y = check_vector(y, "y", length=X.shape[0])
-    dicts = _draw_dictionaries(X.shape[1], task["m"], r + 1, task["seed"], None, task["feature_map"], "numpy")[r:]
-    Zs = VAWExperts(lam=check_positive(task["lam"], "lam")).run_both(feature_blocks(X, dicts, TIME_BLOCK, reuse=True), y)
-    return tuple(np.ascontiguousarray(a.transpose(0, 2, 1)) for a in Zs)       # 2 x (1, T, N)
+    return expert_predictions(X, y, m=task["m"], lam=task["lam"], seed=task["seed"], feature_map=task["feature_map"],
+                              both=True, **({"repetitions": task["repetitions"]} if r is None
+                                            else {"repetitions": 1, "first_repetition": r}))
 
 
 def expert_layer_task(task: dict, X, y) -> dict:
