@@ -156,19 +156,14 @@ class _Site:
         self.outcomes, self.junit = junit_outcomes(self.junit_path) if self.junit_path else ({}, {})
 
     def _scorecard_rows(self) -> list[dict]:
-        """The rows of every scorecard section, each with its section's mode and the ``cause`` the
-        merge (:func:`omkl_core.repro.report.scorecard`) gave it in ``scorecard.csv``."""
-        merged = self.results / "scorecard.csv"
-        causes = {(r["paper"].zfill(3), r["item"], r["row"], r["column"]): r.get("cause", "")
-                  for r in (_records(merged) if merged.is_file() else [])}
+        """The merged scorecard's rows (:func:`omkl_core.repro.report.scorecard` wrote them: verdicts
+        with a quick run's rows already *not computed at full size*, causes filled): ``scorecard.csv``
+        and the speed claims of ``scorecard_timing.csv`` (``timing`` True)."""
         rows = []
-        for part in sorted((self.results / "scorecard").glob("*.csv")):
-            stamp = _json(part.with_suffix(".stamp.json"))
-            mode = stamp.get("mode", self.mode)
-            for r in _records(part):
-                r.update(section=part.stem, mode=mode, timing="timing" in part.stem.split("_"),
-                         verdict=verdict(r.get("verdict", ""), mode) if r.get("kind") != "printed" else r["verdict"],
-                         cause=causes.get((r["paper"].zfill(3), r["item"], r["row"], r["column"]), ""))
+        for name, timing in (("scorecard.csv", False), ("scorecard_timing.csv", True)):
+            path = self.results / name
+            for r in (_records(path) if path.is_file() else []):
+                r.update(timing=timing, verdict=verdict(r.get("verdict", "")))
                 rows.append(r)
         return rows
 

@@ -41,13 +41,11 @@ def _float(text) -> float:
         return math.nan
 
 
-def verdict(value, mode: str) -> str:
-    """The verdict of a scorecard row as the pages show it: the row's own (a tier, a claim word),
-    or :data:`NOT_COMPUTED` for a row of a quick run or one without a verdict."""
+def verdict(value) -> str:
+    """The verdict of a merged scorecard row as the pages show it: the row's own (a tier, a claim
+    word; a quick run's rows already say :data:`NOT_COMPUTED`), or :data:`NOT_COMPUTED` when empty."""
     text = str(value).strip()
-    if mode == "quick" or not text or text.lower() == "nan":
-        return NOT_COMPUTED
-    return text
+    return NOT_COMPUTED if not text or text.lower() == "nan" else text
 
 
 def junit_outcomes(path: Path) -> tuple[dict, dict]:
