@@ -110,10 +110,12 @@ _P000 = Paper(
     ),
     figures={
         "paper000_fig1": Figure("000", "Paper 000, Figure 1: the running MSE e_t = (1/t) Σ (ŷ_τ − y_τ)² of VAW2 and "
-                                       "the VAW family over time on each dataset (mean over repetitions). The paper "
-                                       "claims VAW2 has the lowest curve throughout on the real datasets.", ("Fig. 1",)),
+                                       "the VAW family over time on each dataset (mean over repetitions), drawn from Table 2's "
+                                       "scored form (the authors' code form, variant tvaw). The paper claims VAW2 has the "
+                                       "lowest curve throughout on the real datasets.", ("Fig. 1",)),
         "paper000_fig2": Figure("000", "Paper 000, Figure 2: the final meta weights over the 76 experts (51 Gaussian, "
-                                       "25 Laplacian kernels) of each meta-learner. The paper reads ML-Prod as sparse, "
+                                       "25 Laplacian kernels) of each meta-learner, repetition 0 of the scored form (the "
+                                       "authors' code form, variant tvaw). The paper reads ML-Prod as sparse, "
                                        "EWA as broad and VAW2 as using negative weights.", ("Fig. 2",)),
         "datasets": Figure("000", "Paper 000, Table 1's streams: the normalised labels y_t (eqs. (33)-(34)) of AR(4), "
                                   "Airfoil, Bias, Concrete, Naval and Wine in file order."),
