@@ -623,16 +623,23 @@ def plot_fig1(results, s: Settings):
     (a band of +- one sd over them when there are several; matplotlib's ``fill_between`` on the
     stored mean and sd, which is what seaborn's ``lineplot`` would draw from every repetition's
     curve), log-log axes from t = :data:`FIG1_T0`, a marker per row (offset so that equal curves stay
-    visible), one legend below the panels."""
+    visible), one legend below the panels. Beneath each panel, every row's running MSE divided by
+    the first row's (VAW2): on AR(4), Bias and Naval the four curves lie within a few per cent of
+    each other, one line on the log axis; the ratio panel separates them."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     ncol = min(3, len(results))
     nrow = -(-len(results) // ncol)
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.6 * ncol, 3.4 * nrow), squeeze=False)
-    for ax in axes.flat[len(results):]:
-        ax.axis("off")
-    for ax, (name, res) in zip(axes.flat, results.items()):
+    fig, axes = plt.subplots(2 * nrow, ncol, figsize=(4.8 * ncol, 4.9 * nrow), squeeze=False,
+                             gridspec_kw={"height_ratios": [1.0, 0.5] * nrow})
+    for k in range(len(results), nrow * ncol):
+        axes[2 * (k // ncol), k % ncol].axis("off")
+        axes[2 * (k // ncol) + 1, k % ncol].axis("off")
+    ref_row = FIG1_ROWS[0]
+    for k, (name, res) in enumerate(results.items()):
+        ax, rax = axes[2 * (k // ncol), k % ncol], axes[2 * (k // ncol) + 1, k % ncol]
         t = np.arange(1, res["T"] + 1)[FIG1_T0 - 1:]
+        ref = res["curve"][ref_row][FIG1_T0 - 1:]
         for i, row in enumerate(FIG1_ROWS):
             # markers evenly spaced on the (log) axis, offset per row: coinciding curves stay visible
             kw = {**style.line_kwargs(row, len(t)), "markevery": (0.025 * i, 0.1)}
@@ -640,22 +647,28 @@ def plot_fig1(results, s: Settings):
             ax.plot(t, mean, **kw)
             if sd.any():                                     # mean +- sd over the repetitions
                 ax.fill_between(t, np.maximum(mean - sd, mean / 10), mean + sd, color=kw["color"], alpha=0.12, lw=0)
+            rax.plot(t, mean / ref, **{**kw, "label": None})
         tops = [res["curve"][r][FIG1_T0 - 1:].max() for r in FIG1_ROWS]      # the whole curve from t0 on
         lows = [res["curve"][r][res["T"] // 50:].min() for r in FIG1_ROWS]
-        ax.set_xscale("log")
+        for a in (ax, rax):
+            a.set_xscale("log")
+            a.grid(alpha=0.3, which="both")
         ax.set_yscale("log")
         ax.set_ylim(min(lows) * 0.8, max(tops) * 1.3)
         report.plain_log_ticks(ax, "y")                # 1, 2, 5 x 10^k as plain numbers
         ax.set_title(f"{name} (T = {res['T']})")
-        ax.set_xlabel(f"iteration t (log scale, from t = {FIG1_T0})")
-        ax.grid(alpha=0.3, which="both")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("running MSE × 10³ (log scale)")
+        ax.tick_params(labelbottom=False)
+        rax.sharex(ax)
+        rax.axhline(1.0, color="k", lw=0.6)
+        rax.set_xlabel(f"iteration t (log scale, from t = {FIG1_T0})")
+        if k % ncol == 0:
+            ax.set_ylabel("running MSE × 10³\n(log scale)")
+            rax.set_ylabel(f"÷ {ref_row}")
     style.legend_outside(fig, ncol=len(FIG1_ROWS))
     band = " ± sd (band)" if s.repetitions > 1 else ""
     fig.suptitle(f"Paper 000 Figure 1 (reproduced): running MSE, mean{band} of {s.repetitions} repetition(s), "
-                 f"{s.mode} mode")
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+                 f"{s.mode} mode; beneath each panel the ratio to {ref_row}'s curve")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
 

@@ -337,7 +337,7 @@ def _panel(ax, title: str, ylabel: str) -> None:
 
     plain_log_ticks(ax, "y")
     ax.set_title(title, fontsize=10)
-    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.16), frameon=False, fontsize=8)
+    ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.16), frameon=False)   # the theme's size, as in every figure
 
 
 def figure_regret(s: Setup, regret: pd.DataFrame):
@@ -349,7 +349,7 @@ def figure_regret(s: Setup, regret: pd.DataFrame):
 
     Y = float(np.max(np.abs(s.y_all)))
     tg = regret["T"]
-    fig, axes = plt.subplots(1, 3, figsize=(16, 5.2))
+    fig, axes = plt.subplots(1, 3, figsize=(13.5, 5.6))
     ax = axes[0]
     ax.plot(tg, regret["ridge_square_regret"], lw=2, color=style.color("OnlineRidge"),
             label="regret Σ(y − γ)² − min_θ(Σ(y − θ'x)² + a‖θ‖²)")
@@ -381,7 +381,7 @@ def figure_clipped(s: Setup, b: pd.DataFrame, sides: pd.DataFrame):
     from . import style  # noqa: PLC0415
 
     tg = b["T"]
-    fig, axes = plt.subplots(1, 2, figsize=(13, 5.2))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.4))
     ax = axes[0]
     ax.plot(tg, b["clipped_ridge_loss"], lw=2, color=style.color("OnlineRidge"),
             label="Σ(y − γ^Y)², ridge clipped to [−Y, Y]")
@@ -407,7 +407,7 @@ def figure_corollary3(curves: dict):
 
     from . import style  # noqa: PLC0415
 
-    fig, ax = plt.subplots(figsize=(8, 4.6))
+    fig, ax = plt.subplots(figsize=(9.5, 4.6))
     for i, (name, (g, r)) in enumerate(curves.items()):
         ax.semilogx(g, r, color=style.color("OnlineRidge"), ls=("-", "--", ":")[i % 3], marker="osD"[i % 3],
                     ms=4, markevery=(i * 3, 12), label=name)

@@ -368,6 +368,11 @@ def figure_claims(results: dict, diag: dict, s: Settings) -> list[dict]:
     return rows + C.paper003_table_claims_published()
 
 
+#: Where the curves of Figures 1-2 start: the running MSE of the first steps (a spike from ~0 on
+#: Naval) rests on a handful of losses and would run below any sensible axis.
+FIG_T0 = 10
+
+
 def figure(results: dict, name: str, fig_no: int, s: Settings):
     """Figure ``fig_no`` of section 5 reproduced on ``name``: the running MSE
     e_t = (1/t) sum_{tau <= t} (yhat_tau - y_tau)^2 x 1e3, mean over the repetitions with a +-1 sd
@@ -395,18 +400,20 @@ def figure(results: dict, name: str, fig_no: int, s: Settings):
             r, base = res[row], row.split(" [")[0]
             seen.append(base)
             k = seen.count(base) - (row in ROWS)      # 0: a text row (solid); 1, 2: its first / second variant
-            every = max(len(r["curve_t"]) // 8, 1)
-            kw = {**style.line_kwargs(LEGEND.get(row, row), len(r["curve_t"])), "color": style.color(base),
+            keep = r["curve_t"] >= FIG_T0                  # e_t of the first steps rests on a handful of losses
+            t, mean, sd = r["curve_t"][keep], r["curve"][keep], r["curve_sd"][keep]
+            every = max(len(t) // 8, 1)
+            kw = {**style.line_kwargs(LEGEND.get(row, row), len(t)), "color": style.color(base),
                   "marker": style.marker(base) if k < 2 else "x", "linestyle": ("-", "--", ":")[k],
                   "markevery": (i * every // len(rows), every)}      # markers of coinciding curves side by side
-            ax.plot(r["curve_t"], r["curve"], **kw)
-            ax.fill_between(r["curve_t"], r["curve"] - r["curve_sd"], r["curve"] + r["curve_sd"], color=kw["color"],
-                            alpha=0.12, lw=0)
+            ax.plot(t, mean, **kw)
+            # the band on a log axis: mean - sd can reach 0; it is cut at a tenth of the mean
+            ax.fill_between(t, np.maximum(mean - sd, mean / 10), mean + sd, color=kw["color"], alpha=0.12, lw=0)
         ax.set_yscale("log")
         report.plain_log_ticks(ax, "y")
-        lo = min(float(np.min(res[row]["curve"][len(res[row]["curve"]) // 50:])) for row in rows)
-        ax.set_ylim(bottom=0.6 * lo)        # the first 2 % of the steps (a spike from ~0 on Naval) may lie below
-        ax.set_xlabel("time step t")
+        shown = [res[row]["curve"][res[row]["curve_t"] >= FIG_T0] for row in rows]
+        ax.set_ylim(0.8 * min(float(c.min()) for c in shown), 1.25 * max(float(c.max()) for c in shown))
+        ax.set_xlabel(f"time step t (from t = {FIG_T0})")
         ax.set_title(title, fontsize=10)
         ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.14), frameon=False, ncol=2)
     axes[0, 0].set_ylabel("running MSE × 10³ (log scale)")

@@ -84,4 +84,5 @@ def apply() -> None:
 
     sns.set_theme(style="whitegrid", context="notebook")
     mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 130, "savefig.bbox": "tight", "axes.titlesize": 11,
-                         "axes.labelsize": 10, "legend.fontsize": 9})
+                         "axes.labelsize": 10, "legend.fontsize": 9,
+                         "legend.title_fontsize": 9})   # one legend size in every figure
