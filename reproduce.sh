@@ -9,6 +9,7 @@
 #   ./reproduce.sh setup           set-up only
 #   ./reproduce.sh mutants [ARGS]  domain mutation testing of the theory tests (tools/mutants.py)
 #   ./reproduce.sh verify [--quick] check the recorded results
+#   ./reproduce.sh publish         copy the last full run into reproduction/ (the committed run)
 #   ./reproduce.sh docs            the documentation site (warnings as errors) -> docs/_build/html
 #   ./reproduce.sh --no-venv ...   use PYTHON's environment as it is (e.g. conda; see README)
 #   ./reproduce.sh --help          this text and the driver's options
@@ -26,7 +27,7 @@ unset _OMKL_SIGNALS
 cd "$ROOT"
 BASE="${PYTHON:-python3}" VENV="$ROOT/.venv" NO_VENV="" CHILD="" ARGS=()
 for a in "$@"; do if [[ "$a" == --no-venv ]]; then NO_VENV=1; else ARGS+=("$a"); fi; done
-if [[ "${ARGS[0]:-}" == -h || "${ARGS[0]:-}" == --help ]]; then sed -n '2,18p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [[ "${ARGS[0]:-}" == -h || "${ARGS[0]:-}" == --help ]]; then sed -n '2,20p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0; fi
 die() { echo "error: $*" >&2; exit 1; }
 # set-up children run in their own session; a signal stops that session and ends the set-up
 stop() { trap '' INT TERM; [[ -n "$CHILD" ]] && kill -TERM -- "-$CHILD" 2>/dev/null

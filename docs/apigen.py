@@ -106,9 +106,21 @@ def write_api(out: Path) -> None:
         "subpackages (NumPy + SciPy only); then the reproduction wing ``omkl_core.repro`` (extra ``repro``). "
         "Every name in a module's ``__all__`` has an entry; the top-level names each have a page.\n\n")
     for section, caption in (("library", "Library"), ("repro", "Reproduction wing")):
-        index += f".. toctree::\n   :caption: {caption}\n   :maxdepth: 1\n\n" + "\n".join(
-            f"   {m}" for s, m in modules if s == section) + "\n\n"
+        mods = [m for s, m in modules if s == section]
+        index += (_title(caption, "-") + "\n.. list-table::\n   :header-rows: 0\n   :widths: 30 70\n\n"
+                  + "\n".join(f"   * - :doc:`{m}`\n     - {_module_summary(m)}" for m in mods) + "\n\n"
+                  + ".. toctree::\n   :hidden:\n   :maxdepth: 1\n\n" + "\n".join(f"   {m}" for m in mods) + "\n\n")
     (out / "index.rst").write_text(index, encoding="utf-8")
+
+
+def _module_summary(modname: str) -> str:
+    """A module's one line for the API index: the first sentence of its docstring."""
+    doc = inspect.getdoc(importlib.import_module(modname)) or ""
+    para = " ".join(doc.strip().split("\n\n")[0].split())
+    m = re.match(r"(.+?(?<!\b[A-Z])(?<!\be\.g)(?<!\bi\.e)[.;])(\s+[A-Z(`*]|$)", para)   # the first sentence
+    line = (m.group(1) if m else para).rstrip(":;")
+    line = re.sub(r"\s*\(issues? \d[^)]*\)", "", line)       # the project's issue numbers say nothing to a reader
+    return _escape_plain(line) if line else "(no docstring)"
 
 
 def _summary(obj) -> str:

@@ -6,7 +6,8 @@ executed notebooks from ``results/notebooks/`` with ``nb_execution_mode = "off"`
 again), and ``-W`` turns every warning into an error. Generated at build time into
 ``docs/_generated/`` (never committed): the API pages (one per public name of ``omkl_core``, one per
 module with every name of its ``__all__``), the notebooks, the errata (from the registry), the
-benchmarks page, the CLI's help; the HTML report is copied to ``report/`` of the site.
+benchmarks page, the CLI's help; the HTML report of the committed full run (``reproduction/``) is built into
+``report/`` of the site and its verdict and published tables are shown on the report page.
 """
 from __future__ import annotations
 
@@ -77,6 +78,36 @@ def _results_folder(sub: str) -> Path | None:
     return None
 
 
+def _report_page(extra: Path) -> str:
+    """The site's report page: the committed full run (``reproduction/``), its verdict and every
+    published table laid out as printed with tiers and causes, shown in the page; the whole HTML
+    report of that run is built into the site beside it (``report/``)."""
+    from omkl_core.repro import committed, html_report  # noqa: PLC0415
+
+    head = "# Reproduction report\n\n"
+    if not committed.exists():
+        return head + ("This checkout has no committed full run (`reproduction/`): run `./reproduce.sh` and "
+                       "`./reproduce.sh publish`.\n")
+    out = extra / "report"
+    html_report.build(committed.FOLDER, out=out)
+    pages = [("index.html", None)] + [(p.name, p.stem) for p in sorted(out.glob("paper*_table*.html"))]
+    text = (head + "The reproduction as the committed full run found it (`reproduction/`, written by "
+            "`./reproduce.sh publish` from a full `./reproduce.sh`): no run needed to read it. Its stamp and "
+            "whether the code changed since are in the verdict below.\n\n"
+            "The whole report of that run, with the figures and their claims, the errata, the theory register "
+            "with its tests' outcomes, the number hashes and the timing tables, opens as static pages (link "
+            "below). A run of yours writes its own (`results/report/index.html`; a quick run "
+            "`results/quick/report/index.html`), which shows this committed run beside its short-horizon "
+            "numbers.\n\n"
+            f"```{{raw}} html\n<style>{html_report.embed_css()}</style>\n"
+            '<p><a href="../report/index.html"><b>Open the whole report of the committed full run</b></a></p>\n```\n\n')
+    for name, stem in pages:
+        title = "The verdict" if stem is None else stem.replace("paper", "Paper ").replace("_table", ", Table ")
+        body = html_report.embed(out / name, base="../report/")
+        text += f"## {title}\n\n```{{raw}} html\n<div class=\"omkl-report\">{body}</div>\n```\n\n"
+    return text
+
+
 def write_results_pages() -> None:
     """The executed notebooks, the report, the errata, the benchmarks and the CLI help, from what is there."""
     nb_out = GEN / "notebooks"
@@ -101,20 +132,7 @@ def write_results_pages() -> None:
     extra = GEN / "extra"
     shutil.rmtree(extra, ignore_errors=True)
     extra.mkdir(parents=True)
-    rep = _results_folder("report")
-    if rep is not None and (rep / "index.html").is_file():
-        shutil.copytree(rep, extra / "report")
-    report_line = ("The report of the last run: <a href=\"../report/index.html\">open it</a> (static pages, "
-                   + ("a quick run" if rep is not None and rep.parent.name == "quick" else "a full run") + ")."
-                   if rep is not None else "No report yet: run ``./reproduce.sh`` (or ``--quick``) first.")
-    (GEN / "report.md").write_text(
-        "# Reproduction report\n\n```{raw} html\n<p>" + report_line + "</p>\n```\n\n"
-        "Every ``./reproduce.sh`` run writes ``results/report/index.html`` (a quick run "
-        "``results/quick/report/index.html``): each published table laid out as printed with our mean ± sd beside "
-        "the published value, the figures with their claims, the errata, the theory register with the outcome of "
-        "each test in the last ``./reproduce.sh test``, the number hashes and the ``verify`` outcome, the timing "
-        "tables. ``python -m omkl_core.repro.html_report [--quick]`` rebuilds it from the results folder.\n",
-        encoding="utf-8")
+    (GEN / "report.md").write_text(_report_page(extra), encoding="utf-8")
     from omkl_core.repro import errata  # noqa: PLC0415
 
     (GEN / "errata.md").write_text(errata.render_markdown(), encoding="utf-8")

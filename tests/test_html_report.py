@@ -53,6 +53,13 @@ def _parse(path: Path) -> _Page:
     return p
 
 
+@pytest.fixture(autouse=True)
+def _no_committed_run(tmp_path, monkeypatch):
+    """The reports built here see no committed full run unless a test makes one (the checkout's
+    own ``reproduction/`` would otherwise appear beside every quick report)."""
+    monkeypatch.setattr(repro.committed, "FOLDER", tmp_path / "no-committed-run")
+
+
 def _results(tmp_path, monkeypatch, mode: str) -> Path:
     """A results folder as a run of ``mode`` leaves it: paper 000's Table 2 (VAW2 on Naval a miss),
     its scorecard rows (full mode only, as the notebook writes them), one figure, a timing table."""
@@ -201,3 +208,115 @@ def test_verify_page_counts_the_tables_as_verify_does(tmp_path, monkeypatch):
     page = (res / "report" / "numbers.html").read_text(encoding="utf-8")
     assert f"{len(current)} of {len(current)} tables identical" in page and "b-passed" in page
     assert "format: missing" not in page and "missing from the current results" not in page
+
+
+def _committed_copy(tmp_path, monkeypatch) -> Path:
+    """A committed full run (``reproduction/``) made from a full results folder: Table 2 with one miss."""
+    import shutil
+
+    full = _results(tmp_path / "f", monkeypatch, "full")
+    folder = tmp_path / "reproduction"
+    shutil.copytree(full, folder)
+    monkeypatch.setattr(repro.committed, "FOLDER", folder)
+    return folder
+
+
+def test_quick_report_shows_the_committed_full_run_beside_its_own_values_and_judges_nothing(tmp_path, monkeypatch):
+    """Issue 39: after the README's path every cell read "not computed at full size"; beside a
+    committed full run a quick report shows the full run's value and tier, its own value beneath
+    (compared with the full run's, never with the published one), and the full run's claims."""
+    _committed_copy(tmp_path, monkeypatch)
+    res = _results(tmp_path / "q", monkeypatch, "quick")
+    repro.html_report.build(res)
+    t2 = (res / "report" / "paper000_table2.html").read_text(encoding="utf-8")
+    cells = _parse(res / "report" / "paper000_table2.html").cells
+    classes = [c["class"].split()[-1] for c in cells]
+    assert len(cells) == 45 and classes.count("t4") == 1 and classes.count("t0") == 44    # the full run's tiers
+    assert "full run 0.435" in t2 and "full run: miss" in t2 and "quick 0.435 (×1.00 of full)" in t2
+    assert "This quick run: 0.435 on its short horizon, not judged." in t2
+    index = (res / "report" / "index.html").read_text(encoding="utf-8")
+    assert "Verdict of the committed full run" in index
+    assert "Published numeric cells: 45 judged — 44 within noise" in index       # the full run's counts
+    assert "45 published cells not computed at full size" in index              # this run's: judged none
+    _check_links(res / "report")
+
+
+def test_every_page_counts_tables_cells_and_tiers_as_the_one_source_does(tmp_path, monkeypatch):
+    """Issue 39: the index said 57 tables, the scorecard 42, verify 43, the numbers page 50. Every
+    count a page prints is read here and compared with :func:`omkl_core.repro.counts.of`."""
+    res = _results(tmp_path, monkeypatch, "full")
+    repro.html_report.build(res)
+    c = repro.counts.of(res)
+    phrase = repro.counts.phrase_tables(len(c.number_tables))
+    rep = res / "report"
+    for page in ("index.html", "numbers.html", "tables.html"):
+        text = (rep / page).read_text(encoding="utf-8")
+        assert phrase in text, page
+        assert {int(n) for n in re.findall(r"(\d+) number tables?", text)} == {len(c.number_tables)}, page
+    index = (rep / "index.html").read_text(encoding="utf-8")
+    t = c.tiers
+    assert (f"{c.judged_cells} judged — {t['within noise']} within noise, {t['≤ 5 %']} ≤ 5 %, {t['≤ 10 %']} ≤ 10 %, "
+            f"{t['≤ 25 %']} ≤ 25 %, {t['miss']} miss") in index
+    assert f"{len(c.figures)} figures, {len(c.notebooks)} notebooks, {t['cells']} published cells" in index
+    md = (res / "scorecard.md").read_text(encoding="utf-8")
+    assert all(line in md for line in repro.counts.summary_lines(c))
+
+
+def test_build_never_replaces_a_folder_it_did_not_write(tmp_path, monkeypatch):
+    """Issue 42, item 1: ``--out DIR`` deleted everything in DIR; ``--out`` the results folder
+    deleted the tables; ``--out .`` raised a traceback. Each is refused before anything is written."""
+    res = _results(tmp_path, monkeypatch, "full")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.tex").write_text("precious", encoding="utf-8")
+    for out, why in ((mine, "not a report folder"), (res, "is the results folder"), (res.parent, "holds it")):
+        with pytest.raises(ValueError, match=why):
+            repro.html_report.build(res, out=out)
+    assert (mine / "thesis.tex").read_text(encoding="utf-8") == "precious"
+    assert (res / "tables" / "paper000_table2.csv").is_file()
+    assert repro.html_report.main(["--results", str(res), "--out", str(mine)]) == 2
+    repro.html_report.build(res, out=tmp_path / "new")                      # a new folder: written, marked
+    assert (tmp_path / "new" / repro.html_report.MARKER).is_file()
+    repro.html_report.build(res, out=tmp_path / "new")                      # and replaced by the next build
+    assert not list(tmp_path.glob(".new.*")), "a temporary folder was left behind"
+
+
+def test_concurrent_builds_of_one_report_never_collide(tmp_path, monkeypatch):
+    """Issue 42, item 4: two builds shared ``report.tmp`` (a FileNotFoundError in 2 of 5 rounds)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    res = _results(tmp_path, monkeypatch, "full")
+    with ThreadPoolExecutor(4) as pool:
+        done = list(pool.map(lambda _: repro.html_report.build(res), range(4)))
+    assert all(p == res / "report" / "index.html" for p in done) and done[0].is_file()
+    assert sorted(p.name for p in res.iterdir() if p.name.startswith(".report")) == []
+
+
+def test_a_file_name_with_a_quote_never_reaches_the_html_unescaped(tmp_path, monkeypatch):
+    """Issue 42, item 5: a figure named with a quote reached ``<img src="…">`` as it was."""
+    res = _results(tmp_path, monkeypatch, "full")
+    evil = 'x" onerror="alert(1)'
+    (res / "figures" / f"{evil}.png").write_bytes((res / "figures" / "paper000_fig1.png").read_bytes())
+    repro.html_report.build(res)
+    page = (res / "report" / "leaderboard.html").read_text(encoding="utf-8")
+    assert 'onerror="alert' not in page and "x%22%20onerror%3D%22alert%281%29.png" in page
+
+
+def test_theory_page_without_a_test_run_says_unknown_not_not_run(tmp_path, monkeypatch):
+    """Issue 39: the theory register read "135 not run, 10 reason" unless the tests ran first."""
+    res = _results(tmp_path, monkeypatch, "full")
+    (res / "junit.xml").unlink()
+    repro.html_report.build(res)
+    theory = (res / "report" / "theory.html").read_text(encoding="utf-8")
+    assert "No test run recorded" in theory and " not run," not in theory
+    assert re.search(r"\d+ numbered results: \d+ unknown, \d+ with a written reason", theory)
+
+
+def test_a_cell_whose_sd_exceeds_its_mean_is_flagged(tmp_path, monkeypatch):
+    """Issue 39: a quick SFG-MKL cell of 135045 ± 190782 was shown without a word."""
+    res = _results(tmp_path, monkeypatch, "quick")
+    repro.report.save_table(pd.DataFrame({"learner": ["SFG-MKL", "Raker"], "Naval": ["135045.28 ± 190782.29", "1.0 ± 0.1"]}),
+                            "leaderboard")
+    repro.html_report.build(res)
+    text = (res / "report" / "tables.html").read_text(encoding="utf-8")
+    assert text.count('class="unstable"') == 1 and "1 cell(s) with a standard deviation larger than the mean" in text

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import importlib
 
-_SUBMODULES = ("baselines", "claims", "driver", "errata", "html_report", "leaderboard", "notebooks", "paper000",
+_SUBMODULES = ("baselines", "claims", "committed", "counts", "driver", "errata", "html_report", "leaderboard", "notebooks", "paper000",
                "paper001", "paper002", "paper003", "paper004", "paper_values", "papers", "process", "regret_tables",
                "report", "report_inputs", "runner", "style", "timing", "verdicts", "verify")
 

@@ -14,6 +14,7 @@ directly from the repository root. Commands:
 * ``setup``: nothing more (the bootstrap has set the environment up);
 * ``mutants [ARGS]``: ``tools/mutants.py ARGS``;
 * ``verify [--quick] [ARGS]``: :func:`omkl_core.repro.verify.main`;
+* ``publish [ARGS]``: copy the last full run into ``reproduction/`` (:mod:`omkl_core.repro.committed`);
 * ``docs [ARGS]``: the documentation site, ``sphinx -W`` (warnings are errors) from ``docs/`` into
   ``docs/_build/html/`` (extra ``docs``), with the executed notebooks and the HTML report of the
   last run (ARGS go to sphinx-build).
@@ -41,7 +42,7 @@ __all__ = ["ROOT", "COMMANDS", "Invocation", "parse", "main"]
 
 #: The checkout the driver belongs to.
 ROOT = Path(__file__).resolve().parent.parent.parent
-COMMANDS = ("test", "setup", "mutants", "verify", "docs")
+COMMANDS = ("test", "setup", "mutants", "verify", "docs", "publish")
 PROG = "./reproduce.sh"
 SCORECARD = "import omkl_core.repro.report as r; r.scorecard(verbose=True)"
 REPORT = "import omkl_core.repro.html_report as h; h.build(verbose=True)"
@@ -65,7 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter,
         usage=f"{PROG} [--no-venv] [--quick] [--only NAME] [--local N | --scheduler ADDRESS] "
-              "[test|setup|mutants|verify|docs [ARGS ...]]",
+              "[test|setup|mutants|verify|docs|publish [ARGS ...]]",
         description="Set the environment up and regenerate every table and figure of the papers.",
         epilog="commands:\n"
                "  (none)            execute every notebook in notebooks/, then merge the scorecard\n"
@@ -73,7 +74,8 @@ def _parser() -> argparse.ArgumentParser:
                "  setup             set-up only\n"
                "  mutants [ARGS]    domain mutation testing of the theory tests (tools/mutants.py)\n"
                "  verify [--quick]  check the recorded results (omkl_core.repro.verify)\n"
-               "  docs [ARGS]       build the documentation site (Sphinx, warnings as errors) -> docs/_build/html\n\n"
+               "  docs [ARGS]       build the documentation site (Sphinx, warnings as errors) -> docs/_build/html\n"
+               "  publish [ARGS]    copy the last full run into reproduction/ (the committed run readers see)\n\n"
                "Each notebook writes into a staging folder; its tables, figures, scorecard rows and\n"
                "executed copy replace the previous ones only when it succeeds.\n"
                "Ctrl-C / SIGTERM stops the whole run within seconds (exit status 130/143); an\n"
@@ -270,6 +272,10 @@ def main(argv: list[str] | None = None) -> int:
                 return _verify(inv.args)
             if inv.command == "docs":
                 return _docs(inv.args, signals)
+            if inv.command == "publish":
+                from . import committed  # noqa: PLC0415
+
+                return committed.main(["publish", *inv.args])
             return _run(inv, signals)
         except Interrupted as stop:
             print(f"error: interrupted ({stop.name}); no further step started", file=sys.stderr, flush=True)

@@ -37,8 +37,11 @@ import os
 import re
 import shutil
 import sys
+import tempfile
+import urllib.parse
 from pathlib import Path
 
+from . import counts as _counts
 from . import papers, verdicts
 from .papers import Cause, Figure  # noqa: F401  (part of this module's API)
 from .report_inputs import (  # noqa: F401  (part of this module's API)
@@ -53,8 +56,8 @@ from .report_inputs import (  # noqa: F401  (part of this module's API)
     verdict,
 )
 
-__all__ = ["build", "main", "FIGURES", "CAUSES", "Cause", "junit_outcomes", "theory_rows", "verdict",
-           "NOT_COMPUTED", "PAPER_TITLES"]
+__all__ = ["build", "main", "embed", "embed_css", "MARKER", "FIGURES", "CAUSES", "Cause", "junit_outcomes",
+           "theory_rows", "verdict", "NOT_COMPUTED", "PAPER_TITLES"]
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -92,6 +95,8 @@ td.cell .ours{display:block;font-weight:600}td.cell .ratio{display:block;font-si
 td.yes{background:#d9f2dc}td.no{background:#f9d6d2}td.nc{background:#eceef1;color:#555}td.none{background:#fff}
 .t0{background:#c6ecc9}.t1{background:#dcf3de}.t2{background:#fbf1c7}.t3{background:#fde0c2}.t4{background:#f9d6d2}
 td.cell .tier{display:block;font-size:.82em;font-weight:600}
+td.cell .quickval{display:block;font-size:.82em;color:#5b4a00;border-top:1px dashed #b9a04a;margin-top:.2em}
+td.unstable{background:#fde8e6}
 td.timing{background:#eef3fb}
 .badge{display:inline-block;padding:0 .45em;border-radius:.7em;font-size:.85em;font-weight:600}
 .b-yes,.b-passed{background:#cdeccf;color:#14532d}.b-no,.b-failed,.b-error{background:#f6c9c3;color:#7f1d1d}
@@ -115,7 +120,7 @@ def _fmt(x: float, digits: int = 4) -> str:
 
 def _badge(v: str) -> str:
     cls = {"yes": "yes", "no": "no", NOT_COMPUTED: "nc", "passed": "passed", "failed": "failed", "error": "error",
-           "skipped": "skipped", "not run": "notrun"}.get(v, "nc")
+           "skipped": "skipped", "not run": "notrun", "unknown": "notrun"}.get(v, "nc")
     return f'<span class="badge b-{cls}">{_e(v)}</span>'
 
 
@@ -141,7 +146,9 @@ def _slug(text: str) -> str:
 class _Site:
     """What the pages share: the results folder, the mode, the stamps, the scorecard rows."""
 
-    def __init__(self, results: Path, out: Path):
+    def __init__(self, results: Path, out: Path, committed_folder: Path | None = None):
+        from . import committed  # noqa: PLC0415
+
         self.results, self.out = results, out
         self.stamp = _json(results / "scorecard.stamp.json")
         modes = {_json(p).get("mode") for p in (results / "tables").glob("*.stamp.json")} - {None}
@@ -149,23 +156,28 @@ class _Site:
         if results.name == "quick" and self.mode == "unspecified":
             self.mode = "quick"
         self.quick = self.mode == "quick"
-        self.tables = sorted(p.name[:-4] for p in (results / "tables").glob("*.csv"))
-        self.figures = sorted(p.stem for p in (results / "figures").glob("*.png"))
-        self.rows = self._scorecard_rows()
+        #: every count the pages print (:mod:`omkl_core.repro.counts`: one source)
+        self.counts = _counts.of(results)
+        self.tables = sorted(self.counts.number_tables + self.counts.timing_tables)
+        self.figures = list(self.counts.figures)
+        # the merged scorecard's rows: verdicts (a quick run's already *not computed at full size*),
+        # causes filled; the speed claims of scorecard_timing.csv have ``timing`` True
+        self.rows = [dict(r) for r in self.counts.rows]
+        folder = committed.FOLDER if committed_folder is None else committed_folder
+        #: this report is the committed full run's own
+        self.is_committed = folder.is_dir() and results.resolve() == folder.resolve()
+        #: the committed full run, beside a quick run (its rows and counts; None when absent)
+        self.full = _counts.of(folder) if self.quick and committed.exists(folder) else None
+        self.full_stamp = _json(folder / "scorecard.stamp.json") if self.full is not None else {}
+        self.full_rows = {(r["paper"].zfill(3), r["item"], r["row"], r["column"]): r
+                          for r in (self.full.rows if self.full is not None else ())}
+        self.age = committed.age(folder) if committed.exists(folder) else None
         self.junit_path = next((p for p in (results / "junit.xml", results.parent / "junit.xml") if p.is_file()), None)
         self.outcomes, self.junit = junit_outcomes(self.junit_path) if self.junit_path else ({}, {})
-
-    def _scorecard_rows(self) -> list[dict]:
-        """The merged scorecard's rows (:func:`omkl_core.repro.report.scorecard` wrote them: verdicts
-        with a quick run's rows already *not computed at full size*, causes filled): ``scorecard.csv``
-        and the speed claims of ``scorecard_timing.csv`` (``timing`` True)."""
-        rows = []
-        for name, timing in (("scorecard.csv", False), ("scorecard_timing.csv", True)):
-            path = self.results / name
-            for r in (_records(path) if path.is_file() else []):
-                r.update(timing=timing, verdict=verdict(r.get("verdict", "")))
-                rows.append(r)
-        return rows
+        stored = _json(results / "theory_outcomes.json")      # a committed run keeps its test run's outcomes
+        if not self.junit and stored:
+            self.outcomes, self.junit = stored.get("outcomes", {}), stored.get("summary", {})
+            self.junit_path = results / "theory_outcomes.json"
 
     # --- page frame
     def page(self, name: str, title: str, body: str) -> None:
@@ -176,10 +188,12 @@ class _Site:
             ("timing.html", "Timing"), ("tables.html", "All tables")]
         banner = ""
         if self.quick:
+            shown = ("the published tables show the committed full run's values and tiers, this run's values "
+                     "beneath them, and the claims are the full run's" if self.full is not None else
+                     f"every published-vs-reproduced cell is marked “{NOT_COMPUTED}”")
             banner = ('<div class="quick">QUICK RUN: small horizons (a smoke test of every notebook). '
-                      "Its numbers are not a reproduction of the papers; every published-vs-reproduced cell "
-                      f"is marked “{NOT_COMPUTED}”. Full results: <code>./reproduce.sh</code> without "
-                      "<code>--quick</code>.</div>")
+                      f"Its numbers are not a reproduction of the papers and judge nothing; {shown}. Full results: "
+                      "<code>./reproduce.sh</code> without <code>--quick</code>.</div>")
         doc = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
                f'<meta name="viewport" content="width=device-width, initial-scale=1">'
                f"<title>{_e(title)}{label} — omkl reproduction report</title><style>{_CSS}</style></head><body>"
@@ -259,8 +273,10 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
     timing = _timing_cells(site, paper, table)
     shown: list[dict] = []
     investigated: dict = {}
+    # the verdict and cause a cell shows: its own, or beside a quick run the committed full run's
+    judged = {k: site.full_rows.get((paper, item, *k), r) if site.quick else r for k, r in sc.items()}
     causes_used: dict[str, Cause] = {c.key: c for c in CAUSES
-                                     if any(r.get("cause") == c.key for r in sc.values())}
+                                     if any(r.get("cause") == c.key for r in judged.values())}
 
     def cell(row: str, col: str, published: float) -> str:
         r = sc.get((row, col))
@@ -269,17 +285,31 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
             return (f'<td class="cell none" title="no scorecard row for this cell in this run">'
                     f'<span class="pub">published {_fmt(published)}</span><span class="ours muted">not run</span></td>')
         shown.append(r)
-        mean, sd, n, v = _float(r["reproduced_mean"]), _float(r["reproduced_sd"]), r.get("n_runs", ""), r["verdict"]
+        quick_mean = _float(r["reproduced_mean"])
+        f = judged[(row, col)] if site.quick and judged[(row, col)] is not r else None
+        j = f if f is not None else r                      # the row whose numbers and verdict are shown
+        mean, sd, n, v = _float(j["reproduced_mean"]), _float(j["reproduced_sd"]), j.get("n_runs", ""), j["verdict"]
         ratio = mean / published if published and math.isfinite(mean) else math.nan
-        band = _float(r.get("noise_band"))
+        band = _float(j.get("noise_band"))
         sd_txt = f" ± {_fmt(sd, 3)}" if math.isfinite(sd) and sd > 0 else ""
-        who = "quick" if v == NOT_COMPUTED and site.quick else "ours"
+        who = "full run" if f is not None else ("quick" if site.quick else "ours")
         tip = (f"ratio reproduced/published = {ratio:.4f}; |mean − published| = {abs(mean - published):.4g}, "
                f"noise band ± {band:.4g}; tier: {v}. {verdicts.TIER_RULE}")
-        if v == NOT_COMPUTED:
-            tip = f"quick run: computed on a short horizon only, not judged. ratio {ratio:.4f}"
+        extra = ""
+        if f is not None:
+            tip = (f"The committed full run (commit {site.full_stamp.get('commit', '?')}): {tip} This quick run: "
+                   f"{_fmt(quick_mean)} on its short horizon, not judged.")
+            q_ratio = quick_mean / mean if mean and math.isfinite(quick_mean) else math.nan
+            extra = (f'<span class="quickval">quick {_fmt(quick_mean)}'
+                     + (f" (×{q_ratio:.2f} of full)" if math.isfinite(q_ratio) else "") + "</span>")
+            v_shown = f"full run: {v}"
+        elif v == NOT_COMPUTED:
+            tip = "quick run: computed on a short horizon only, not judged (no committed full run to compare with)."
+            v_shown = v
+        else:
+            v_shown = v
         link = ""
-        cause = r.get("cause", "")
+        cause = j.get("cause", "")
         if cause == verdicts.UNEXPLAINED:
             found = papers.investigations_for(paper, table, row, col)
             for c in found:
@@ -292,7 +322,7 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
                 f'<span class="pub">published {_fmt(published)}</span>'
                 f'<span class="ours">{who} {_fmt(mean)}{sd_txt}</span>'
                 f'<span class="ratio">×{ratio:.2f}{" (n = " + _e(n) + ")" if n else ""}</span>'
-                f'<span class="tier">{_e(v)}</span>{link}</td>')
+                f'<span class="tier">{_e(v_shown)}</span>{link}{extra}</td>')
 
     values = {(r.algorithm, r.dataset): float(r.value) for r in mse.itertuples(index=False)}
     head = "".join(f"<th>{_e(c)}</th>" for c in cols)
@@ -304,9 +334,11 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
         tds = "".join(cell(row, c, values[(row, c)]) if (row, c) in values else "<td></td>" for c in cols)
         if rt:
             ours_t = timing.get(row, math.nan)
+            t_txt = ((("quick run: " if site.quick else "") + _fmt(ours_t, 3) + " s CPU") if math.isfinite(ours_t)
+                     else "not timed")
             tds += (f'<td class="cell timing" title="times are not judged">'
                     f'<span class="pub">published {_fmt(rt.get(row, math.nan))} s</span>'
-                    f'<span class="ours">{_fmt(ours_t, 3) + " s CPU" if math.isfinite(ours_t) else "not timed"}</span>'
+                    f'<span class="ours">{t_txt}</span>'
                     "</td>")
         body.append(f"<tr><th>{_e(row)}</th>{tds}</tr>")
     forms = [f for f in papers.PAPERS[paper].forms if re.fullmatch(f.table, table)] if paper in papers.PAPERS else []
@@ -349,9 +381,16 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
             f"the tier (hover a cell for the numbers). {_md_inline(verdicts.TIER_RULE)}</p>")
     counts = report.tier_counts([r for r in shown if r["verdict"] != "missing"])
     missing = sum(r["verdict"] == "missing" for r in shown)
-    if site.quick:
+    if site.quick and site.full is not None:
+        full_counts = report.tier_counts([r for k, r in judged.items()])
+        what += (f"<p><b>Quick run:</b> each cell shows the <b>committed full run</b>'s mean ± sd, ratio and tier "
+                 f"(commit <code>{_e(site.full_stamp.get('commit', '?'))}</code>, {_e(site.full_stamp.get('date', '?'))}; "
+                 "the colour is its tier) and, beneath, this quick run's value on its short horizon with its ratio "
+                 "to the full run's; the quick run judges nothing. The full run's tiers in this table: "
+                 + ", ".join(f"{full_counts[t]} {t}" for t in verdicts.TIERS) + ".</p>")
+    elif site.quick:
         what += (f"<p><b>Quick run:</b> the values are from the quick notebook's short horizon and are not judged: "
-                 f"every cell is “{NOT_COMPUTED}”.</p>")
+                 f"every cell is “{NOT_COMPUTED}” (no committed full run in this checkout to show beside them).</p>")
     else:
         what += ("<p><b>This table:</b> " + ", ".join(f"{counts[t]} {t}" for t in verdicts.TIERS)
                  + (f", {missing} not run" if missing else "") + ".</p>")
@@ -371,6 +410,8 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
                  f"{head}</tr>{''.join(body)}</table></div>" + form_html + causes + ablations
                  + ("<h2>Claims about this table</h2>" + claims if claims else ""))
     site.page(f"paper{paper}_table{table}.html", f"Paper {paper}, Table {table}", body_html)
+    if site.quick and site.full is not None:          # the summaries beside a quick run: the full run's tiers
+        counts = {**report.tier_counts(list(judged.values())), "full_run": True}
     counts["missing"] = missing
     return counts
 
@@ -388,8 +429,12 @@ def _published_claims(paper: str) -> list[dict]:
 
 def _claim_rows(site: _Site, paper: str) -> list[dict]:
     """The claim rows of ``paper`` in the scorecard, plus the checks of the printed numbers (kind
-    ``printed``) that the run did not write: those need no run and are evaluated here."""
-    rows = [r for r in site.rows if r["paper"].zfill(3) == paper.zfill(3) and r["column"] == "claim"]
+    ``printed``) that the run did not write: those need no run and are evaluated here. Beside a
+    quick run (which judges no claim) the committed full run's rows, marked ``full_run``."""
+    source = site.rows
+    if site.quick and site.full is not None:
+        source = [{**r, "full_run": True} for r in site.full.rows]
+    rows = [r for r in source if r["paper"].zfill(3) == paper.zfill(3) and r["column"] == "claim" and not r["timing"]]
     seen = {r["row"] for r in rows}
     for c in _published_claims(paper):
         if c["row"] not in seen:      # evaluated on the printed numbers: no run needed, no quick caveat
@@ -409,6 +454,10 @@ def _claims_html(site: _Site, rows: list[dict]) -> str:
     if not rows:
         return ""
     out = []
+    if any(r.get("full_run") for r in rows):
+        out.append(f"<p class='small'><b>Verdicts of the committed full run</b> (commit "
+                   f"<code>{_e(site.full_stamp.get('commit', '?'))}</code>, {_e(site.full_stamp.get('date', '?'))}): "
+                   "a quick run judges no claim.</p>")
     for kind, heading in _KIND_HEADINGS:
         mine = [r for r in rows if r.get("kind") == kind]
         if not mine:
@@ -433,7 +482,7 @@ def _holds(r: dict) -> str:
 
 def _figure_html(site: _Site, name: str) -> str:
     fig = FIGURES.get(name)
-    src = f"figures/{name}.png"
+    src = _e("figures/" + urllib.parse.quote(f"{name}.png"))      # a file name is data: quoted, then escaped
     if fig is None:
         cap = f"<b>{_e(name)}</b>: <span class='muted'>no caption registered (omkl_core.repro.html_report.FIGURES)</span>"
         return f'<figure id="f-{_e(name)}"><img src="{src}" alt="{_e(name)}"><figcaption>{cap}</figcaption></figure>'
@@ -444,13 +493,15 @@ def _figure_html(site: _Site, name: str) -> str:
             ours = [r for r in claims if r.get("kind") != "printed"]
             pub = [r for r in claims if r.get("kind") == "printed"]
             parts = []
-            for label, rs in (("On our run", ours), ("The printed numbers (no run of ours)", pub)):
+            mine = "The committed full run" if any(r.get("full_run") for r in ours) else "On our run"
+            for label, rs in ((mine, ours), ("The printed numbers (no run of ours)", pub)):
                 if rs:
                     parts.append(f"<br><b>{label}:</b> " + "; ".join(f"{_e(r['row'])} {_holds(r)}" for r in rs))
             cap += "".join(parts)
         else:
             cap += (" <br><b>Claims:</b> not judged in this run"
-                    + (" (a quick run judges no claim at full size)." if site.quick else "."))
+                    + (" (a quick run judges no claim, and there is no committed full run to show)." if site.quick
+                       else "."))
     return (f'<figure id="f-{_e(name)}"><img src="{src}" alt="{_e(fig.shows[:120])}" loading="lazy">'
             f"<figcaption>{cap}</figcaption></figure>")
 
@@ -482,13 +533,20 @@ def _paper_page(site: _Site, paper: str, tables_summary: dict) -> None:
         lis = "".join(f'<li><a href="paper{paper}_table{t}.html">Table {_e(t)}</a>: {_summary_line(c, site)}</li>'
                       for t, c in pubs)
         parts.append(f"<h2>Published tables, laid out as printed</h2><ul>{lis}</ul>")
+    elif paper == "all":
+        parts.append("<p>The leaderboard runs the learners of every paper, River's regressors and their mixtures "
+                     "under one protocol. No paper prints it, so no cell is scored against a published number; "
+                     "its claims are this project's own, below.</p>")
     else:
         parts.append("<p>This paper prints no table of numbers to compare with; its results are checked by the "
                      "tests of the <a href='theory.html'>theory register</a> and the tables below.</p>")
-    claims = _claims_html(site, _claim_rows(site, paper)) if paper != "all" else _claims_html(
-        site, [r for r in site.rows if r["paper"] == "all" and r["column"] == "claim"])
+    claims = _claims_html(site, _claim_rows(site, paper))
     if claims:
         parts.append("<h2>Claims</h2>" + claims)
+    speed = [r for r in site.rows if r["timing"] and r["paper"].zfill(3) == paper.zfill(3)]
+    if speed:
+        parts.append(f"<p>{len(speed)} speed claim(s), judged from measured CPU time apart from the numbers: "
+                     "<a href='timing.html'>timing page</a>.</p>")
     order = {name: i for i, name in enumerate(FIGURES)}
     figs = sorted((f for f in site.figures if _paper_of_figure(f) == paper), key=lambda f: (order.get(f, len(order)), f))
     if figs:
@@ -507,11 +565,17 @@ def _paper_page(site: _Site, paper: str, tables_summary: dict) -> None:
 def _summary_line(c: dict, site: _Site) -> str:
     """One table's cells in words: the count per tier (a quick run: not computed)."""
     judged = sum(c[t] for t in verdicts.TIERS)
+    if c.get("full_run") and judged:
+        return "full run: " + ", ".join(f"{c[t]} {t}" for t in verdicts.TIERS if c[t]) + (
+            f"; {c['unexplained']} unexplained miss{'es' * (c['unexplained'] != 1)}" if c["unexplained"] else "")
     if site.quick or judged == 0:
         return f"{c['cells'] + c.get('missing', 0)} cells, {NOT_COMPUTED}" + (" (quick run)" if site.quick else "")
     return (", ".join(f"{c[t]} {t}" for t in verdicts.TIERS if c[t])
             + (f"; {c['unexplained']} unexplained miss{'es' * (c['unexplained'] != 1)}" if c["unexplained"] else "")
             + (f"; {c['missing']} not run" if c.get("missing") else ""))
+
+
+_MEAN_SD = re.compile(r"([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?) ± (\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)")
 
 
 def _render_csv(site: _Site, name: str) -> str:
@@ -528,39 +592,84 @@ def _render_csv(site: _Site, name: str) -> str:
     st = (f"{_e(stamp.get('mode', '?'))} · {_e(stamp.get('date', '?'))} · commit <code>{_e(stamp.get('commit', '?'))}</code>"
           + (f" · numbers hash <code>{_e(stamp['numbers_sha256'][:16])}…</code>" if stamp.get("numbers_sha256") else ""))
     head = "".join(f"<th>{_e(c)}</th>" for c in cols)
-    body = "".join("<tr>" + "".join(f"<td>{fmt(v)}</td>" for v in r) + "</tr>" for r in rows)
+    unstable = 0
+
+    def td(v: str) -> str:
+        nonlocal unstable
+        m = _MEAN_SD.fullmatch(v.strip())
+        if m and float(m.group(2)) > abs(float(m.group(1))):
+            unstable += 1
+            return (f'<td class="unstable" title="sd larger than the mean: some repetitions diverged or differ by '
+                    f'orders of magnitude">{fmt(v)} ⚠</td>')
+        return f"<td>{fmt(v)}</td>"
+
+    body = "".join("<tr>" + "".join(td(v) for v in r) + "</tr>" for r in rows)
+    note = (f'<p class="small">⚠ {unstable} cell(s) with a standard deviation larger than the mean: at least one '
+            "repetition diverged or lies orders of magnitude from the others"
+            + (" on the quick run's short horizon" if site.quick else "") + "; read the mean with care.</p>"
+            if unstable else "")
     return (f'<h2 id="t-{_e(name)}">{_e(name)}</h2><p class="stamp">{st}</p>'
-            f'<div class="scroll"><table><tr>{head}</tr>{body}</table></div>')
+            f'<div class="scroll"><table><tr>{head}</tr>{body}</table></div>{note}')
+
+
+def _verdict_html(c: _counts.Counts) -> str:
+    from . import report  # noqa: PLC0415
+
+    lines = _counts.summary_lines(c)
+    if not lines:
+        return "<p>No scorecard rows in this results folder.</p>"
+    return ("<p>" + "<br>".join(_e(line) for line in lines) + f"</p><p class='small'>{_md_inline(verdicts.TIER_RULE)} "
+            "Claims are counted apart by kind: "
+            + "; ".join(f"<b>{_e(k)}</b>: {_e(v)}" for k, v in report.CLAIM_KIND_LABELS.items()) + ".</p>")
 
 
 def _index(site: _Site, summaries: dict) -> None:
-    s = site.stamp
-    parts = ["<p>The reproduction of five papers on online kernel learning, generated from this run's results "
-             "folder: each published table laid out as printed with our values beside the published ones, the "
-             "figures with their claims, the errata, the theory register with its tests' outcomes, the number "
-             "hashes and the timing tables.</p>"]
     from . import report  # noqa: PLC0415
 
-    scored = [r for r in site.rows if not r["timing"]]
-    parts.append("<h2>Verdict</h2><p>" + "<br>".join(_e(line) for line in report.summary_lines(scored))
-                 + f"</p><p class='small'>{_md_inline(verdicts.TIER_RULE)} Claims are counted apart by kind: "
-                 + "; ".join(f"<b>{_e(k)}</b>: {_e(v)}" for k, v in report.CLAIM_KIND_LABELS.items()) + ".</p>"
-                 if scored else "<h2>Verdict</h2><p>No scorecard rows in this results folder.</p>")
+    s, c = site.stamp, site.counts
+    what = ("the committed full run of this repository (<code>reproduction/</code>)" if site.is_committed
+            else "this run's results folder")
+    parts = [f"<p>The reproduction of five papers on online kernel learning, generated from {what}: each published "
+             "table laid out as printed with our values beside the published ones, the figures with their claims, "
+             "the errata, the theory register with its tests' outcomes, the number hashes and the timing tables.</p>"]
+    age = f"<p class='small'>{_e(site.age.sentence())}</p>" if site.age is not None else ""
+    if site.quick and site.full is not None:
+        fs = site.full_stamp
+        parts.append(f"<h2>Verdict of the committed full run</h2><p class='small'>Full mode, {_e(fs.get('date', '?'))}, "
+                     f"commit <code>{_e(fs.get('commit', '?'))}</code>, {_e(fs.get('machine', '?'))}. A quick run "
+                     "judges nothing; this is what the full run found.</p>" + _verdict_html(site.full) + age)
+        parts.append("<h2>This quick run</h2><p>" + "<br>".join(_e(line) for line in _counts.summary_lines(c))
+                     + "</p>")
+    elif site.quick:
+        parts.append("<h2>Verdict</h2><p>A quick run judges nothing, and this checkout has no committed full run "
+                     "(<code>reproduction/</code>) to show. " + "<br>".join(_e(x) for x in _counts.summary_lines(c))
+                     + "</p>")
+    else:
+        parts.append("<h2>Verdict</h2>" + _verdict_html(c) + age)
+        if not site.is_committed and site.age is not None:
+            from . import committed  # noqa: PLC0415
+
+            theirs = _json(committed.FOLDER / "scorecard.stamp.json").get("numbers_sha256")
+            same = theirs == s.get("numbers_sha256")
+            parts.append(f"<p class='small'>This run's numbers hash {'equals' if same else 'differs from'} the "
+                         "committed full run's.</p>")
     parts.append("<h2>Stamp</h2><table>" + "".join(
         f"<tr><th>{k}</th><td>{_e(s.get(k, 'unknown'))}</td></tr>" for k in ("mode", "date", "commit", "machine"))
-        + f"<tr><th>results</th><td><code>{_e(site.results)}</code></td></tr></table>")
+        + f"<tr><th>results</th><td><code>{_e(s.get('results') if site.is_committed else site.results)}</code></td></tr>"
+        + f"<tr><th>counts</th><td>{_e(_counts.phrase_tables(len(c.number_tables), c.has_scorecard))}, "
+          f"{len(c.timing_tables)} timing tables, {len(c.figures)} figures, {len(c.notebooks)} notebooks, "
+          f"{c.tiers.get('cells', 0)} published cells</td></tr></table>")
     nb = _json(site.results / "timings.json").get("notebooks", {})
-    executed = sorted(p.stem for p in (site.results / "notebooks").glob("*.ipynb") if not p.stem.endswith(".FAILED"))
-    failed = sorted(p.name.split(".")[0] for p in (site.results / "notebooks").glob("*.FAILED.ipynb"))
-    failed += sorted(p.stem for p in (site.results / "notebooks").glob("*.INTERRUPTED"))
+    executed, failed = list(c.notebooks), list(c.failed_notebooks)
     if site.quick:
         parts.append(
             "<h2>What a quick run computes</h2><p>Every notebook runs with <code>quick=True</code>: short horizons "
             "(a few hundred steps) and one or two repetitions. It writes every table and figure below at that "
             "size, the errata and the number hashes (compared with <code>reference/quick</code>). It does not "
-            "compute the published tables at full size: their cells show the quick-horizon value beside the "
-            f"published one and say “{NOT_COMPUTED}”, and no claim is judged. Counts: "
-            f"{len(site.tables)} tables, {len(site.figures)} figures, {len(executed)} notebooks.</p>")
+            "compute the published tables at full size and judges no claim: each published cell shows the "
+            + ("committed full run's value and tier, with this run's short-horizon value beneath."
+               if site.full is not None else f"short-horizon value beside the published one, “{NOT_COMPUTED}”.")
+            + "</p>")
     rows = "".join(f"<tr><td>{_e(n)}</td><td>{_e(nb.get(n, {}).get('wall_s', ''))}</td>"
                    f"<td>{_e(nb.get(n, {}).get('mode', ''))}</td><td>{_e(nb.get(n, {}).get('finished', ''))}</td></tr>"
                    for n in executed)
@@ -572,8 +681,7 @@ def _index(site: _Site, summaries: dict) -> None:
         pubs = [(t, c) for (p, t), c in summaries.items() if p == paper]
         cells = "; ".join(f'<a href="paper{paper}_table{t}.html">Table {_e(t)}</a>: {_summary_line(c, site)}'
                           for t, c in pubs) or "no published table"
-        cl = _claim_rows(site, paper) if paper != "all" else [r for r in site.rows if r["paper"] == "all"
-                                                                and r["column"] == "claim"]
+        cl = _claim_rows(site, paper)
         ctext = []
         for kind, n in report.claim_counts(cl).items():
             if sum(n.values()):
@@ -582,8 +690,9 @@ def _index(site: _Site, summaries: dict) -> None:
         nfig = sum(_paper_of_figure(f) == paper for f in site.figures)
         trs.append(f'<tr><td><a href="{_PAGE[paper]}">{_e("Paper " + paper if paper != "all" else "Leaderboard")}'
                    f"</a></td><td>{_e(PAPER_TITLES[paper])}</td><td>{cells}</td><td>{ctext}</td><td>{nfig}</td></tr>")
-    parts.append("<h2>Papers</h2><table><tr><th>page</th><th>paper</th><th>published tables</th><th>claims</th>"
-                  f"<th>figures</th></tr>{''.join(trs)}</table>")
+    whose = " (the committed full run's)" if site.full is not None else ""
+    parts.append(f"<h2>Papers</h2><table><tr><th>page</th><th>paper</th><th>published tables{whose}</th>"
+                 f"<th>claims{whose}</th><th>figures</th></tr>{''.join(trs)}</table>")
     parts.append("<p><a href='paper000_table2.html'>Paper 000, Table 2</a> · <a href='errata.html'>errata</a> · "
                  "<a href='theory.html'>theory register</a> · <a href='numbers.html'>hashes and verify</a></p>")
     site.page("index.html", "Reproduction report", "".join(parts))
@@ -623,22 +732,25 @@ def _theory_page(site: _Site) -> None:
     rows = theory_rows(path.read_text(encoding="utf-8"))
     j = site.junit
     if j:
-        intro = (f"<p>Outcomes from <code>{_e(site.junit_path.name)}</code>, written by the last "
-                 f"<code>./reproduce.sh test</code> at {_e(j.get('timestamp', '?'))} on {_e(j.get('hostname', '?'))}: "
+        intro = (f"<p>Outcomes from <code>{_e(site.junit_path.name)}</code>, written by the "
+                 f"<code>./reproduce.sh test</code> run at {_e(j.get('timestamp', '?'))} on {_e(j.get('hostname', '?'))}: "
                  f"{j['tests']} tests, {j['failures']} failures, {j['errors']} errors, {j['skipped']} skipped. "
                  "A test that run did not include reads “not run”.</p>")
     else:
-        intro = ("<p><b>No JUnit XML found</b> (<code>results/junit.xml</code>): run <code>./reproduce.sh test</code>; "
-                 "every outcome below reads “not run”.</p>")
-    tally = {"passed": 0, "failed": 0, "error": 0, "skipped": 0, "not run": 0, "reason": 0}
+        intro = ("<p><b>No test run recorded for this results folder</b> (no <code>junit.xml</code>): the outcomes "
+                 "below are unknown here, not failed. <code>./reproduce.sh test</code> records them; the committed "
+                 "full run's report carries the outcomes of its test run.</p>")
+    unknown = "unknown" if not j else "not run"
+    tally = {"passed": 0, "failed": 0, "error": 0, "skipped": 0, unknown: 0, "with a written reason": 0}
     body = []
     for r in rows:
-        outs = [(t, _outcome(t, site.outcomes)) for t in r["tests"]]
+        outs = [(t, _outcome(t, site.outcomes) if j else "unknown") for t in r["tests"]]
         if not outs:
-            tally["reason"] += 1
+            tally["with a written reason"] += 1
             res = '<span class="badge b-nc">written reason</span>'
         else:
-            worst = next((o for o in ("failed", "error", "not run", "skipped") if any(x == o for _, x in outs)), "passed")
+            worst = next((o for o in ("failed", "error", "not run", "unknown", "skipped") if any(x == o for _, x in outs)),
+                         "passed")
             tally[worst] += 1
             res = _badge(worst)
         tests = "<br>".join(f"<code>{_e(t.split('::')[1])}</code> {_badge(o)}" for t, o in outs)
@@ -646,7 +758,8 @@ def _theory_page(site: _Site) -> None:
                     f"<td>{_md_inline(r['statement'])}</td><td>{_e(r['kind'])}</td><td>{res}</td>"
                     f"<td class='small'>{tests or _md_inline(r['status'])}</td></tr>")
     summary = ", ".join(f"{v} {k}" for k, v in tally.items() if v)
-    parts = [intro, f"<p>{len(rows)} numbered results: {summary} (a row's result is its worst test).</p>",
+    how = " (a row's result is its worst test)" if j else " (outcome unknown: no test run recorded)"
+    parts = [intro, f"<p>{len(rows)} numbered results: {summary}{how}.</p>",
              '<div class="scroll"><table><tr><th>paper</th><th>number</th><th>statement</th><th>kind</th>'
              f"<th>result</th><th>tests</th></tr>{''.join(body)}</table></div>"]
     site.page("theory.html", "Theory register (THEORY.md)", "".join(parts))
@@ -655,23 +768,25 @@ def _theory_page(site: _Site) -> None:
 def _numbers_page(site: _Site) -> None:
     from . import report, verify  # noqa: PLC0415
 
-    s = site.stamp
+    s, c = site.stamp, site.counts
     hashes = s.get("tables", {})
     parts = [f"<p>Numbers hash of this run: <code>{_e(s.get('numbers_sha256', 'none'))}</code> (SHA-256 over the "
-             f"{len(hashes)} number tables, numbers rounded to {report.HASH_DIGITS} significant digits; timing tables "
-             "excluded). Two runs with the same hash have the same numbers.</p>"]
+             f"{_e(_counts.phrase_tables(len(c.number_tables), c.has_scorecard))}: the hash covers the number tables, "
+             f"numbers rounded to {report.HASH_DIGITS} significant digits; timing tables excluded). Two runs with the "
+             "same hash have the same numbers.</p>"]
     ref_path = ROOT / "reference" / ("quick" if site.quick else "full") / "hashes.json"
     try:
-        reference = verify.read_reference(ref_path)["tables"]
-        current = verify.current_tables(site.results)
-        same, total, lines = verify.compare_tables(reference, current)
+        same, total, lines = verify.compare_results(site.results, ref_path)
         ok = same == total
-        parts.append(f"<h2>verify</h2><p>{_badge('passed' if ok else 'failed')} {same} of {total} tables identical "
-                     f"to the committed reference <code>reference/{'quick' if site.quick else 'full'}/hashes.json</code> "
+        parts.append(f"<h2>verify</h2><p>{_badge('passed' if ok else 'failed')} "
+                     f"{_e(_counts.phrase_verify(same, total))} to the committed reference "
+                     f"<code>reference/{'quick' if site.quick else 'full'}/hashes.json</code> "
                      f"(<code>./reproduce.sh verify{' --quick' if site.quick else ''}</code>).</p>"
                      + (f"<pre>{_e(chr(10).join(lines[:200]))}</pre>" if lines else ""))
     except (OSError, ValueError, KeyError) as exc:
         parts.append(f"<h2>verify</h2><p>{_badge('not run')} not compared: {_e(exc)}</p>")
+    if site.age is not None:
+        parts.append(f"<h2>The committed full run</h2><p>{_e(site.age.sentence())}</p>")
     trs = "".join(f"<tr><td>{site.table_link(n)}</td><td><code>{_e(h)}</code></td></tr>" for n, h in sorted(hashes.items()))
     parts.append(f"<h2>Per-table hashes</h2><table><tr><th>table</th><th>numbers_sha256</th></tr>{trs}</table>")
     site.page("numbers.html", "Number hashes and verify", "".join(parts))
@@ -694,63 +809,145 @@ def _timing_page(site: _Site) -> None:
 def _tables_page(site: _Site) -> None:
     tabs = [t for t in site.tables if "timing" not in t.split("_")]
     toc = "<ul>" + "".join(f'<li><a href="#t-{_e(t)}">{_e(t)}</a></li>' for t in tabs) + "</ul>"
-    site.page("tables.html", "Number tables", f"<p>{len(tabs)} number tables of this run.</p>" + toc
+    c = site.counts
+    site.page("tables.html", "Number tables", f"<p>{_e(_counts.phrase_tables(len(c.number_tables), c.has_scorecard))} "
+              "in this run; the timing tables are on the timing page.</p>" + toc
               + "".join(_render_csv(site, t) for t in tabs))
 
 
+#: The file a report folder carries: :func:`build` replaces only a folder that has it (or that looks
+#: like a report an older omkl wrote), never anything else.
+MARKER = ".omkl-report"
+
+
+def _is_report_folder(path: Path) -> bool:
+    """Whether ``path`` is a folder :func:`build` may replace: absent, empty, marked, or a report an
+    older omkl wrote (``index.html``, only ``*.html`` files and ``figures/``)."""
+    if not path.exists():
+        return True
+    if not path.is_dir() or path.is_symlink():
+        return False
+    entries = list(path.iterdir())
+    if not entries or (path / MARKER).is_file():
+        return True
+    return (path / "index.html").is_file() and all(
+        e.suffix == ".html" and e.is_file() or e.name == "figures" and e.is_dir() for e in entries)
+
+
 def build(results: str | os.PathLike | None = None, *, out: str | os.PathLike | None = None,
-          verbose: bool = False) -> Path:
+          verbose: bool = False, committed_folder: str | os.PathLike | None = None) -> Path:
     """Write the report for the results folder ``results`` (default: ``$OMKL_RESULTS`` or
     ``results/``) into ``out`` (default ``<results>/report``) and return the path of its
-    ``index.html``. Reads only what is there: a partial results folder gives a partial report."""
+    ``index.html``. Reads only what is there: a partial results folder gives a partial report.
+
+    ``out`` is replaced whole and atomically (the pages are written to a fresh temporary folder
+    beside it, so two builds never share one), and only when it is a report folder (:data:`MARKER`):
+    a ``ValueError`` names any other folder, and the results folder or a folder holding it, before
+    anything is written. ``committed_folder``: the committed full run shown beside a quick run
+    (default :data:`omkl_core.repro.committed.FOLDER`)."""
     from . import report  # noqa: PLC0415
 
     results = Path(results) if results is not None else report.results_dir()
     if not results.is_dir():
         raise FileNotFoundError(f"results folder {results} does not exist; run ./reproduce.sh first")
     out = Path(out) if out is not None else results / "report"
-    tmp = out.with_name(out.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    (tmp / "figures").mkdir(parents=True)
-    site = _Site(results, tmp)
-    for f in site.figures:
-        shutil.copyfile(results / "figures" / f"{f}.png", tmp / "figures" / f"{f}.png")
-    pub = _published()
-    summaries = {}
-    for paper, table in dict.fromkeys(zip(pub["paper"], pub["table"], strict=True)):
-        summaries[(paper, table)] = _table_page(site, paper, table, pub)
-    for paper in _PAGE:
-        _paper_page(site, paper, summaries)
-    _errata_page(site)
-    _theory_page(site)
-    _numbers_page(site)
-    _timing_page(site)
-    _tables_page(site)
-    _index(site, summaries)
-    shutil.rmtree(out, ignore_errors=True)
-    os.replace(tmp, out)
+    res, dst = results.resolve(), out.resolve()
+    if dst == res or dst in res.parents:
+        raise ValueError(f"--out {out} is the results folder or holds it: the report would replace the results")
+    if not _is_report_folder(out):
+        raise ValueError(f"--out {out} exists and is not a report folder (no {MARKER}): refusing to replace it; "
+                         "name a new or empty folder")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        (tmp / "figures").mkdir()
+        site = _Site(results, tmp, Path(committed_folder) if committed_folder is not None else None)
+        for f in site.figures:
+            shutil.copyfile(results / "figures" / f"{f}.png", tmp / "figures" / f"{f}.png")
+        pub = _published()
+        summaries = {}
+        for paper, table in dict.fromkeys(zip(pub["paper"], pub["table"], strict=True)):
+            summaries[(paper, table)] = _table_page(site, paper, table, pub)
+        for paper in _PAGE:
+            _paper_page(site, paper, summaries)
+        _errata_page(site)
+        _theory_page(site)
+        _numbers_page(site)
+        _timing_page(site)
+        _tables_page(site)
+        _index(site, summaries)
+        (tmp / MARKER).write_text("written by omkl_core.repro.html_report; replaced whole by the next build\n",
+                                  encoding="utf-8")
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.replace(out, old / out.name)
+        os.replace(tmp, out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     if verbose:
         print(f"report ({site.mode} run): {len(list(out.glob('*.html')))} pages, {len(site.figures)} figures -> "
               f"{out / 'index.html'}", flush=True)
     return out / "index.html"
 
 
+def embed_css(scope: str = ".omkl-report") -> str:
+    """The report's style sheet with every rule scoped under ``scope`` (the page frame's rules
+    dropped), for pages that show report pages inside their own (the documentation site)."""
+    out = []
+    for block in _CSS.replace("\n", "").split("}"):
+        if "{" not in block:
+            continue
+        sel, rules = block.split("{", 1)
+        sels = [x.strip() for x in sel.split(",") if x.strip() and not x.strip().startswith(("body", "header", "main"))]
+        if sels:
+            out.append(",".join(f"{scope} {x}" for x in sels) + "{" + rules + "}")
+    return "\n".join(out)
+
+
+def embed(page: str | os.PathLike, *, base: str = "") -> str:
+    """The body of a built report page (its ``<main>`` without the title, the quick-run banner and
+    the footer), its relative links prefixed with ``base`` (anchors within the page kept), to show
+    inside another page: the documentation site shows the committed run's pages this way."""
+    text = Path(page).read_text(encoding="utf-8")
+    body = text[text.index("<main>") + len("<main>"):text.rindex("</main>")]
+    body = re.sub(r'^<div class="quick">.*?</div>', "", body, count=1, flags=re.S)
+    body = re.sub(r"<h1>.*?</h1>", "", body, count=1, flags=re.S)
+    body = re.sub(r'<hr><p class="stamp">.*$', "", body, flags=re.S)
+    return re.sub(r'(href|src)="(?![a-z]+:|#|/)([^"]*)"', lambda m: f'{m.group(1)}="{base}{m.group(2)}"', body)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m omkl_core.repro.html_report [--quick] [--results DIR] [--out DIR]``."""
+    """``python -m omkl_core.repro.html_report [--quick | --committed] [--results DIR] [--out DIR]``."""
+    from . import committed  # noqa: PLC0415
+
     p = argparse.ArgumentParser(prog="python -m omkl_core.repro.html_report",
                                 description="Write the HTML reproduction report from a results folder.")
     p.add_argument("--quick", action="store_true", help="the quick run's results (results/quick/)")
+    p.add_argument("--committed", action="store_true",
+                   help="the committed full run (reproduction/); default --out: <results>/committed-report")
     p.add_argument("--results", help="results folder (default: $OMKL_RESULTS or results/)")
-    p.add_argument("--out", help="output folder (default: <results>/report)")
+    p.add_argument("--out", help="output folder (default: <results>/report); replaced only if it is a report folder")
     ns = p.parse_args(argv)
-    results = Path(ns.results) if ns.results else Path(os.environ.get("OMKL_RESULTS") or ROOT / "results")
-    if ns.quick and not ns.results:
+    base = Path(os.environ.get("OMKL_RESULTS") or ROOT / "results")
+    results = Path(ns.results) if ns.results else base
+    out = ns.out
+    if ns.committed:
+        results = committed.FOLDER
+        out = out or base / "committed-report"
+    elif ns.quick and not ns.results:
         results = results / "quick"
     try:
-        build(results, out=ns.out, verbose=True)
-    except FileNotFoundError as exc:
+        build(results, out=out, verbose=True)
+    except (FileNotFoundError, ValueError) as exc:
         print(f"html_report: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"html_report: error: could not write the report: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -30,9 +30,9 @@ import os
 import sys
 from pathlib import Path
 
-from . import report
+from . import committed, counts, report
 
-__all__ = ["main", "current_tables", "compare_tables", "write_reference", "read_reference", "ROOT",
+__all__ = ["main", "current_tables", "compare_tables", "compare_results", "write_reference", "read_reference", "ROOT",
            "SCORECARD"]
 
 #: The checkout this module belongs to (``reference/`` and ``results/`` live there).
@@ -140,6 +140,12 @@ def compare_tables(reference: dict, current: dict, max_cells: int = 20) -> tuple
     return identical, len(names), lines
 
 
+def compare_results(results: Path, reference: Path, max_cells: int = 20) -> tuple[int, int, list[str]]:
+    """:func:`compare_tables` of the results folder ``results`` against the reference file
+    ``reference``: what ``verify`` prints and the report's hashes page shows."""
+    return compare_tables(read_reference(reference)["tables"], current_tables(results), max_cells)
+
+
 def read_reference(path: Path) -> dict:
     """The reference file written by :func:`write_reference`."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -226,11 +232,15 @@ def main(argv=None) -> int:
     status = 0
     if reference is not None:
         same, total, lines = compare_tables(reference["tables"], current, ns.max_cells)
-        print(f"{same} of {total} tables identical")
+        n = sum(name != SCORECARD for name in current)
+        print(f"{counts.phrase_verify(same, total)} ({n} number tables" + (" and the scorecard)" if SCORECARD in current
+                                                                          else ", no scorecard)"))
         for line in lines:
             print("  " + line)
         print(f"numbers hash: reference {reference.get('numbers_sha256')}, current {_numbers_hash(current)}")
         status = 0 if same == total else 1
+    if committed.exists():
+        print(committed.age().sentence())
     if ns.update:
         write_reference(ref_path, current, mode)
         print(f"reference written: {ref_path} ({len(current)} tables, numbers hash {_numbers_hash(current)})")
