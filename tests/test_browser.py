@@ -223,3 +223,69 @@ def test_every_page_of_the_documentation_site_loads_without_errors(browser):
     assert not problems, "\n".join(problems[:40])
     browser.open((SITE / "index.html").as_uri())
     browser.screenshot(_results() / "screenshots" / "docs_index.png")
+
+
+def _all_reports() -> list[Path]:
+    return [c for c in (_results() / "report", _results() / "quick" / "report") if (c / "index.html").is_file()]
+
+
+def _text(cdp: CDP, page: Path) -> str:
+    cdp.open(page.resolve().as_uri())
+    return cdp.evaluate("document.body.innerText") or ""
+
+
+def test_every_report_page_prints_the_counts_and_cells_of_the_one_source(browser):
+    """Issue 39: the index said 57 tables, the scorecard 42, verify 43, the numbers page 50, and the
+    browser test passed it all. Here every count a page prints, as a reader sees it, is compared
+    with :func:`omkl_core.repro.counts.of`, and every published cell with the scorecard row it shows."""
+    from omkl_core.repro import committed, counts, html_report, report
+
+    reports = _all_reports()
+    if not reports:
+        pytest.skip("no report yet (./reproduce.sh or ./reproduce.sh --quick writes it)")
+    for rep in reports:
+        c = counts.of(rep.parent)
+        quick = c.mode == "quick"
+        full = counts.of(committed.FOLDER) if quick and committed.exists() else None
+        for page in sorted(rep.glob("*.html")):
+            text = _text(browser, page)
+            got = {int(n) for n in re.findall(r"(\d+) number tables?\b", text)}
+            assert got <= {len(c.number_tables)}, f"{page.name}: number tables {got} vs {len(c.number_tables)}"
+            for _same, total in re.findall(r"(\d+) of (\d+) tables identical", text):
+                assert int(total) == c.compared, f"{page.name}: verify counts {total} tables, the source {c.compared}"
+        index = _text(browser, rep / "index.html")
+        judged = full if full is not None else c
+        for line in counts.summary_lines(judged):
+            assert line in index, f"{rep}: the index lacks the source's line {line!r}"
+        assert f"{c.tiers['cells']} published cells" in index and c.tiers["cells"] == counts.published_cells()
+        # every published cell: the published value and the mean it shows are the scorecard row's
+        rows = {(r["paper"].zfill(3), r["item"], r["row"], r["column"]): r
+                for r in (full.rows if full is not None else c.rows) if r["kind"] == report.CELL}
+        for page in sorted(rep.glob("paper*_table*.html")):
+            paper, table = re.match(r"paper(\d{3})_table(\d+)", page.stem).groups()
+            browser.open(page.resolve().as_uri())
+            cells = browser.evaluate(
+                "(() => { const t = document.querySelector('table.paper'); const head = Array.from(t.rows[0].cells)"
+                ".map(c => c.innerText); return Array.from(t.querySelectorAll('td.cell:not(.timing)')).map(td => "
+                "[td.closest('tr').cells[0].innerText, head[td.cellIndex], td.querySelector('.pub').innerText, "
+                "td.querySelector('.ours').innerText]); })()")
+            assert cells, page.name
+            for row, col, pub, ours in cells:
+                r = rows[(paper, f"Table {table}", row, col)]
+                assert pub == f"published {html_report._fmt(float(r['published']))}", (page.name, row, col, pub)
+                assert ours.split(" ± ")[0].endswith(" " + html_report._fmt(float(r["reproduced_mean"]))), \
+                    (page.name, row, col, ours)
+
+
+def test_the_documentation_site_shows_the_committed_full_run_with_its_counts(browser):
+    from omkl_core.repro import committed, counts
+
+    page = SITE / "_generated" / "report.html"
+    if not page.is_file() or not committed.exists():
+        pytest.skip("the documentation site is not built, or there is no committed full run")
+    text = _text(browser, page)
+    c = counts.of(committed.FOLDER)
+    for line in counts.summary_lines(c):
+        assert line in text, line
+    assert counts.phrase_tables(len(c.number_tables)) in text
+    assert text.count("published ") >= c.tiers["cells"]          # every published cell laid out on the page

@@ -917,7 +917,8 @@ def embed(page: str | os.PathLike, *, base: str = "") -> str:
     body = re.sub(r'^<div class="quick">.*?</div>', "", body, count=1, flags=re.S)
     body = re.sub(r"<h1>.*?</h1>", "", body, count=1, flags=re.S)
     body = re.sub(r'<hr><p class="stamp">.*$', "", body, flags=re.S)
-    return re.sub(r'(href|src)="(?![a-z]+:|#|/)([^"]*)"', lambda m: f'{m.group(1)}="{base}{m.group(2)}"', body)
+    return re.sub(r"""(href|src)=(["'])(?![a-z]+:|#|/)(.*?)\2""",
+                  lambda m: f'{m.group(1)}="{base}{m.group(3)}"', body)
 
 
 def main(argv: list[str] | None = None) -> int:
