@@ -43,9 +43,14 @@ def test_every_python_block_of_the_readme_runs(tmp_path, monkeypatch):
     module = types.ModuleType("readme_examples")      # a real module, so classes defined there pickle
     monkeypatch.setitem(sys.modules, module.__name__, module)
     namespace = module.__dict__
-    # the Mixture example loops over `stream`, "your stream": bind it to a short AR(4) stream
-    import omkl_core as ok
-    namespace["stream"] = zip(*ok.datasets.ar4(T=60, seed=1))
+    # "my_stream.csv", the reader's own stream: a raw CSV nobody here wrote (scikit-learn's diabetes,
+    # labels in their units, 25-346), features first and the label last, as the first block reads it
+    import numpy as np
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    np.savetxt(tmp_path / "my_stream.csv", np.column_stack([X, y]), delimiter=",",
+               header=",".join([f"x{i}" for i in range(X.shape[1])] + ["y"]), comments="")
     parser = doctest.DocTestParser()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
     found = blocks()
@@ -64,7 +69,33 @@ def test_every_python_block_of_the_readme_runs(tmp_path, monkeypatch):
                                             + "".join(report))
             else:
                 exec(compile(src, where, "exec"), namespace)  # noqa: S102 -- the README's own code
+        if line == found[0][0]:        # issue 39: the first snippet, on a raw stream, beats the running mean
+            mean_mse = float(np.mean((namespace["ok"].protocol.running_mean(y) - y) ** 2))
+            assert namespace["trace"].mse < mean_mse, (namespace["trace"].mse, mean_mse)
         caught += [(where, str(x.message)) for x in w if issubclass(x.category, RuntimeWarning)]
     # the only RuntimeWarning the README announces: VAW2 in River sees standardised inputs, ||x_t|| > 1
     unexpected = [c for c in caught if "> 1" not in c[1] or "label" in c[1]]
     assert not unexpected, unexpected
+
+
+def test_the_readme_headline_is_the_committed_full_run():
+    """Issue 39: the README's first screen states the committed full run's verdict (counts per tier
+    and per claim kind, its commit); they must be that run's, not numbers typed once."""
+    from omkl_core.repro import committed, counts
+
+    if not committed.exists():
+        pytest.skip("no committed full run (reproduction/)")
+    text = README.read_text(encoding="utf-8")
+    head = text[text.index("<!-- headline"):text.index("<!-- /headline -->")]
+    head = " ".join(head.split())
+    c = counts.of(committed.FOLDER)
+    t, k = c.tiers, c.claims
+    stamp = committed._json(committed.FOLDER / "scorecard.stamp.json")
+    assert f"commit `{stamp['commit']}`" in head and stamp["date"][:10] in head
+    assert f"**{t['cells']} published cells**" in head
+    assert (f"**{t['within noise']} within noise, {t['≤ 5 %']} ≤ 5 %, {t['≤ 10 %']} ≤ 10 %, {t['≤ 25 %']} ≤ 25 %, "
+            f"{t['miss']} miss** ({t['miss'] - t['unexplained']} misses with a measured cause, "
+            f"{t['unexplained']} unexplained)") in head
+    assert (f"on our numbers: {k['paper']['holds']} hold, {k['paper']['fails']} fail" in head
+            and f"printed numbers: {k['printed']['consistent in print']} consistent in print" in head
+            and f"this project's claims: {k['project']['holds']} hold, {k['project']['fails']} fails" in head)
