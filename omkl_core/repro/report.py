@@ -576,7 +576,10 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
     else:
         (root / "scorecard_timing.csv").unlink(missing_ok=True)
     quick = any(" | quick | " in s for s in sections + speed_sections) or stamp["mode"] == "quick"
-    numbers = (f"Numbers hash: `{combined}` (SHA-256 over the {len(hashes)} number tables in `tables/`, each "
+    from .counts import phrase_tables  # noqa: PLC0415  (one phrase for the count, on every page)
+
+    numbers = (f"Numbers hash: `{combined}` (SHA-256 over the number tables in `tables/`: "
+               f"{phrase_tables(len(hashes), True)}; each "
                f"table's numbers rounded to {HASH_DIGITS} significant digits; timing tables `*{TIMING_SUFFIX}*` "
                "excluded; per-table hashes in `scorecard.stamp.json`). Compare with the committed reference: "
                "`./reproduce.sh verify` (quick run: `./reproduce.sh verify --quick`).\n\n")
