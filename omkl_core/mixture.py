@@ -70,7 +70,7 @@ import math
 import numpy as np
 
 from .aggregation import BOA
-from .base import OnlineLearner
+from .base import NonFiniteRun, OnlineLearner
 from .pairing import Pairing
 from .protocol import abstention_fallback, abstention_fallbacks
 from .validation import Check, check_label, check_point, check_vector
@@ -360,7 +360,11 @@ class Mixture(Pairing):
         e = self.learners_[j]
         run = getattr(e, "run", None)
         if callable(run):
-            z = np.asarray(run(X, y), dtype=np.float64).reshape(-1)
+            try:
+                z = np.asarray(run(X, y), dtype=np.float64).reshape(-1)
+            except NonFiniteRun as exc:                 # named by the expert's place in the mixture
+                raise FloatingPointError(f"learners[{j}] ({type(e).__name__}) forecast {exc.value!r} at step "
+                                         f"{self.t_ + 1 + exc.index}: {exc}") from None
             bad = ~np.isfinite(z)
             if bad.any() and not getattr(e, "_may_abstain", False):
                 raise FloatingPointError(f"learners[{j}] ({type(e).__name__}) forecast {z[bad][0]!r} at step "
