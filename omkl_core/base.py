@@ -22,6 +22,7 @@ models. :func:`omkl_core.checks.check_learner` checks a learner against these co
 from __future__ import annotations
 
 import abc
+import contextlib
 import contextvars
 import copy
 import functools
@@ -30,7 +31,7 @@ import types
 
 import numpy as np
 
-from .validation import check_label, check_matrix, check_point, check_stream, check_vector
+from .validation import check_forecast, check_label, check_matrix, check_point, check_stream, check_vector
 
 #: ``check_point(x, d=None, name="x")`` and ``check_label(y, name="y")`` are the input checks of
 #: every learner (a finite point / label, or a ValueError naming the argument)
@@ -106,14 +107,15 @@ class NonFiniteRun(FloatingPointError):
     learner's float64 arithmetic. Raised with the learner's state as it was before the call."""
 
 
-def _learned_state(learner) -> dict:
-    """A deep copy of everything but the constructor arguments (the state a ``run`` may change)."""
+def _learned_state(learner):
+    """A deep copy of everything but the constructor arguments (the state a step or a run may
+    change), and the attributes' order."""
     params = set(learner._param_names())
     state = {k: v for k, v in vars(learner).items() if k not in params}
-    # kept by reference: the constructor arguments (state may refer to them; a run never changes
-    # them) and the array namespace (a module)
+    # kept by reference: the constructor arguments (state may refer to them; a step or a run never
+    # changes them) and the array namespace (a module)
     memo = {id(v): v for k, v in vars(learner).items() if k in params or isinstance(v, types.ModuleType)}
-    return copy.deepcopy(state, memo)
+    return copy.deepcopy(state, memo), list(vars(learner))
 
 
 def _restore_state(learner, saved: dict, order: list[str]) -> None:
@@ -174,20 +176,21 @@ def _checked_run(run):
         if _RUNNING.get() is self:                    # a super().run of the same learner
             return run(self, X, y, *args, **kwargs)
         check_stream(X, y, name)
-        saved, order = _learned_state(self), list(vars(self))
+        saved, order = _learned_state(self)
+        t0 = getattr(self, "t_", None)
         token = _RUNNING.set(self)
         try:
             out = run(self, X, y, *args, **kwargs)
         except NonFiniteRun as inner:                 # an inner learner's (same stream): named by this call
             _restore_state(self, saved, order)
             at = np.full(inner.index + 1, np.nan)
-            raise _non_finite(self, at, X, y, name, saved.get("t_"), inner.value, inner.where) from None
+            raise _non_finite(self, at, X, y, name, t0, inner.value, inner.where) from None
         except BaseException:
             _restore_state(self, saved, order)
             raise
         finally:
             _RUNNING.reset(token)
-        error = _non_finite(self, out, X, y, name, saved.get("t_"))
+        error = _non_finite(self, out, X, y, name, t0)
         if error is not None:
             _restore_state(self, saved, order)
             raise error
@@ -260,9 +263,21 @@ class OnlineLearner(Base, abc.ABC):
         y = check_vector(y, "y", length=X.shape[0])
         out = np.empty(X.shape[0])
         for t in range(X.shape[0]):
-            out[t] = self.predict_one(X[t])
+            p = check_forecast(self.predict_one(X[t]), f"the forecast of {type(self).__name__} at step {self.t_ + 1}")
+            out[t] = np.nan if p is None else p       # NaN: an abstention (omkl_core.protocol)
             self.learn_one(X[t], float(y[t]))
         return out
+
+    @contextlib.contextmanager
+    def _atomic(self):
+        """A block after which the learner has made all of its changes or none (DESIGN, Faults):
+        on any exception the learned state is restored to what it was when the block began."""
+        saved, order = _learned_state(self)
+        try:
+            yield
+        except BaseException:
+            _restore_state(self, saved, order)
+            raise
 
 
 class BatchLearner(Base, abc.ABC):

@@ -226,6 +226,21 @@ def check_scalar(value, name: str) -> float:
     return v
 
 
+def check_forecast(value, name: str) -> float | None:
+    """A learner's forecast as a float, or None (it abstains): a real number (a Python or NumPy
+    float or int, a 0-d real array); anything else -- the string ``"0.3"``, a bool, a complex
+    number, a list -- is a ``TypeError`` naming ``name``, never converted. NaN/inf pass (the
+    caller decides what a non-finite forecast means)."""
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu":
+        return float(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} is {value!r} ({type(value).__name__}), which is not a real number "
+                        "(a forecast is a float, or None to abstain)")
+    return float(value)
+
+
 def check_positive(value, name: str) -> float:
     v = check_scalar(value, name)
     if v <= 0:
