@@ -287,3 +287,116 @@ def test_an_edited_forecast_array_is_recomputed_with_a_warning(tmp_path):
     npz.write_bytes(b"PK\x03\x04 not a zip")
     with pytest.warns(RuntimeWarning, match=f"cache entry {npz} cannot be decoded"):
         assert store.get(key) is None
+
+
+# ------------------------------------------------- issue 42: resources, children, interrupts
+TASKS = ("import os, pathlib, signal, time\n"
+         "def task(t):\n"
+         "    d = pathlib.Path(t['dir'])\n"
+         "    (d / f\"started-{t['i']}-{os.getpid()}\").write_text('')\n"
+         "    if t['i'] == t.get('interrupt_at', -1):\n"
+         "        os.kill(os.getppid(), signal.SIGINT)      # Ctrl-C reaches the parent\n"
+         "    if t['i'] >= t.get('slow_from', 0):\n"
+         "        time.sleep(600)\n"
+         "    return {'i': t['i']}\n")
+POOL = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]\n"
+        "import json, faulttasks\n"
+        "from omkl_core import sweep\n"
+        "tasks = json.loads(sys.argv[3])\n"
+        "n, extra = tasks.pop('n'), tasks\n"
+        "try:\n"
+        "    sweep.map_tasks(faulttasks.task, [{'i': i, **extra} for i in range(n)], executor='processes',\n"
+        "                    max_workers=2, progress=False, cache_dir=sys.argv[4])\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True); sys.exit(130)\n")
+
+
+def _pool(tmp_path, **task):
+    (tmp_path / "faulttasks.py").write_text(TASKS)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", POOL, str(tmp_path), str(ROOT),
+                             json.dumps({**task, "dir": str(runs)}), str(tmp_path / "cache")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, runs
+
+
+def _workers(runs) -> list[int]:
+    return sorted({int(p.name.split("-")[2]) for p in runs.iterdir()})
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_the_pools_workers_die_with_their_parent(tmp_path, sig):
+    """Issue 42: SIGTERM or ``kill -9`` of ``omkl sweep --workers 2`` left the pool's workers blocked
+    forever. Every worker now asks for SIGTERM when its parent dies (``prctl(PR_SET_PDEATHSIG)``)."""
+    proc, runs = _pool(tmp_path, n=6, slow_from=0)
+    try:
+        assert _wait_for(lambda: len(_workers(runs)) == 2, 60), "the workers never started"
+        pids = _workers(runs)
+        os.kill(proc.pid, sig)
+        proc.wait(timeout=60)
+        assert _wait_for(lambda: not any(_alive(p) for p in pids), 10), "a worker outlived its parent"
+    finally:
+        proc.kill()
+        for pid in _workers(runs):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_an_interrupt_stops_the_pool_at_once_and_keeps_the_finished_tasks(tmp_path):
+    """Issue 42: SIGINT while a 300,000-cell grid was being submitted was ignored for minutes (the
+    pool waited for every queued task) and the finished cells were thrown away.  The pool is fed as
+    tasks finish now; on Ctrl-C the finished tasks are cached, the rest cancelled, the workers ended."""
+    proc, runs = _pool(tmp_path, n=20_000, interrupt_at=6, slow_from=6)
+    try:
+        out, err = proc.communicate(timeout=90)         # before: hung until every queued task ran
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the interrupted pool did not stop")
+    assert proc.returncode == 130 and out.strip() == "interrupted", (out, err)
+    assert "Traceback" not in err, err
+    cached = sorted((tmp_path / "cache").rglob("*.json"))
+    assert len(cached) == 6, "the tasks that finished before the interrupt were not kept"
+    started = {int(p.name.split("-")[1]) for p in runs.iterdir()}
+    assert max(started) < 6 + 2 * sweep.IN_FLIGHT_PER_WORKER + 2, "the whole grid was queued"
+    assert _wait_for(lambda: not any(_alive(p) for p in _workers(runs)), 10), "a worker outlived the interrupt"
+
+
+def test_a_grid_beyond_the_limits_is_refused_before_any_work(monkeypatch, capsys, tmp_path):
+    """Issue 42: a 1,000,000-cell grid was not refused (2.2-2.9 GB, an ETA of hours); the memory
+    checks compared with the machine's total, not what is available (``best_shifting`` with its
+    defaults on T = 20,000, N = 50 was killed by the kernel)."""
+    from omkl_core import oracles, registry, validation
+
+    def no_work(*a, **k):
+        raise AssertionError("work started before the grid was checked")
+
+    monkeypatch.setattr(registry, "load_dataset", no_work)
+    monkeypatch.setattr(sweep, "map_tasks", no_work)
+    big = {**SPEC, "seeds": list(range(1_000_000))}
+    with pytest.raises(ValueError, match=r"the grid has 1,000,000 cells \(1 dataset\(s\) x 1 learner\(s\) x "
+                                         r"1,000,000 seed\(s\)\), more than the 500,000 one sweep runs"):
+        sweep.run(big, executor="serial", progress=False)
+    monkeypatch.setattr(validation, "_meminfo_available", lambda: 2**20)      # 1 MB available, 24 GB total
+    monkeypatch.setattr(validation, "physical_memory", lambda: 24 * 2**30)
+    with pytest.raises(MemoryError, match=r"the sweep's 1,000 rows .* more than the 1 MB available on this "
+                                          r"machine now \(of 24 GB physical\)"):
+        sweep.run({**SPEC, "seeds": list(range(1000))}, executor="serial", progress=False)
+    from omkl_core.cli import main
+
+    spec = tmp_path / "g.toml"
+    spec.write_text('datasets = ["airfoil"]\nseeds = [' + ", ".join(map(str, range(1000))) + ']\n'
+                    '[[learners]]\nname = "OnlineRidge"\n')
+    assert main(["sweep", str(spec), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "available on this machine now" in err[0], err
+    # the shifting oracle: T (K+1) (N + 24) bytes with K = T - 1, checked against what is available
+    monkeypatch.setattr(validation, "_meminfo_available", lambda: 16 * 2**30)
+    Z, y = np.zeros((20_000, 50)), np.zeros(20_000)
+    with pytest.raises(MemoryError, match=r"\(2\.96e\+10 bytes\) of memory, more than the 16 GB available"):
+        oracles.best_shifting(Z, y)
+    monkeypatch.setattr(validation, "_meminfo_available", lambda: 50 * 2**20)
+    with pytest.raises(MemoryError, match=r"T=2000, K=1999, N=5\) needs 111 MB"):
+        oracles.best_shifting(np.zeros((2000, 5)), np.zeros(2000))
