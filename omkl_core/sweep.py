@@ -361,6 +361,22 @@ class Store:
         os.replace(tmp, path)
 
 
+def _check_cache_dir(cache_dir) -> None:
+    """Refuse, before any task, a cache folder that is a file (or lies under one) or cannot be
+    written: one error, not a warning per task."""
+    path = Path(cache_dir)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"cache_dir {str(path)!r} is a file, not a folder (the cache is a folder of JSON "
+                         "entries): name a folder")
+    top = path
+    while not top.exists():
+        top = top.parent
+    if not top.is_dir():
+        raise ValueError(f"cache_dir {str(path)!r}: {str(top)!r} is a file, not a folder")
+    if not os.access(top, os.W_OK | os.X_OK):
+        raise ValueError(f"cache_dir {str(path)!r}: {str(top)!r} is not writable (permission denied)")
+
+
 _ARRAYS = "__arrays__"        # a JSON entry holding arrays: {"__arrays__": [names], "result": ...}
 _ARRAY_REF = "__array__"      # an array inside an encoded result: {"__array__": "a0"}
 
@@ -565,6 +581,8 @@ def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_worker
     if cost is not None and len(cost) != len(tasks):
         raise ValueError(f"cost has {len(cost)} entries for {len(tasks)} tasks")
     version = code_version()
+    if cache_dir is not None:
+        _check_cache_dir(cache_dir)
     store = Store(cache_dir) if cache_dir is not None else None
     results: list = [None] * len(tasks)
     cached = [False] * len(tasks)
