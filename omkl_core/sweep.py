@@ -631,6 +631,8 @@ def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_worker
 #: Tasks in flight per worker process: the pool is fed as tasks finish, never the whole grid at
 #: once (a 300,000-task grid is not queued before the first result is kept).
 IN_FLIGHT_PER_WORKER = 4
+#: Seconds an interrupted pool waits for results already on their way back before it stops.
+RESULT_GRACE_S = 1.0
 
 
 def _worker_start(parent: int) -> None:
@@ -666,6 +668,7 @@ def _stop_pool(pool) -> None:
     """Stop a process pool now: cancel what has not started, end the workers (a task running in one
     is lost, the others are kept by the caller), reap them."""
     procs = list((getattr(pool, "_processes", None) or {}).values())    # before shutdown forgets them
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for p in procs:
         if p.is_alive():
@@ -675,13 +678,15 @@ def _stop_pool(pool) -> None:
         if p.is_alive():       # pragma: no cover - a worker that ignores SIGTERM
             p.kill()
             p.join()
+    if manager is not None:    # it sees the workers gone and closes its pipes: nothing left racing at exit
+        manager.join(timeout=5)
 
 
 def _map_processes(fn, tasks, missing, args_of, workers: int, done) -> None:
     """The missing tasks on a pool of ``workers`` processes, :data:`IN_FLIGHT_PER_WORKER` per worker in
     flight; ``done(i, get)`` keeps each result as it finishes. On an interrupt (or any error) the
     results that finished are kept first, then the pool is stopped at once (:func:`_stop_pool`)."""
-    from concurrent.futures import FIRST_COMPLETED, wait  # noqa: PLC0415
+    from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, wait  # noqa: PLC0415
 
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_start, initargs=(os.getpid(),))
     queue = iter(missing)
@@ -702,6 +707,10 @@ def _map_processes(fn, tasks, missing, args_of, workers: int, done) -> None:
                 done(pending.pop(fut), fut.result)
             feed()
     except BaseException:
+        try:                                       # results already on their way back: a moment to arrive
+            wait(list(pending), timeout=RESULT_GRACE_S, return_when=ALL_COMPLETED)
+        except BaseException:  # noqa: BLE001, S110 - a second Ctrl-C: stop at once
+            pass
         for fut in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
             try:                                   # keep what finished (cached), then stop
                 done(pending.pop(fut), fut.result)

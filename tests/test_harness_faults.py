@@ -118,6 +118,80 @@ def test_a_second_run_in_the_same_results_folder_names_the_running_one(ws, capsy
     assert (res / ".lock").read_text() == "", "a finished run leaves its PID in the lock file"
 
 
+REPORT = "import os, pathlib; (pathlib.Path(os.environ['OMKL_RESULTS']) / 'report').mkdir(parents=True)"
+
+
+def test_a_run_the_lock_refuses_does_not_rebuild_the_report(ws, capsys):
+    """Issue 42: a run refused by the lock still rebuilt ``<results>/report`` (outside the lock).
+    The report is the run's last step under its lock now."""
+    nbs, res = ws
+    (nbs / "a.ipynb").write_text(TABLE.format(v=1))
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys, time; sys.path.insert(0, sys.argv[2])\n"
+                               "from omkl_core.repro.notebooks import ResultsLock\n"
+                               "ResultsLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(600)",
+                               str(res), str(ROOT)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with Signals() as signals:
+            rc = run_notebooks(sorted(nbs.glob("*.ipynb")), results=res, mode="quick", command=_command,
+                               signals=signals, scorecard=None, tick=0.05, report=[sys.executable, "-c", REPORT])
+        assert rc == 1 and not (res / "report").exists(), "a refused run wrote the report"
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    with Signals() as signals:
+        assert run_notebooks(sorted(nbs.glob("*.ipynb")), results=res, mode="quick", command=_command,
+                             signals=signals, scorecard=None, tick=0.05, report=[sys.executable, "-c", REPORT]) == 0
+    assert (res / "report").is_dir(), "the report is the last step of a run that holds the lock"
+
+
+def test_a_lock_file_that_is_a_symlink_is_never_followed(ws, tmp_path, capsys):
+    """Issue 42: ``results/.lock`` as a symbolic link was followed and its target truncated."""
+    nbs, res = ws
+    (nbs / "a.ipynb").write_text(TABLE.format(v=1))
+    res.mkdir()
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n")
+    (res / ".lock").symlink_to(precious)
+    assert _run(nbs, res) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ".lock is a symbolic link" in err[0] and "remove the link" in err[0], err
+    assert precious.read_text() == "keep me\n"
+    assert not (res / "tables").exists(), "a refused run wrote results"
+
+
+@pytest.mark.parametrize("fault", ["OMKL_RESULTS names a file", "read-only results folder"])
+def test_a_results_folder_that_cannot_be_used_is_one_line_and_no_report(tmp_path, monkeypatch, capsys, fault):
+    """Issue 42: with a read-only results folder or ``OMKL_RESULTS`` naming a file, the one-line error
+    was followed by a 16-line traceback from the report step."""
+    from omkl_core.repro import driver
+
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    (nbs / "a.ipynb").write_text("{}")
+    target = tmp_path / "results"
+    if fault == "OMKL_RESULTS names a file":
+        target.write_text("a file\n")
+    else:
+        def read_only(self):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self.path))
+        monkeypatch.setattr(notebooks.ResultsLock, "acquire", read_only)
+    monkeypatch.setenv("OMKL_RESULTS", str(target))
+    monkeypatch.setenv("OMKL_NOTEBOOKS", str(nbs))
+    monkeypatch.setenv("OMKL_MODE", "unset")                       # the driver sets both; restored after
+    calls = []
+    monkeypatch.setattr(notebooks, "run_child", lambda cmd, signals, **kw: calls.append(list(cmd)) or 0)
+    assert driver.main(["--only", "a"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0], err
+    assert ("is a file, not a folder" in err[0]) if fault.startswith("OMKL") else ("Read-only file system" in err[0])
+    assert calls == [], "a step ran (the notebook, the scorecard or the report)"
+    if fault.startswith("OMKL"):
+        assert target.read_text() == "a file\n"
+
+
 def test_the_lock_is_exclusive_within_one_process_too(tmp_path):
     first = ResultsLock(tmp_path).acquire()
     with pytest.raises(notebooks.ResultsBusy, match=f"PID {os.getpid()}"):
