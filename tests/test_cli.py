@@ -545,3 +545,18 @@ def test_csv_reader_spools_a_large_file_and_hands_it_back_in_blocks(tmp_path, mo
         np.testing.assert_array_equal(table.maximum, want.max(axis=0))
         spool = table._spool
     assert spool.closed
+
+
+@pytest.mark.parametrize("model", ["VAW2", "Mixture"])
+def test_cli_default_scaling_on_a_tiny_target_stays_near_the_running_mean(tmp_path, model):
+    """Issue 42: ``omkl run VAW2 --csv F`` (default ``--scale online``) on a target of about 1e-4
+    reported an MSE 1.6e4 x the running mean's (Mixture 4.0e3 x): the target scaler's rule for
+    "all labels so far equal" used a scale of 1 in the target's units."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = 1e-4 * (1.0 + 0.1 * np.sin(X[:, 0]))
+    csv = tmp_path / "tiny.csv"
+    csv.write_text("a,b,c,y\n" + "\n".join(",".join(f"{v:.12g}" for v in row) for row in np.column_stack([X, y])) + "\n")
+    res = omkl("run", model, "--csv", csv)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert _field(res.stdout, "mse") < 2.0 * _field(res.stdout, "baseline_mse"), res.stdout
