@@ -72,4 +72,6 @@ else
     fi
 fi
 trap - INT TERM
-exec "$PY" -m omkl_core.repro ${ARGS[@]+"${ARGS[@]}"}
+# the driver (python -m omkl_core.repro), with Ctrl-C while it imports -- before it handles signals
+# itself -- one line and exit 130, not a traceback of the import under way
+exec "$PY" -c 'import os, runpy, signal; signal.signal(signal.SIGINT, lambda *_: (os.write(2, b"error: interrupted (SIGINT) while starting; nothing was started\n"), os._exit(130))); runpy.run_module("omkl_core.repro", run_name="__main__", alter_sys=True)' ${ARGS[@]+"${ARGS[@]}"}

@@ -22,18 +22,20 @@ models. :func:`omkl_core.checks.check_learner` checks a learner against these co
 from __future__ import annotations
 
 import abc
+import contextlib
 import contextvars
 import copy
 import functools
 import inspect
+import types
 
 import numpy as np
 
-from .validation import check_label, check_matrix, check_point, check_stream, check_vector
+from .validation import check_forecast, check_label, check_matrix, check_point, check_stream, check_vector
 
 #: ``check_point(x, d=None, name="x")`` and ``check_label(y, name="y")`` are the input checks of
 #: every learner (a finite point / label, or a ValueError naming the argument)
-__all__ = ["Base", "OnlineLearner", "BatchLearner", "check_point", "check_label"]
+__all__ = ["Base", "OnlineLearner", "BatchLearner", "NonFiniteRun", "check_point", "check_label"]
 
 
 class Base:
@@ -100,10 +102,71 @@ class Base:
 _RUNNING = contextvars.ContextVar("omkl_running", default=None)
 
 
+class NonFiniteRun(FloatingPointError):
+    """A vectorised ``run`` whose forecasts came out NaN or inf: the inputs were too large for the
+    learner's float64 arithmetic. Raised with the learner's state as it was before the call."""
+
+
+def _learned_state(learner):
+    """A deep copy of everything but the constructor arguments (the state a step or a run may
+    change), and the attributes' order."""
+    params = set(learner._param_names())
+    state = {k: v for k, v in vars(learner).items() if k not in params}
+    # kept by reference: the constructor arguments (state may refer to them; a step or a run never
+    # changes them) and the array namespace (a module)
+    memo = {id(v): v for k, v in vars(learner).items() if k in params or isinstance(v, types.ModuleType)}
+    return copy.deepcopy(state, memo), list(vars(learner))
+
+
+def _restore_state(learner, saved: dict, order: list[str]) -> None:
+    """The state of :func:`_learned_state` back in place, the attributes in their former ``order``."""
+    now = dict(vars(learner))
+    learner.__dict__.clear()
+    learner.__dict__.update({k: saved[k] if k in saved else now[k] for k in order if k in saved or k in now})
+
+
+def _largest(a) -> str:
+    """``"largest |entry| 1.2e+12"`` of an array-like (not of a stream of blocks: it is spent)."""
+    if not (hasattr(a, "shape") or isinstance(a, (list, tuple))):
+        return "a stream of blocks"
+    try:
+        v = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        return "not an array"
+    return f"largest |entry| {float(np.max(np.abs(v))):.3g}" if v.size else "empty"
+
+
+def _non_finite(learner, out, X, y, name: str, t0, value=None, where_found=None) -> NonFiniteRun | None:
+    """The error for forecasts ``out`` of a run that hold NaN/inf (None when they are finite, or
+    when NaN is the learner's abstention, ``_may_abstain``); ``value``: the bad forecast when an
+    inner learner found it (``out`` then only marks its position)."""
+    if getattr(learner, "_may_abstain", False) or not isinstance(out, np.ndarray) or out.dtype.kind not in "fc":
+        return None
+    bad = ~np.isfinite(out)
+    if not bad.any():
+        return None
+    where = np.argwhere(bad)[0]
+    index = int(where[-1])                              # the time axis is the last one of every run's output
+    value = float(out[tuple(where)]) if value is None else value
+    step = f" of step {int(t0) + index + 1}" if isinstance(t0, (int, np.integer)) else ""
+    where_found = where_found or type(learner).__name__
+    found = "" if where_found == type(learner).__name__ else f", found in its {where_found}.run"
+    error = NonFiniteRun(
+        f"{type(learner).__name__}.run: the forecast{step} is {value!r} (a non-finite forecast{found}: float64 "
+        f"overflow or loss of precision in the learner's arithmetic): its inputs {name} ({_largest(X)}) and y "
+        f"({_largest(y)}) are too large for it; the learner's state is as it was before this call; rescale them "
+        "(omkl_core.datasets.normalise_stream, StandardScaler() | learner, TargetScaler(learner); "
+        "omkl run --scale online)")
+    error.index, error.value, error.where = index, value, where_found
+    return error
+
+
 def _checked_run(run):
     """Wrap a learner's ``run(X, y, ...)``: check the whole stream with the step loop's checks
     (:func:`~omkl_core.validation.check_stream`, the input named as ``run``'s first argument)
-    before the learner's own code touches its state."""
+    before the learner's own code touches its state; and make the call atomic (DESIGN, Faults):
+    when it raises, or its forecasts come out NaN/inf (:class:`NonFiniteRun`, naming the inputs and
+    their size -- never a silent NaN), the learner's state is restored to what it was before."""
     if getattr(run, "_checks_stream", False):
         return run
     name = list(inspect.signature(run).parameters)[1]
@@ -113,11 +176,25 @@ def _checked_run(run):
         if _RUNNING.get() is self:                    # a super().run of the same learner
             return run(self, X, y, *args, **kwargs)
         check_stream(X, y, name)
+        saved, order = _learned_state(self)
+        t0 = getattr(self, "t_", None)
         token = _RUNNING.set(self)
         try:
-            return run(self, X, y, *args, **kwargs)
+            out = run(self, X, y, *args, **kwargs)
+        except NonFiniteRun as inner:                 # an inner learner's (same stream): named by this call
+            _restore_state(self, saved, order)
+            at = np.full(inner.index + 1, np.nan)
+            raise _non_finite(self, at, X, y, name, t0, inner.value, inner.where) from None
+        except BaseException:
+            _restore_state(self, saved, order)
+            raise
         finally:
             _RUNNING.reset(token)
+        error = _non_finite(self, out, X, y, name, t0)
+        if error is not None:
+            _restore_state(self, saved, order)
+            raise error
+        return out
 
     checked._checks_stream = True
     return checked
@@ -186,9 +263,21 @@ class OnlineLearner(Base, abc.ABC):
         y = check_vector(y, "y", length=X.shape[0])
         out = np.empty(X.shape[0])
         for t in range(X.shape[0]):
-            out[t] = self.predict_one(X[t])
+            p = check_forecast(self.predict_one(X[t]), f"the forecast of {type(self).__name__} at step {self.t_ + 1}")
+            out[t] = np.nan if p is None else p       # NaN: an abstention (omkl_core.protocol)
             self.learn_one(X[t], float(y[t]))
         return out
+
+    @contextlib.contextmanager
+    def _atomic(self):
+        """A block after which the learner has made all of its changes or none (DESIGN, Faults):
+        on any exception the learned state is restored to what it was when the block began."""
+        saved, order = _learned_state(self)
+        try:
+            yield
+        except BaseException:
+            _restore_state(self, saved, order)
+            raise
 
 
 class BatchLearner(Base, abc.ABC):

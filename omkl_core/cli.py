@@ -61,7 +61,6 @@ import ast
 import contextlib
 import csv
 import inspect
-import io
 import json
 import math
 import os
@@ -73,7 +72,6 @@ import numpy as np
 
 from . import datasets, registry
 from .preprocessing import Pipeline, StandardScaler, TargetScaler
-from .protocol import run_online, running_mean
 from .validation import check_memory
 
 #: Exit status of a user error (argparse's convention) and of a reader that closed early.
@@ -152,75 +150,24 @@ def _column(target: str | None, header: list[str], path: str) -> int:
     return col
 
 
-def _read_text(path: str) -> str:
-    """The text of ``--csv PATH`` (``-``: standard input), a UTF-8 byte-order mark dropped."""
-    if path == "-":
-        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-    else:
-        p = Path(path)
-        if not p.exists():
-            raise UserError(f"--csv {path}: no such file")
-        if p.is_dir():
-            raise UserError(f"--csv {path}: is a directory, not a CSV file")
-        try:
-            data = p.read_bytes()    # not stat().st_size: /dev/stdin and pipes report 0
-        except PermissionError:
-            raise UserError(f"--csv {path}: permission denied") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UserError(f"--csv {path}: not a text CSV file (cannot decode it as UTF-8)") from None
-
-
-def _is_number(cell: str) -> bool:
-    try:
-        float(cell)
-    except ValueError:
-        return False
-    return True
-
-
-def _read_csv(path: str):
-    """(header, values, raw rows) of ``--csv PATH``, refusing what would be silently misread."""
-    name = "standard input" if path == "-" else path
-    text = _read_text(path)
-    if not text.strip():
-        raise UserError(f"--csv {name}: the file is empty (expected a header row and data rows)")
-    try:
-        header, values, raw = datasets.parse_csv(io.StringIO(text, newline=""), name)
-    except ValueError as exc:  # ragged rows
-        raise UserError(f"--csv {exc}") from None
-    if header and all(h and _is_number(h) for h in header):
-        raise UserError(f"--csv {name}: the first row ({','.join(header)}) is all numbers: it looks like data, "
-                        "not a header; add a header row naming the columns (e.g. x1,x2,y)")
-    seen: dict[str, list[int]] = {}
-    for j, h in enumerate(header):
-        seen.setdefault(h, []).append(j)
-    dup = {h: js for h, js in seen.items() if len(js) > 1}
-    if dup:
-        raise UserError(f"--csv {name}: duplicate column names: "
-                        + "; ".join(f"{h!r} (columns {', '.join(map(str, js))})" for h, js in dup.items()))
-    if not raw:
-        raise UserError(f"--csv {name}: has a header but no data rows")
-    if len(header) < 2:
-        raise UserError(f"--csv {name}: needs at least two columns (features and a target), got {len(header)}")
-    return header, values, raw
-
-
 def _load_csv(path: str, target: str | None):
-    """Raw ``(X, y, feature names, target name)`` of ``--csv PATH``."""
-    header, values, raw = _read_csv(path)
+    """``(table, feature columns, target column, feature names, target name)`` of ``--csv PATH``:
+    read and checked in one pass in bounded memory (:mod:`omkl_core.csvstream`), refusing what
+    would be silently misread (another dialect, a column without a name, ``1_000``, ...)."""
+    from . import csvstream  # noqa: PLC0415
+
     name = "standard input" if path == "-" else path
-    col = _column(target, header, name)
-    feats = [j for j in range(len(header)) if j != col]
-    for j in feats + [col]:
-        bad = np.flatnonzero(~np.isfinite(values[:, j]))
-        if bad.size:
-            i = int(bad[0])
-            cell = raw[i][j].strip()
-            raise UserError(f"--csv {name}: row {i + 1} (line {i + 2}), column {header[j]!r}: "
-                            f"{'empty cell' if not cell else f'{cell!r} is not a finite number'}")
-    return values[:, feats], values[:, col], [header[j] for j in feats], header[col]
+    try:
+        table = csvstream.read_table(path, name)
+    except ValueError as exc:
+        raise UserError(f"--csv {exc}") from None
+    try:
+        col = _column(target, table.header, name)
+    except UserError:
+        table.close()
+        raise
+    feats = [j for j in range(len(table.header)) if j != col]
+    return table, feats, col, [table.header[j] for j in feats], table.header[col]
 
 
 def _check_budget(name: str, model, shape: tuple[int, int]) -> None:
@@ -263,8 +210,8 @@ SCALINGS = {
 SCALE_SPREAD = 1e3
 
 
-def _scale_warning(X, names: list[str], scaling: str) -> None:
-    rms = np.sqrt(np.mean(X * X, axis=0))
+def _scale_warning(rms, names: list[str], scaling: str) -> None:
+    """Warn when the columns' root mean squares ``rms`` differ by more than :data:`SCALE_SPREAD`."""
     live = np.flatnonzero(rms > 0)
     if live.size < 2:
         return
@@ -323,6 +270,142 @@ def _check_output(path: str, flag: str = "--predictions") -> Path:
     if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
         raise UserError(f"{flag} {path}: not writable (permission denied)")
     return p
+
+
+# ----------------------------------------------------------------------------- the stream
+class _Standardiser:
+    """:func:`omkl_core.datasets.standardise_online` over consecutive blocks of one stream: the
+    same numbers (its running sums are sequential, carried from block to block)."""
+
+    def __init__(self):
+        self.x1 = self.s1 = self.s2 = None
+        self.t = 0
+
+    def __call__(self, X):
+        if self.x1 is None:
+            self.x1, self.s1, self.s2 = X[:1].copy(), np.zeros((1, X.shape[1])), np.zeros((1, X.shape[1]))
+        D = X - self.x1
+        t = np.arange(self.t + 1, self.t + X.shape[0] + 1, dtype=np.float64)[:, None]
+        c1 = np.cumsum(np.concatenate([self.s1, D]), axis=0)[1:]
+        c2 = np.cumsum(np.concatenate([self.s2, D * D]), axis=0)[1:]
+        mean = c1 / t
+        sd = np.sqrt(np.maximum(c2 / t - mean * mean, 0.0))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            Z = np.where(sd > 0, (D - mean) / np.where(sd > 0, sd, 1.0), 0.0)
+        self.s1, self.s2, self.t = c1[-1:], c2[-1:], self.t + X.shape[0]
+        return Z
+
+
+def _csv_stream(table, feats: list[int], col: int, scaling: str, experts: bool, source: str):
+    """``(lo, width, blocks)`` for ``--csv``: the affine map back to the target's units and
+    ``blocks(rows)``, the stream the learner sees as ``(X, y, raw y)`` blocks of ``rows`` rows,
+    scaled as :func:`_scaled` scales the whole stream (the same numbers); whole-stream statistics
+    come from the reader's pass, and every refusal comes before a block is handed out."""
+    def raw(rows):
+        return ((B[:, feats], B[:, col], B[:, col]) for B in table.blocks(rows))
+
+    if scaling in ("none", "online"):     # online: the wrappers scale while the learner runs
+        return 0.0, 1.0, raw
+    if scaling == "standardise":
+        def standardised(rows):
+            st = _Standardiser()
+            return ((st(X), y, y_raw) for X, y, y_raw in raw(rows))
+        return 0.0, 1.0, standardised
+    lo, hi = float(table.minimum[col]), float(table.maximum[col])
+    if hi == lo:
+        raise UserError(f"{source}: the target column is constant; cannot scale it to [0, 1] (eq. 33): "
+                        "use --scale online, --scale standardise or --scale none")
+    if experts:   # forecasts of y are scaled as y is (eq. 33), so they stay comparable
+        return lo, hi - lo, lambda rows: (((X - lo) / (hi - lo), (y - lo) / (hi - lo), y_raw) for X, y, y_raw in raw(rows))
+    # paper 000 eqs. (33)-(34) as omkl_core.datasets.normalise_stream computes them
+    big = float(table.largest[feats].max())
+    if big == 0:
+        raise UserError(f"{source}: every row of X is zero: the scaling of eq. (34) is undefined")
+    norms = np.concatenate([big * np.sqrt(((X / big) ** 2).sum(axis=1)) for X, _, _ in raw(table.T)])
+    scale = norms.max()
+    rest = np.delete(norms, int(np.argmax(norms)))
+    if rest.size and np.median(rest) < 1e-6 * scale:
+        i = int(np.argmax(norms))
+        warnings.warn(f"normalise_stream: row {i} of X has norm {scale:.3g}, over 1e6 times the median "
+                      f"row norm {np.median(rest):.3g}; after eq. (34) the other rows are nearly 0 "
+                      "(an outlier or a unit error in the data?)", RuntimeWarning, stacklevel=2)
+    del norms, rest
+    half = hi / 2 - lo / 2                  # halves: hi - lo may overflow float64
+    return lo, hi - lo, lambda rows: ((X / scale, (y / 2 - lo / 2) / half, y_raw) for X, y, y_raw in raw(rows))
+
+
+def _block_rows(model, T: int, progress: bool, whole: bool) -> int:
+    """Rows per block of a run: the whole stream (``whole``) or :data:`omkl_core.csvstream.BLOCK_ROWS`,
+    with ``progress`` the chunks of :func:`omkl_core.protocol.run_online`; always a multiple of the
+    learner's ``_run_alignment`` (pieces of such lengths give the numbers of one run)."""
+    from .csvstream import BLOCK_ROWS  # noqa: PLC0415
+    from .protocol import PROGRESS_CHUNK  # noqa: PLC0415
+
+    if progress:
+        rows = max(PROGRESS_CHUNK, -(-T // 50 // PROGRESS_CHUNK) * PROGRESS_CHUNK)
+    else:
+        rows = max(T, 1) if whole else BLOCK_ROWS
+    return math.lcm(rows, int(getattr(model, "_run_alignment", 1)))
+
+
+def _run_blocks(model, blocks, T: int, *, paper: bool, lo: float, width: float, progress: bool, writer=None,
+                keep=None) -> dict:
+    """Predict-then-learn over the ``(X, y, raw y)`` blocks (each ``run`` continues from the state
+    the last one left), as :func:`omkl_core.protocol.run_online` does over the whole stream: its
+    abstention fallback, its refusal of a non-finite prediction, and the scores in the target's
+    units computed by the same sequential sums (one block: the very numbers of ``run_online``).
+    ``writer``: a ``csv.writer`` that gets the rows of ``--predictions`` block by block; ``keep``:
+    a list that gets each block's (X, y) (``--regret`` needs the whole stream)."""
+    import time  # noqa: PLC0415
+
+    from ._progress import progress_bar  # noqa: PLC0415
+    from .backend import to_numpy  # noqa: PLC0415
+    from .protocol import fill_abstentions  # noqa: PLC0415
+    from .validation import check_forecast  # noqa: PLC0415
+
+    run = getattr(model, "run", None)
+    may_abstain = bool(getattr(model, "_may_abstain", False))
+    t0, label_sum, raw_sum = 0, 0.0, 0.0
+    loss_sum, base_sum, cum_loss, cum_scaled, seconds = 0.0, 0.0, 0.0, 0.0, 0.0
+    with progress_bar(T, desc=type(model).__name__, unit="step", leave=False, enabled=progress) as bar:
+        for X, y, y_raw in blocks:
+            n = y.shape[0]
+            start = time.perf_counter()
+            if callable(run):
+                p = np.asarray(to_numpy(run(X, y)), dtype=np.float64).reshape(-1)
+                abstained = np.isnan(p) if may_abstain else np.zeros(n, dtype=bool)
+            else:
+                p, abstained = np.empty(n), np.zeros(n, dtype=bool)
+                for i in range(n):
+                    f = check_forecast(model.predict_one(X[i]), f"the forecast of {type(model).__name__} "
+                                                                f"at step {t0 + i + 1}")
+                    abstained[i] = f is None
+                    p[i] = math.nan if f is None else f
+                    model.learn_one(X[i], float(y[i]))
+            seconds += time.perf_counter() - start
+            p = fill_abstentions(p, y, abstained, label_sum=label_sum, n_labels=t0)
+            if not np.all(np.isfinite(p)):
+                raise FloatingPointError(f"the learner produced a non-finite prediction at step "
+                                         f"{t0 + int(np.flatnonzero(~np.isfinite(p))[0])}")
+            cum_scaled = float(np.cumsum(np.concatenate([[cum_scaled], (p - y) ** 2]))[-1])
+            pred = lo + width * p if paper else p
+            losses = (pred - y_raw) ** 2
+            loss_sum += float(losses.sum())
+            sums = np.cumsum(np.concatenate([[raw_sum], y_raw]))      # sums of the raw labels before step t
+            counts = np.arange(t0, t0 + n, dtype=np.float64)
+            base = np.where(counts > 0, sums[:-1] / np.maximum(counts, 1.0), 0.0)
+            base_sum += float(((base - y_raw) ** 2).sum())
+            cum = np.cumsum(np.concatenate([[cum_loss], losses]))[1:]
+            if writer is not None:
+                t = np.arange(t0 + 1, t0 + n + 1)
+                writer.writerows(zip(t.tolist(), y_raw.tolist(), pred.tolist(), (cum / t).tolist(), strict=True))
+            if keep is not None:
+                keep.append((X, y))
+            label_sum = float(np.cumsum(np.concatenate([[label_sum], y]))[-1])
+            raw_sum, cum_loss, t0 = float(sums[-1]), float(cum[-1]), t0 + n
+            bar.update(n)
+    return {"T": t0, "mse": loss_sum / t0, "base_mse": base_sum / t0, "mse_scaled": cum_scaled / t0,
+            "seconds": seconds}
 
 
 # ----------------------------------------------------------------------------- commands
@@ -484,6 +567,13 @@ def _cmd_run(args) -> int:
         raise UserError("--target applies to --csv only")
     out = _check_output(args.predictions) if args.predictions else None
     scaling = _resolve_scaling(args)
+    with contextlib.ExitStack() as stack:
+        return _run_on_stream(args, stack, cls, params, is_mixture, out, scaling)
+
+
+def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
+    """The part of ``omkl run`` that reads the stream, builds the learner, runs it (block by block
+    for ``--csv``: bounded memory) and reports."""
     if args.dataset:
         if args.dataset not in registry.dataset_names():
             raise UserError(f"unknown dataset {args.dataset!r}; known: {', '.join(registry.dataset_names())}")
@@ -497,21 +587,27 @@ def _cmd_run(args) -> int:
         except ValueError as exc:
             raise UserError(f"--dataset {args.dataset}: {exc}") from None
         target = registry.dataset_info(args.dataset).target
+        shape = X.shape
+
+        def blocks(rows):
+            return ((X[i:i + rows], y[i:i + rows], y_raw[i:i + rows]) for i in range(0, len(y), rows))
     else:
         if args.variant is not None:
             raise UserError("--variant applies to --dataset only")
-        X_raw, y_raw, names, target = _load_csv(args.csv, args.target)
+        table, feats, col, names, target = _load_csv(args.csv, args.target)
+        stack.callback(table.close)
         if scaling not in ("standardise", "online") and not args.experts:
-            _scale_warning(X_raw, names, scaling)
-        X, y, lo, width = _scaled(X_raw, y_raw, scaling, args.experts,
-                                  "--csv " + ("standard input" if args.csv == "-" else args.csv))
+            _scale_warning(np.sqrt(table.sum_squares[feats] / table.T), names, scaling)
+        lo, width, blocks = _csv_stream(table, feats, col, scaling, args.experts,
+                                        "--csv " + ("standard input" if args.csv == "-" else args.csv))
+        shape = (table.T, len(feats))
     if is_mixture:
         model, experts = _mixture(args, scaling)
         for label, e in experts:
-            _check_budget(label, e, X.shape)
+            _check_budget(label, e, shape)
     else:
         model = _construct(args.model, cls, params)
-        _check_budget(args.model, model, X.shape)
+        _check_budget(args.model, model, shape)
     if args.regret:
         from .regret import aggregates_experts  # noqa: PLC0415
 
@@ -523,51 +619,70 @@ def _cmd_run(args) -> int:
                             "(--scale online rescales the stream while it runs)")
     if scaling == "online":   # features and target scaled online (module docstring)
         model = TargetScaler(Pipeline(StandardScaler(max_norm=1.0), model), method=args.target_scale or "auto")
+    writer = stack.enter_context(_csv_output(out, ["t", "y", "y_hat", "mse"])) if out is not None else None
+    kept = [] if args.regret else None
     try:
-        trace = run_online(model, X, y, progress=args.progress)
+        res = _run_blocks(model, blocks(_block_rows(model, shape[0], args.progress, bool(args.dataset))), shape[0],
+                          paper=scaling == "paper", lo=lo, width=width, progress=args.progress, writer=writer,
+                          keep=kept)
     except (ValueError, FloatingPointError, OverflowError) as exc:
         shown = " ".join(f"--param {item}" for item in args.param or []) or "its default parameters"
         raise UserError(f"{args.model} with {shown} failed on this stream: {exc} (a parameter outside the "
                         "range where the computation stays finite?)") from None
-    pred = lo + width * trace.predictions if scaling == "paper" else trace.predictions
-    base = running_mean(y_raw)     # the raw labels' running mean: the same whatever --scale
-    losses = (pred - y_raw) ** 2
-    mse, base_mse = float(losses.mean()), float(np.mean((base - y_raw) ** 2))
+    mse, base_mse = res["mse"], res["base_mse"]
     ratio = f" ({mse / base_mse:.3g} of the baseline)" if base_mse > 0 else ""
-    scaled = f" mse_scaled={trace.mse:.6g} (x1e3: {1e3 * trace.mse:.4f})" if scaling == "paper" else ""
-    print(f"{args.model}: T={len(y)} mse={mse:.6g} baseline_mse={base_mse:.6g}{ratio}{scaled} "
-          f"seconds={trace.seconds:.3f} [mse, baseline_mse in the units of the target {target!r}; baseline: "
+    scaled = f" mse_scaled={res['mse_scaled']:.6g} (x1e3: {1e3 * res['mse_scaled']:.4f})" if scaling == "paper" else ""
+    print(f"{args.model}: T={res['T']} mse={mse:.6g} baseline_mse={base_mse:.6g}{ratio}{scaled} "
+          f"seconds={res['seconds']:.3f} [mse, baseline_mse in the units of the target {target!r}; baseline: "
           f"the running mean of the raw labels before step t"
           f"{'; mse_scaled on the [0, 1] target, as the papers report' if scaled else ''}; "
           f"scaling: {SCALINGS[scaling]}]")
     if args.regret:   # issue 34: the run's regret beside opera's oracles, and the stated bounds (scaled units)
         from .regret import regret_report  # noqa: PLC0415
 
+        X, y = (np.concatenate([b[0] for b in kept]), np.concatenate([b[1] for b in kept])) if len(kept) > 1 else kept[0]
         print(regret_report(model, X, y))
-    if out is not None:
-        t = np.arange(1, len(y) + 1)
-        _write_csv(out, ["t", "y", "y_hat", "mse"], zip(t.tolist(), y_raw.tolist(), pred.tolist(),
-                                                        (np.cumsum(losses) / t).tolist(), strict=True))
     return 0
+
+
+@contextlib.contextmanager
+def _csv_output(path, header: list[str]):
+    """A ``csv.writer`` (floats as ``repr``, the exact shortest form) on a temporary name beside
+    ``path``, renamed into place when the block ends without an error and removed otherwise (a
+    failed run writes nothing). /dev/stdout, a pipe or a link are written in place (an atomic
+    rename would replace the link itself), from an anonymous temporary file when the block ends
+    (after what the command prints)."""
+    import shutil  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
+    path = Path(path)
+    special = path.is_symlink() or (path.exists() and not path.is_file()) or path.parts[:2] in (("/", "dev"), ("/", "proc"))
+    if special:
+        with tempfile.TemporaryFile("w+", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(header)
+            yield w
+            fh.seek(0)
+            sys.stdout.flush()
+            with open(path, "w", newline="", encoding="utf-8") as dest:
+                shutil.copyfileobj(fh, dest)
+        return
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", newline="", encoding="utf-8") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow(header)
+            yield w
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _write_csv(path, header: list[str], rows) -> None:
     """Write a CSV (floats as ``repr``, the exact shortest form; NaN as an empty cell) to a temporary
     name, then rename it into place."""
-    path = Path(path)
-    # /dev/stdout, a pipe, a link: written in place (an atomic rename would replace the link itself)
-    special = path.is_symlink() or (path.exists() and not path.is_file()) or path.parts[:2] in (("/", "dev"), ("/", "proc"))
-    tmp = path if special else path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", newline="", encoding="utf-8") as fh:
-            w = csv.writer(fh, lineterminator="\n")
-            w.writerow(header)
-            w.writerows(["" if isinstance(v, float) and math.isnan(v) else v for v in row] for row in rows)
-        if not special:
-            os.replace(tmp, path)
-    finally:
-        if not special:
-            tmp.unlink(missing_ok=True)
+    with _csv_output(path, header) as w:
+        w.writerows(["" if isinstance(v, float) and math.isnan(v) else v for v in row] for row in rows)
 
 
 def _markdown(records: list[dict], columns: list[str], floatfmt: str = ".5g") -> str:

@@ -70,10 +70,10 @@ import math
 import numpy as np
 
 from .aggregation import BOA
-from .base import OnlineLearner
+from .base import NonFiniteRun, OnlineLearner
 from .pairing import Pairing
 from .protocol import abstention_fallback, abstention_fallbacks
-from .validation import Check, check_label, check_point, check_vector
+from .validation import Check, check_forecast, check_label, check_point, check_vector
 
 __all__ = ["Mixture", "aggregate"]
 
@@ -313,10 +313,10 @@ class Mixture(Pairing):
     # ---- one step ---------------------------------------------------------------------
     def _expert_forecast(self, j, x):
         """z_{t,j} (float) or None (abstains); NaN/inf is an error."""
-        z = self.learners_[j].predict_one(x)
+        z = check_forecast(self.learners_[j].predict_one(x),
+                           f"learners[{j}] ({type(self.learners_[j]).__name__}) forecast at step {self.t_ + 1}")
         if z is None:
             return None
-        z = float(z)
         if not math.isfinite(z):
             raise FloatingPointError(f"learners[{j}] ({type(self.learners_[j]).__name__}) forecast {z!r} at step "
                                      f"{self.t_ + 1} (None is how an expert abstains; NaN/inf is not)")
@@ -335,12 +335,13 @@ class Mixture(Pairing):
         forecasts of the last ``predict_one`` since the previous ``learn_one`` even where x differs
         from the row predicted on (module docstring: "One forecast per expert per step"), else
         the experts' forecasts of x."""
-        last = self._last
-        if last is not None:
-            xc = check_point(x, name="x")
-            if last[0].shape == xc.shape:              # z_t behind the prediction emitted: kept for this x
-                self._last = (xc.copy(), last[1], last[2])
-        super().learn_one(x, y)
+        with self._atomic():                           # an expert that raises: no expert has learned the step
+            last = self._last
+            if last is not None:
+                xc = check_point(x, name="x")
+                if last[0].shape == xc.shape:          # z_t behind the prediction emitted: kept for this x
+                    self._last = (xc.copy(), last[1], last[2])
+            super().learn_one(x, y)
 
     def _learn_experts(self, x, y, abstained):
         for e in self.learners_:
@@ -360,7 +361,18 @@ class Mixture(Pairing):
         e = self.learners_[j]
         run = getattr(e, "run", None)
         if callable(run):
-            z = np.asarray(run(X, y), dtype=np.float64).reshape(-1)
+            try:
+                z = np.asarray(run(X, y))
+            except NonFiniteRun as exc:                 # named by the expert's place in the mixture
+                raise FloatingPointError(f"learners[{j}] ({type(e).__name__}) forecast {exc.value!r} at step "
+                                         f"{self.t_ + 1 + exc.index}: {exc}") from None
+            except TypeError as exc:
+                raise TypeError(f"learners[{j}] ({type(e).__name__}): {exc}") from None
+            if z.dtype.kind not in "fiu":               # no "0.3" -> 0.3, no True -> 1.0
+                raise TypeError(f"learners[{j}] ({type(e).__name__}) forecast {z.reshape(-1)[:1].tolist()} "
+                                f"(dtype {z.dtype}) in its run, which is not a real number (a forecast is a "
+                                "float, or NaN to abstain in a run)")
+            z = z.astype(np.float64).reshape(-1)
             bad = ~np.isfinite(z)
             if bad.any() and not getattr(e, "_may_abstain", False):
                 raise FloatingPointError(f"learners[{j}] ({type(e).__name__}) forecast {z[bad][0]!r} at step "
@@ -369,7 +381,7 @@ class Mixture(Pairing):
         T = X.shape[0]
         z, bad = np.empty(T), np.zeros(T, dtype=bool)
         for t in range(T):
-            r = e.predict_one(X[t])
+            r = check_forecast(e.predict_one(X[t]), f"learners[{j}] ({type(e).__name__}) forecast at step {self.t_ + 1 + t}")
             if r is None:
                 bad[t] = True
                 z[t] = np.nan

@@ -179,15 +179,19 @@ def best_shifting(Z, y, K: int | None = None, *, paths: bool = True) -> Shifting
     K : int or None, default=None
         Largest number of shifts; None: T - 1 (every number of shifts, as opera).
     paths : bool, default=True
-        Also return the best path for each k (back-pointers: T (K+1) N bytes, refused before
-        allocation when they exceed the machine's memory).
+        Also return the best path for each k (back-pointers and paths: about T (K+1) (N + 24)
+        bytes, refused before allocation when they exceed the memory available now; with the
+        default K = T - 1 that is quadratic in T: pass a small K, or ``paths=False``).
     """
     Z, y = _check(Z, y)
     T, N = Z.shape
     K = T - 1 if K is None else check_int(K, "K", minimum=0)
     L = (Z - y[:, None]) ** 2                          # l_t(j)
     if paths:
-        check_memory(float(T) * (K + 1) * (N + 8), f"the shifting oracle's back-pointers (T={T}, K={K}, N={N})")
+        # back-pointers (T, K+1, N) bool and (T, K+1) int64, then the paths (K+1, T) int64 and their
+        # forecasts (K+1, T) float64: refused before any of them is allocated (issue 42)
+        check_memory(float(T) * (K + 1) * (N + 24),
+                     f"the shifting oracle's back-pointers and paths (T={T}, K={K}, N={N})")
         switched = np.empty((T, K + 1, N), dtype=bool)
         came = np.zeros((T, K + 1), dtype=np.int64)
     D = np.zeros((K + 1, N))

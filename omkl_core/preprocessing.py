@@ -38,7 +38,10 @@ what the protocol has revealed so far and nothing later (River's ``StandardScale
     declares them (``bounds``: the VAW family, ``Mixture``'s meta-learner), else ``"standard"``.
 
   Before the first label the map is the identity (c = m, s = 1); while every label so far is
-  equal, s = 1 (the label is centred, not divided by 0).
+  equal, s = 0: the learner learns u = m and the forecast is that label, c (a scale of 1 would be
+  one *unit of the target*, meaningless for a target of size 1e-4 or 1e6 -- issue 42).  The
+  bounds [A, B] must be an interval float64 can map every accepted label range into: B - A finite
+  and at least 2 MAX_MAGNITUDE / float64 max (~1.1e-208), else a ValueError naming ``bounds``.
 
 What these wrappers change and what they do not: the wrapped learner is the paper's learner
 with the paper's class defaults; the wrapper supplies the normalisation the paper assumes
@@ -64,7 +67,17 @@ import math
 import numpy as np
 
 from .base import Base, OnlineLearner
-from .validation import Check, Optional, Options, Positive, check_label, check_matrix, check_point, check_vector
+from .validation import (
+    MAX_MAGNITUDE,
+    Check,
+    Optional,
+    Options,
+    Positive,
+    check_label,
+    check_matrix,
+    check_point,
+    check_vector,
+)
 
 __all__ = ["StandardScaler", "Pipeline", "TargetScaler", "label_bounds"]
 
@@ -409,8 +422,10 @@ class TargetScaler(OnlineLearner):
         else:
             self.method_ = self.method
         A, B = (float(self.bounds[0]), float(self.bounds[1])) if self.bounds is not None else (inner or (0.0, 1.0))
+        if self.method_ == "minmax":
+            _check_mappable(A, B, "bounds" if self.bounds is not None else "the learner's label bounds")
         self._A, self._B = A, B
-        self._mid = 0.5 * (A + B) if self.method_ == "minmax" else 0.0
+        self._mid = 0.5 * A + 0.5 * B if self.method_ == "minmax" else 0.0
         self.n_ = 0
         self._mean, self._m2 = 0.0, 0.0
         self._lo, self._hi = math.inf, -math.inf
@@ -425,18 +440,20 @@ class TargetScaler(OnlineLearner):
         return n, mean, self._m2 + delta * (y - mean), min(self._lo, y), max(self._hi, y)
 
     def _map(self, n, mean, m2, lo, hi):
-        """(c, s) of the labels summarised by the statistics."""
+        """(c, s) of the labels summarised by the statistics; s = 0 while they are all equal (the
+        forecast is then the label seen: no scale exists yet, and 1 would be a unit of the target)."""
         if self.method_ == "minmax":
             width = hi - lo
-            return 0.5 * (lo + hi), (width / (self._B - self._A) if width > 0 else 1.0)
+            return 0.5 * (lo + hi), (width / (self._B - self._A) if width > 0 else 0.0)
         sd = math.sqrt(max(m2, 0.0) / n)
-        return mean, (sd if sd > 0 else 1.0)
+        return mean, (sd if sd > 0 else 0.0)
 
     def _scaled_label(self, y):
-        """(u_t, the statistics with y_t): u_t = m + (y_t - c_t) / s_t, nothing stored."""
+        """(u_t, the statistics with y_t): u_t = m + (y_t - c_t) / s_t (u_t = m while every label is
+        equal, s_t = 0), nothing stored."""
         stats = self._stats_with(y)
         c, s = self._map(*stats)
-        u = self._mid + (y - c) / s
+        u = self._mid + (y - c) / s if s > 0 else self._mid
         if self.method_ == "minmax":                 # in [A, B] exactly (rounding only)
             u = min(max(u, self._A), self._B)
         return u, (*stats, c, s)
@@ -490,3 +507,21 @@ def _check_interval(value, name):
     from .validation import Interval  # noqa: PLC0415
 
     Interval()(value, name)
+    _check_mappable(float(value[0]), float(value[1]), name)
+
+
+#: The narrowest [A, B] the min-max map accepts: every label range float64 holds for a stream
+#: (labels up to MAX_MAGNITUDE in size, so widths up to twice that) maps to a finite scale.
+_MIN_WIDTH = 2.0 * MAX_MAGNITUDE / np.finfo(np.float64).max
+
+
+def _check_mappable(A: float, B: float, name: str) -> None:
+    """[A, B] usable by the min-max map in float64, or a ValueError naming ``name``."""
+    width = B - A
+    if not math.isfinite(width):
+        raise ValueError(f"{name} = ({A!r}, {B!r}): its width B - A overflows float64; choose a narrower "
+                         "interval such as (0, 1)")
+    if width < _MIN_WIDTH:
+        raise ValueError(f"{name} = ({A!r}, {B!r}): the interval is too narrow for float64 (B - A = {width:.3g} "
+                         f"< {_MIN_WIDTH:.3g}: labels up to {MAX_MAGNITUDE:g} in size would map to an infinite "
+                         "scale); choose a wider interval such as (0, 1)")

@@ -41,7 +41,7 @@ import numpy as np
 
 from ._progress import progress_bar, progress_iter
 from .backend import to_numpy
-from .validation import check_magnitude, check_matrix, check_vector
+from .validation import check_forecast, check_magnitude, check_matrix, check_vector
 
 __all__ = ["Trace", "run_online", "running_mean", "mse_curve", "PROGRESS_CHUNK", "abstention_fallback",
            "abstention_fallbacks", "fill_abstentions"]
@@ -212,11 +212,11 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
     t0 = time.perf_counter()
     for t in steps:
         x_t = X[t]
-        p = model.predict_one(x_t)
+        p = check_forecast(model.predict_one(x_t), f"the forecast of {type(model).__name__} at step {t + 1}")
         if p is None:                                   # an abstention (module docstring)
             abstained[t] = True
             p = math.nan
-        preds[t] = float(p)
+        preds[t] = p
         model.learn_one(x_t, float(y[t]))
     return Trace.from_predictions(preds, y, time.perf_counter() - t0, abstained)
 

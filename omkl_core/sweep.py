@@ -93,7 +93,7 @@ import os
 import time
 import tomllib
 import zipfile
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -106,7 +106,7 @@ from .protocol import Trace, run_online
 from .validation import check_bool, check_int, check_option
 
 __all__ = ["run", "map_tasks", "TaskResults", "task_key", "load_spec", "cells", "code_version", "numerics", "data_hash", "summarise", "mean_ranks",
-           "to_frame", "local_client", "EXECUTORS", "ROW_COLUMNS", "Store"]
+           "to_frame", "local_client", "EXECUTORS", "ROW_COLUMNS", "Store", "MAX_CELLS"]
 
 EXECUTORS = ("serial", "processes", "dask")
 #: Columns of the rows :func:`run` returns, in order.
@@ -361,6 +361,22 @@ class Store:
         os.replace(tmp, path)
 
 
+def _check_cache_dir(cache_dir) -> None:
+    """Refuse, before any task, a cache folder that is a file (or lies under one) or cannot be
+    written: one error, not a warning per task."""
+    path = Path(cache_dir)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"cache_dir {str(path)!r} is a file, not a folder (the cache is a folder of JSON "
+                         "entries): name a folder")
+    top = path
+    while not top.exists():
+        top = top.parent
+    if not top.is_dir():
+        raise ValueError(f"cache_dir {str(path)!r}: {str(top)!r} is a file, not a folder")
+    if not os.access(top, os.W_OK | os.X_OK):
+        raise ValueError(f"cache_dir {str(path)!r}: {str(top)!r} is not writable (permission denied)")
+
+
 _ARRAYS = "__arrays__"        # a JSON entry holding arrays: {"__arrays__": [names], "result": ...}
 _ARRAY_REF = "__array__"      # an array inside an encoded result: {"__array__": "a0"}
 
@@ -565,6 +581,8 @@ def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_worker
     if cost is not None and len(cost) != len(tasks):
         raise ValueError(f"cost has {len(cost)} entries for {len(tasks)} tasks")
     version = code_version()
+    if cache_dir is not None:
+        _check_cache_dir(cache_dir)
     store = Store(cache_dir) if cache_dir is not None else None
     results: list = [None] * len(tasks)
     cached = [False] * len(tasks)
@@ -603,24 +621,132 @@ def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_worker
             for i in missing:
                 done(i, lambda i=i: _call_task(fn, tasks[i], *args_of(i)))
         elif executor == "processes" and missing:
-            workers = max_workers or os.cpu_count() or 1
-            with ProcessPoolExecutor(max_workers=min(workers, len(missing))) as pool:
-                futures = {pool.submit(_call_task, fn, tasks[i], *args_of(i)): i for i in missing}
-                try:
-                    for fut in as_completed(futures):
-                        done(futures[fut], fut.result)
-                except BaseException:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
+            workers = min(max_workers or os.cpu_count() or 1, len(missing))
+            _map_processes(fn, tasks, missing, args_of, workers, done)
         elif executor == "dask" and missing:
             _map_dask(fn, tasks, missing, data, data_field, client, done)
     return TaskResults(results, cached)
 
 
+#: Tasks in flight per worker process: the pool is fed as tasks finish, never the whole grid at
+#: once (a 300,000-task grid is not queued before the first result is kept).
+IN_FLIGHT_PER_WORKER = 4
+#: Seconds an interrupted pool waits for results already on their way back before it stops.
+RESULT_GRACE_S = 1.0
+
+
+def _worker_start(parent: int) -> None:
+    """In each worker process of the pool: die with the parent, however it dies (Linux:
+    ``prctl(PR_SET_PDEATHSIG, SIGTERM)``; elsewhere a thread that polls the parent's PID), and
+    leave Ctrl-C to the parent (which stops the pool, keeping the tasks that finished)."""
+    import signal  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    armed = False
+    if sys.platform.startswith("linux"):
+        import ctypes  # noqa: PLC0415
+        import ctypes.util  # noqa: PLC0415
+
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+            armed = libc.prctl(1, signal.SIGTERM, 0, 0, 0) == 0        # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:                                          # the parent died before that
+        os._exit(1)
+    if not armed:
+        def watch():
+            while os.getppid() == parent:
+                time.sleep(1.0)
+            os._exit(1)
+        threading.Thread(target=watch, name="omkl-parent-watch", daemon=True).start()
+
+
+def _stop_pool(pool) -> None:
+    """Stop a process pool now: cancel what has not started, end the workers (a task running in one
+    is lost, the others are kept by the caller), reap them."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())    # before shutdown forgets them
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    for p in procs:
+        p.join(timeout=5)
+        if p.is_alive():       # pragma: no cover - a worker that ignores SIGTERM
+            p.kill()
+            p.join()
+    if manager is not None:    # it sees the workers gone and closes its pipes: nothing left racing at exit
+        manager.join(timeout=5)
+
+
+def _map_processes(fn, tasks, missing, args_of, workers: int, done) -> None:
+    """The missing tasks on a pool of ``workers`` processes, :data:`IN_FLIGHT_PER_WORKER` per worker in
+    flight; ``done(i, get)`` keeps each result as it finishes. On an interrupt (or any error) the
+    results that finished are kept first, then the pool is stopped at once (:func:`_stop_pool`)."""
+    from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, wait  # noqa: PLC0415
+
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_start, initargs=(os.getpid(),))
+    queue = iter(missing)
+    pending: dict = {}
+
+    def feed() -> None:
+        while len(pending) < IN_FLIGHT_PER_WORKER * workers:
+            i = next(queue, None)
+            if i is None:
+                return
+            pending[pool.submit(_call_task, fn, tasks[i], *args_of(i))] = i
+
+    try:
+        feed()
+        while pending:
+            finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
+            for fut in finished:
+                done(pending.pop(fut), fut.result)
+            feed()
+    except BaseException:
+        try:                                       # results already on their way back: a moment to arrive
+            wait(list(pending), timeout=RESULT_GRACE_S, return_when=ALL_COMPLETED)
+        except BaseException:  # noqa: BLE001, S110 - a second Ctrl-C: stop at once
+            pass
+        for fut in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
+            try:                                   # keep what finished (cached), then stop
+                done(pending.pop(fut), fut.result)
+            except Exception:  # noqa: BLE001, S112 - the interrupt is what is raised
+                continue
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
 # ---------------------------------------------------------------------------- the run
+#: Most cells (rows) one sweep runs: a larger grid is refused before any work (split it into
+#: several sweeps over one cache folder; ``run(..., max_cells=...)`` moves the limit).
+MAX_CELLS = 500_000
+#: Memory one row holds (a dict of ``ROW_COLUMNS`` and the cell's result, measured with tracemalloc:
+#: ~3 KB at 50 curve points), for the estimate checked against the memory available.
+_ROW_BYTES, _POINT_BYTES = 1500, 40
+
+
+def _check_grid(spec: dict, n_rows: int, max_cells: int) -> None:
+    """Refuse, before any work, a grid of more than ``max_cells`` rows or whose rows would not fit
+    in the memory available (the size and the limit named)."""
+    from .validation import check_memory  # noqa: PLC0415
+
+    shape = (f"{len(spec['datasets'])} dataset(s) x {len(spec['learners'])} learner(s) x "
+             f"{len(spec['seeds']):,} seed(s)")
+    per = _ROW_BYTES + _POINT_BYTES * spec["curve_points"]
+    if n_rows > max_cells:
+        raise ValueError(f"spec: the grid has {n_rows:,} cells ({shape}), more than the {max_cells:,} one sweep "
+                         f"runs (its rows alone would hold ~{n_rows * per / 1e9:.3g} GB); split it into several "
+                         "sweeps over one cache folder (--cache-dir), or pass max_cells")
+    check_memory(n_rows * per, f"the sweep's {n_rows:,} rows ({shape}, ~{per} bytes each)")
+
+
 def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_workers: int | None = None,
-        progress: bool = True, as_frame: bool = False):
+        progress: bool = True, as_frame: bool = False, max_cells: int | None = None):
     """Run every cell of ``spec`` and return one row per cell (see the module docstring).
 
     Parameters
@@ -641,6 +767,9 @@ def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_w
         One progress bar over the cells, with ETA.
     as_frame : bool, default=False
         Return a pandas DataFrame (pandas must be installed) instead of a list of dicts.
+    max_cells : int, optional
+        A grid of more cells (rows) is refused before any work (default :data:`MAX_CELLS`), as is
+        one whose rows would not fit in the memory available (:func:`omkl_core.validation.check_memory`).
 
     Returns
     -------
@@ -655,7 +784,10 @@ def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_w
         max_workers = check_int(max_workers, "max_workers")
     if client is not None and executor != "dask":
         raise ValueError(f"client is only used with executor='dask', got executor={executor!r}")
+    max_cells = MAX_CELLS if max_cells is None else check_int(max_cells, "max_cells")
     spec = load_spec(spec)
+    _check_grid(spec, len(spec["datasets"]) * len(spec["seeds"]) * sum(lrn["repetitions"] or 1 for lrn in spec["learners"]),
+                max_cells)
     todo = cells(spec)
     version = code_version()
     data = {name: registry.load_dataset(name, spec["max_steps"]) for name in spec["datasets"]}

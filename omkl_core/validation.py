@@ -87,12 +87,60 @@ def _fmt_bytes(n: float) -> str:
     return f"{n:.3g} PB"  # pragma: no cover
 
 
+def _meminfo_available() -> int | None:
+    """``MemAvailable`` of /proc/meminfo (Linux: what can be allocated without swapping), or None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _cgroup_available() -> int | None:
+    """What the cgroup (v2) of this process may still allocate (``memory.max - memory.current``),
+    or None when it sets no limit."""
+    try:
+        with open("/proc/self/cgroup", encoding="ascii") as fh:
+            rel = next((ln.strip().split(":", 2)[2] for ln in fh if ln.startswith("0::")), None)
+        if rel is None:
+            return None
+        base = os.path.join("/sys/fs/cgroup", rel.lstrip("/"))
+        with open(os.path.join(base, "memory.max"), encoding="ascii") as fh:
+            cap = fh.read().strip()
+        if cap == "max":
+            return None
+        with open(os.path.join(base, "memory.current"), encoding="ascii") as fh:
+            return max(int(cap) - int(fh.read().strip()), 0)
+    except (OSError, ValueError, StopIteration):
+        return None
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this process can allocate now (None where the OS does not say): the least of
+    /proc/meminfo's ``MemAvailable``, the room left under a cgroup limit, and :func:`physical_memory`
+    (``SC_AVPHYS_PAGES`` where /proc/meminfo is missing)."""
+    found = [v for v in (_meminfo_available(), _cgroup_available(), physical_memory()) if v is not None]
+    if _meminfo_available() is None:
+        try:
+            found.append(int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_AVPHYS_PAGES")))
+        except (ValueError, OSError, AttributeError):
+            pass
+    return min(found) if found else None
+
+
 def check_memory(nbytes: float, what: str, limit: int | None = None) -> None:
-    """Refuse, before allocating, a state of ``nbytes`` that exceeds physical memory."""
-    limit = physical_memory() if limit is None else limit
+    """Refuse, before allocating, a state of ``nbytes`` that exceeds the memory available now
+    (:func:`available_memory`: free and reclaimable memory, not the machine's total), naming the
+    size and the limit; ``limit``: another limit in bytes."""
+    total = physical_memory()
+    limit = available_memory() if limit is None else limit
     if limit is not None and nbytes > limit:
-        raise MemoryError(f"{what} needs {_fmt_bytes(nbytes)} ({nbytes:.3g} bytes) of memory, more than "
-                          f"this machine's {_fmt_bytes(limit)}; choose smaller parameters")
+        of = f" (of {_fmt_bytes(total)} physical)" if total is not None and total != limit else ""
+        raise MemoryError(f"{what} needs {_fmt_bytes(nbytes)} ({nbytes:.3g} bytes) of memory, more than the "
+                          f"{_fmt_bytes(limit)} available on this machine now{of}; choose smaller parameters")
 
 
 def check_matrix(X, name: str = "X") -> np.ndarray:
@@ -224,6 +272,21 @@ def check_scalar(value, name: str) -> float:
     if not np.isfinite(v):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return v
+
+
+def check_forecast(value, name: str) -> float | None:
+    """A learner's forecast as a float, or None (it abstains): a real number (a Python or NumPy
+    float or int, a 0-d real array); anything else -- the string ``"0.3"``, a bool, a complex
+    number, a list -- is a ``TypeError`` naming ``name``, never converted. NaN/inf pass (the
+    caller decides what a non-finite forecast means)."""
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu":
+        return float(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} is {value!r} ({type(value).__name__}), which is not a real number "
+                        "(a forecast is a float, or None to abstain)")
+    return float(value)
 
 
 def check_positive(value, name: str) -> float:

@@ -118,6 +118,80 @@ def test_a_second_run_in_the_same_results_folder_names_the_running_one(ws, capsy
     assert (res / ".lock").read_text() == "", "a finished run leaves its PID in the lock file"
 
 
+REPORT = "import os, pathlib; (pathlib.Path(os.environ['OMKL_RESULTS']) / 'report').mkdir(parents=True)"
+
+
+def test_a_run_the_lock_refuses_does_not_rebuild_the_report(ws, capsys):
+    """Issue 42: a run refused by the lock still rebuilt ``<results>/report`` (outside the lock).
+    The report is the run's last step under its lock now."""
+    nbs, res = ws
+    (nbs / "a.ipynb").write_text(TABLE.format(v=1))
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys, time; sys.path.insert(0, sys.argv[2])\n"
+                               "from omkl_core.repro.notebooks import ResultsLock\n"
+                               "ResultsLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(600)",
+                               str(res), str(ROOT)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with Signals() as signals:
+            rc = run_notebooks(sorted(nbs.glob("*.ipynb")), results=res, mode="quick", command=_command,
+                               signals=signals, scorecard=None, tick=0.05, report=[sys.executable, "-c", REPORT])
+        assert rc == 1 and not (res / "report").exists(), "a refused run wrote the report"
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    with Signals() as signals:
+        assert run_notebooks(sorted(nbs.glob("*.ipynb")), results=res, mode="quick", command=_command,
+                             signals=signals, scorecard=None, tick=0.05, report=[sys.executable, "-c", REPORT]) == 0
+    assert (res / "report").is_dir(), "the report is the last step of a run that holds the lock"
+
+
+def test_a_lock_file_that_is_a_symlink_is_never_followed(ws, tmp_path, capsys):
+    """Issue 42: ``results/.lock`` as a symbolic link was followed and its target truncated."""
+    nbs, res = ws
+    (nbs / "a.ipynb").write_text(TABLE.format(v=1))
+    res.mkdir()
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n")
+    (res / ".lock").symlink_to(precious)
+    assert _run(nbs, res) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and ".lock is a symbolic link" in err[0] and "remove the link" in err[0], err
+    assert precious.read_text() == "keep me\n"
+    assert not (res / "tables").exists(), "a refused run wrote results"
+
+
+@pytest.mark.parametrize("fault", ["OMKL_RESULTS names a file", "read-only results folder"])
+def test_a_results_folder_that_cannot_be_used_is_one_line_and_no_report(tmp_path, monkeypatch, capsys, fault):
+    """Issue 42: with a read-only results folder or ``OMKL_RESULTS`` naming a file, the one-line error
+    was followed by a 16-line traceback from the report step."""
+    from omkl_core.repro import driver
+
+    nbs = tmp_path / "notebooks"
+    nbs.mkdir()
+    (nbs / "a.ipynb").write_text("{}")
+    target = tmp_path / "results"
+    if fault == "OMKL_RESULTS names a file":
+        target.write_text("a file\n")
+    else:
+        def read_only(self):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self.path))
+        monkeypatch.setattr(notebooks.ResultsLock, "acquire", read_only)
+    monkeypatch.setenv("OMKL_RESULTS", str(target))
+    monkeypatch.setenv("OMKL_NOTEBOOKS", str(nbs))
+    monkeypatch.setenv("OMKL_MODE", "unset")                       # the driver sets both; restored after
+    calls = []
+    monkeypatch.setattr(notebooks, "run_child", lambda cmd, signals, **kw: calls.append(list(cmd)) or 0)
+    assert driver.main(["--only", "a"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "Traceback" not in err[0], err
+    assert ("is a file, not a folder" in err[0]) if fault.startswith("OMKL") else ("Read-only file system" in err[0])
+    assert calls == [], "a step ran (the notebook, the scorecard or the report)"
+    if fault.startswith("OMKL"):
+        assert target.read_text() == "a file\n"
+
+
 def test_the_lock_is_exclusive_within_one_process_too(tmp_path):
     first = ResultsLock(tmp_path).acquire()
     with pytest.raises(notebooks.ResultsBusy, match=f"PID {os.getpid()}"):
@@ -287,3 +361,116 @@ def test_an_edited_forecast_array_is_recomputed_with_a_warning(tmp_path):
     npz.write_bytes(b"PK\x03\x04 not a zip")
     with pytest.warns(RuntimeWarning, match=f"cache entry {npz} cannot be decoded"):
         assert store.get(key) is None
+
+
+# ------------------------------------------------- issue 42: resources, children, interrupts
+TASKS = ("import os, pathlib, signal, time\n"
+         "def task(t):\n"
+         "    d = pathlib.Path(t['dir'])\n"
+         "    (d / f\"started-{t['i']}-{os.getpid()}\").write_text('')\n"
+         "    if t['i'] == t.get('interrupt_at', -1):\n"
+         "        os.kill(os.getppid(), signal.SIGINT)      # Ctrl-C reaches the parent\n"
+         "    if t['i'] >= t.get('slow_from', 0):\n"
+         "        time.sleep(600)\n"
+         "    return {'i': t['i']}\n")
+POOL = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]\n"
+        "import json, faulttasks\n"
+        "from omkl_core import sweep\n"
+        "tasks = json.loads(sys.argv[3])\n"
+        "n, extra = tasks.pop('n'), tasks\n"
+        "try:\n"
+        "    sweep.map_tasks(faulttasks.task, [{'i': i, **extra} for i in range(n)], executor='processes',\n"
+        "                    max_workers=2, progress=False, cache_dir=sys.argv[4])\n"
+        "except KeyboardInterrupt:\n"
+        "    print('interrupted', flush=True); sys.exit(130)\n")
+
+
+def _pool(tmp_path, **task):
+    (tmp_path / "faulttasks.py").write_text(TASKS)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", POOL, str(tmp_path), str(ROOT),
+                             json.dumps({**task, "dir": str(runs)}), str(tmp_path / "cache")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, runs
+
+
+def _workers(runs) -> list[int]:
+    return sorted({int(p.name.split("-")[2]) for p in runs.iterdir()})
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
+def test_the_pools_workers_die_with_their_parent(tmp_path, sig):
+    """Issue 42: SIGTERM or ``kill -9`` of ``omkl sweep --workers 2`` left the pool's workers blocked
+    forever. Every worker now asks for SIGTERM when its parent dies (``prctl(PR_SET_PDEATHSIG)``)."""
+    proc, runs = _pool(tmp_path, n=6, slow_from=0)
+    try:
+        assert _wait_for(lambda: len(_workers(runs)) == 2, 60), "the workers never started"
+        pids = _workers(runs)
+        os.kill(proc.pid, sig)
+        proc.wait(timeout=60)
+        assert _wait_for(lambda: not any(_alive(p) for p in pids), 10), "a worker outlived its parent"
+    finally:
+        proc.kill()
+        for pid in _workers(runs):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def test_an_interrupt_stops_the_pool_at_once_and_keeps_the_finished_tasks(tmp_path):
+    """Issue 42: SIGINT while a 300,000-cell grid was being submitted was ignored for minutes (the
+    pool waited for every queued task) and the finished cells were thrown away.  The pool is fed as
+    tasks finish now; on Ctrl-C the finished tasks are cached, the rest cancelled, the workers ended."""
+    proc, runs = _pool(tmp_path, n=20_000, interrupt_at=6, slow_from=6)
+    try:
+        out, err = proc.communicate(timeout=90)         # before: hung until every queued task ran
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the interrupted pool did not stop")
+    assert proc.returncode == 130 and out.strip() == "interrupted", (out, err)
+    assert "Traceback" not in err, err
+    cached = sorted((tmp_path / "cache").rglob("*.json"))
+    assert len(cached) == 6, "the tasks that finished before the interrupt were not kept"
+    started = {int(p.name.split("-")[1]) for p in runs.iterdir()}
+    assert max(started) < 6 + 2 * sweep.IN_FLIGHT_PER_WORKER + 2, "the whole grid was queued"
+    assert _wait_for(lambda: not any(_alive(p) for p in _workers(runs)), 10), "a worker outlived the interrupt"
+
+
+def test_a_grid_beyond_the_limits_is_refused_before_any_work(monkeypatch, capsys, tmp_path):
+    """Issue 42: a 1,000,000-cell grid was not refused (2.2-2.9 GB, an ETA of hours); the memory
+    checks compared with the machine's total, not what is available (``best_shifting`` with its
+    defaults on T = 20,000, N = 50 was killed by the kernel)."""
+    from omkl_core import oracles, registry, validation
+
+    def no_work(*a, **k):
+        raise AssertionError("work started before the grid was checked")
+
+    monkeypatch.setattr(registry, "load_dataset", no_work)
+    monkeypatch.setattr(sweep, "map_tasks", no_work)
+    big = {**SPEC, "seeds": list(range(1_000_000))}
+    with pytest.raises(ValueError, match=r"the grid has 1,000,000 cells \(1 dataset\(s\) x 1 learner\(s\) x "
+                                         r"1,000,000 seed\(s\)\), more than the 500,000 one sweep runs"):
+        sweep.run(big, executor="serial", progress=False)
+    monkeypatch.setattr(validation, "_meminfo_available", lambda: 2**20)      # 1 MB available, 24 GB total
+    monkeypatch.setattr(validation, "physical_memory", lambda: 24 * 2**30)
+    with pytest.raises(MemoryError, match=r"the sweep's 1,000 rows .* more than the 1 MB available on this "
+                                          r"machine now \(of 24 GB physical\)"):
+        sweep.run({**SPEC, "seeds": list(range(1000))}, executor="serial", progress=False)
+    from omkl_core.cli import main
+
+    spec = tmp_path / "g.toml"
+    spec.write_text('datasets = ["airfoil"]\nseeds = [' + ", ".join(map(str, range(1000))) + ']\n'
+                    '[[learners]]\nname = "OnlineRidge"\n')
+    assert main(["sweep", str(spec), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "available on this machine now" in err[0], err
+    # the shifting oracle: T (K+1) (N + 24) bytes with K = T - 1, checked against what is available
+    monkeypatch.setattr(validation, "_meminfo_available", lambda: 16 * 2**30)
+    Z, y = np.zeros((20_000, 50)), np.zeros(20_000)
+    with pytest.raises(MemoryError, match=r"\(2\.96e\+10 bytes\) of memory, more than the 16 GB available"):
+        oracles.best_shifting(Z, y)
+    monkeypatch.setattr(validation, "_meminfo_available", lambda: 50 * 2**20)
+    with pytest.raises(MemoryError, match=r"T=2000, K=1999, N=5\) needs 111 MB"):
+        oracles.best_shifting(np.zeros((2000, 5)), np.zeros(2000))

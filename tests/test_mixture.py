@@ -20,6 +20,7 @@ meta-learner still learning), one whose experts learn (x_t, y_t) before forecast
 from __future__ import annotations
 
 import copy
+import pickle
 
 import numpy as np
 import pytest
@@ -383,3 +384,83 @@ def test_learn_one_alone_forecasts_first_and_a_pending_forecast_is_used_once():
         b.learn_one(X[t], y[t])
     np.testing.assert_array_equal(a.weights_, b.weights_)
     assert a._last is None and b._last is None
+
+
+# ------------------------------------------------------------- issue 42: an atomic mixture step
+_FLAKY = {"failures_left": 0}      # outside the learners: a rolled-back state does not reset it
+
+
+class _Flaky(OnlineLearner):
+    """The running mean of the labels that raises ``RuntimeError`` when it learns step ``fail_at``
+    (1-based) while ``_FLAKY["failures_left"]`` > 0 -- an expert whose update fails half-way
+    through a mixture (a disk, a network, a resource), then works on the retry."""
+
+    _parameter_constraints = {}
+
+    def __init__(self, fail_at: int = 3):
+        self.fail_at = fail_at
+        super().__init__()
+
+    def _reset(self):
+        self.total_ = 0.0
+
+    def predict_one(self, x):
+        check_point(x)
+        return self.total_ / self.t_ if self.t_ else 0.0
+
+    def learn_one(self, x, y):
+        if self.t_ + 1 == self.fail_at and _FLAKY["failures_left"] > 0:
+            _FLAKY["failures_left"] -= 1
+            raise RuntimeError(f"flaky expert fails at step {self.fail_at}")
+        self.total_ += check_label(y)
+        self.t_ += 1
+
+
+_Flaky.run = None      # the mixture's run loops over it step by step
+
+
+def _seen(mix):
+    return [e.t_ for e in mix.learners_], mix.meta_.t_, mix.t_
+
+
+@pytest.mark.parametrize("path", ["learn_one", "run"])
+def test_an_expert_that_raises_leaves_the_mixture_as_before_the_step(path):
+    """Issue 42: when expert 1 raised in ``learn_one``, expert 0 had learned step t while ``t_``
+    and the meta-learner had not, so a retry learned the step twice (after a failed ``run``
+    expert 0 had seen 300 steps and the mixture 0).  A mixture's step is atomic now: all of
+    it or none of it, and the retry gives the numbers of a run that never failed."""
+    X, y = _stream(T=40)
+    _FLAKY["failures_left"] = 0
+    clean = ok.run_online(Mixture([ok.OnlineRidge(a=1.0), _Flaky()], meta=ok.EWA()), X, y, use_run=False).predictions
+    mix = Mixture([ok.OnlineRidge(a=1.0), _Flaky(fail_at=3 if path == "learn_one" else 30)], meta=ok.EWA())
+    _FLAKY["failures_left"] = 1
+    if path == "learn_one":
+        preds = []
+        for t in range(40):
+            preds.append(mix.predict_one(X[t]))
+            if t == 2:
+                state = pickle.dumps(mix.learners_[0])
+                with pytest.raises(RuntimeError, match="flaky"):
+                    mix.learn_one(X[t], y[t])
+                assert _seen(mix) == ([2, 2], 2, 2)
+                assert pickle.dumps(mix.learners_[0]) == state
+                assert mix.predict_one(X[t]) == preds[-1]
+            mix.learn_one(X[t], y[t])                    # step 3: the retry learns the step once
+        assert _seen(mix) == ([40, 40], 40, 40)
+        np.testing.assert_array_equal(preds, clean)
+    else:
+        with pytest.raises(RuntimeError, match="flaky"):
+            mix.run(X, y)
+        assert _seen(mix) == ([0, 0], 0, 0)
+        np.testing.assert_array_equal(mix.run(X, y), clean)
+
+
+@pytest.mark.parametrize("bad", ["0.3", b"0.3", [0.3], True, 1 + 0j])
+@pytest.mark.parametrize("path", ["predict_one", "run"])
+def test_an_expert_forecast_that_is_not_a_real_number_is_refused_by_name(bad, path):
+    """Issue 42: an expert returning the string "0.3" was accepted (``float("0.3")``)."""
+    X, y = _stream(T=5)
+    mix = Mixture([_Constant(0.5), _Constant(bad)], meta=ok.EWA())
+    with pytest.raises(TypeError, match=r"learners\[1\] \(_Constant\).* not a real number"):
+        mix.predict_one(X[0]) if path == "predict_one" else mix.run(X, y)
+    assert _seen(mix) == ([0, 0], 0, 0)

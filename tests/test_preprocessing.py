@@ -176,3 +176,41 @@ def test_check_learner_passes_and_bad_arguments_are_named():
     with pytest.raises(ValueError, match="x"):        # the label is not committed when x is refused
         ts.learn_one(np.ones(3), 5.0)
     assert ts.n_ == 1 and ts.t_ == 1
+
+
+# ------------------------------------------------------------ issue 42: scale-free constant rule
+@pytest.mark.parametrize("target", ["tiny", "zero", "constant prefix", "large"])
+@pytest.mark.parametrize("make", [ok.VAW2, ok.OnlineRidge, lambda: ok.Mixture([ok.VAW2(m=10), ok.OnlineRidge()])],
+                         ids=["VAW2", "OnlineRidge", "Mixture"])
+def test_target_scaler_has_no_unit_scale_while_the_labels_are_equal(make, target):
+    """Issue 42: while every label so far was equal the map used s = 1 in the *target's* units, so
+    the second forecast of ``omkl run VAW2 --csv F`` on a target of ~1e-4 was y_1 - 0.5 (an MSE
+    1.6e4 x the running mean's).  Now the map has no scale then (s = 0: the forecast is the label
+    seen), so a tiny, a zero, a constant-prefix and a large target are scored alike."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 3))
+    y = {"tiny": 1e-4 * (1 + 0.1 * np.sin(X[:, 0])), "zero": np.zeros(300),
+         "constant prefix": np.r_[np.full(50, 3.0), 3.0 + 0.1 * np.sin(X[50:, 0])],
+         "large": 1e6 * (1 + 0.1 * np.sin(X[:, 0]))}[target]
+    trace = ok.run_online(ok.TargetScaler(ok.StandardScaler(max_norm=1.0) | make()), X, y)
+    assert trace.predictions[1] == y[0]                  # the label seen, not y_1 - 0.5
+    mean = np.mean((ok.protocol.running_mean(y)[1:] - y[1:]) ** 2)
+    mse = np.mean(trace.losses[1:])
+    assert mse <= 2.0 * mean + 1e-300, (mse, mean)
+    if target == "zero":
+        assert not trace.predictions.any()
+
+
+@pytest.mark.parametrize("bounds, pattern", [
+    ((0.0, 1e-320), r"^bounds = \(0\.0, 1e-320\): the interval is too narrow"),
+    ((-1e308, 1e308), r"^bounds = \(-1e\+308, 1e\+308\): its width B - A overflows"),
+])
+def test_target_scaler_refuses_bounds_float64_cannot_map(bounds, pattern):
+    """Issue 42: ``bounds=(0, 1e-320)`` gave -inf forecasts, ``(-1e308, 1e308)`` a ZeroDivisionError."""
+    with pytest.raises(ValueError, match=pattern):
+        ok.TargetScaler(ok.OnlineRidge(), method="minmax", bounds=bounds)
+    with pytest.raises(ValueError, match="the learner's label bounds"):
+        ok.TargetScaler(ok.VAW2(m=4, bounds=bounds))
+    ts = ok.TargetScaler(ok.OnlineRidge(), method="minmax", bounds=(0.0, 1e-200))   # narrow, but it maps
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    assert np.all(np.isfinite(ok.run_online(ts, X, 1e100 * np.sin(X[:, 0])).predictions))

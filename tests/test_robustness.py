@@ -324,3 +324,27 @@ def test_quick_scorecard_marks_its_rows_not_computed_at_full_size_never_0_within
     assert "0 holds" not in line and "2 not computed at full size" in line
     assert "this project's own claims: 2 not computed at full size" in text
     assert text.count("| not computed at full size |") == 2 and "| holds |" not in text and "| fails |" not in text
+
+
+# ------------------------------------------------- issue 42: no silent NaN from a vectorised run
+@pytest.mark.parametrize("make, scale_x, scale_y, arg", [
+    (lambda: ok.VAW(), 1e12, 1.0, "Phi"),
+    (lambda: ok.VAW2(m=10), 1.0, 1e8, "y"),
+    (lambda: ok.VAWMeta(), 1e12, 1.0, "Z"),
+], ids=["VAW", "VAW2", "VAWMeta"])
+def test_a_run_that_loses_float64_precision_raises_naming_the_inputs_and_keeps_the_state(make, scale_x, scale_y, arg):
+    """Issue 42: ``VAW().run`` on inputs x 1e12, ``VAW2().run`` on labels x 1e8 and ``VAWMeta().run``
+    returned NaN forecasts without an error (only ``run_online`` caught them).  Now ``run`` raises
+    naming its inputs and their size, and the learner keeps the state it had before the call."""
+    X, y = ok.datasets.load("airfoil")
+    X, y = X[:400], y[:400]
+    model = make()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)        # the unscaled-stream warning
+        model.run(X[:50], y[:50])
+        before = model.predict_one(X[50])
+        t0 = model.t_
+        with pytest.raises(FloatingPointError, match=rf"{arg}.*too large.*rescale"):
+            model.run(X[50:] * scale_x, y[50:] * scale_y)
+        assert model.t_ == t0 and model.predict_one(X[50]) == before     # state as before the call
+        assert np.all(np.isfinite(model.run(X[50:], y[50:])))           # and it goes on from there

@@ -189,6 +189,21 @@ def test_cli_sweep_bad_spec_is_one_line(tmp_path, capsys):
     assert err.startswith("omkl: error: ") and "Nope" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("where", ["file", "under a file"])
+def test_cli_sweep_cache_dir_that_is_a_file_is_one_error_before_any_cell(tmp_path, capsys, where):
+    """Issue 42: a file given as --cache-dir printed one warning per cell before its error."""
+    spec = tmp_path / "g.toml"
+    spec.write_text('datasets = ["airfoil"]\nseeds = [0, 1, 2]\nmax_steps = 30\n[[learners]]\nname = "OnlineRidge"\n')
+    cache = tmp_path / "cache.txt"
+    cache.write_text("not a folder\n")
+    given = cache if where == "file" else cache / "sub"
+    assert main(["sweep", str(spec), "--quiet", "--executor", "serial", "--cache-dir", str(given)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("omkl: error: --cache-dir"), err
+    assert "is a file, not a folder" in err[0] and "warning" not in err[0]
+    assert cache.read_text() == "not a folder\n"
+
+
 GRID_TOML = ('datasets = ["airfoil", "concrete"]\nseeds = [0, 1]\nmax_steps = 120\ncurve_points = 10\n'
              '[[learners]]\nname = "OnlineRidge"\nparams = {a = 0.1}\n'
              '[[learners]]\nname = "VAW2"\nparams = {m = 8}\n')

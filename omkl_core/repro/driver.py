@@ -204,6 +204,12 @@ def _run(inv: Invocation, signals: Signals) -> int:
         return _error(f"no notebook in {folder}")
     mode = "quick" if inv.quick else "full"
     results = _results_dir(inv.quick)
+    top = results
+    while not top.exists() and top != top.parent:
+        top = top.parent
+    if not top.is_dir():          # OMKL_RESULTS naming a file: one line, before anything starts
+        return _error(f"the results folder {results} cannot be used: {top} is a file, not a folder "
+                      f"(OMKL_RESULTS={os.environ.get('OMKL_RESULTS') or '(unset)'})", 1)
     os.environ["OMKL_RESULTS"], os.environ["OMKL_MODE"] = str(results), mode
     try:
         cluster = _cluster(inv, signals)
@@ -214,12 +220,11 @@ def _run(inv: Invocation, signals: Signals) -> int:
     try:
         if address is not None:
             os.environ["OMKL_SCHEDULER"] = address
-        rc = run_notebooks(nbs, results=results, mode=mode, command=papermill_command(sys.executable, inv.quick),
-                           signals=signals, scorecard=[sys.executable, "-c", SCORECARD])
-        # the HTML report of whatever the results folder holds now (results/report/, quick: results/quick/report/)
-        if run_child([sys.executable, "-c", REPORT], signals, env={**os.environ, "MPLBACKEND": "Agg"}) != 0:
-            rc = rc or _error("writing the HTML report failed (above)", 1)
-        return rc
+        # then, under the same lock, the HTML report of whatever the results folder holds
+        # (results/report/, quick: results/quick/report/): a run the lock refuses rebuilds nothing
+        return run_notebooks(nbs, results=results, mode=mode, command=papermill_command(sys.executable, inv.quick),
+                             signals=signals, scorecard=[sys.executable, "-c", SCORECARD],
+                             report=[sys.executable, "-c", REPORT])
     finally:
         if previous is None:
             os.environ.pop("OMKL_SCHEDULER", None)

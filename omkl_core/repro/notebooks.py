@@ -34,6 +34,7 @@ import fcntl
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import time
@@ -83,7 +84,7 @@ def resolve_only(only: str, folder: Path) -> Path:
 
 
 class ResultsBusy(Exception):
-    """Another run holds the results folder's lock."""
+    """Another run holds the results folder's lock (or the lock file is not one a run may use)."""
 
 
 class ResultsLock:
@@ -97,7 +98,17 @@ class ResultsLock:
 
     def acquire(self) -> ResultsLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:                        # never through a link: truncating the lock would truncate its target
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            raise ResultsBusy(f"{self.path} is a symbolic link (to {os.readlink(self.path)}); a run never follows "
+                              "it, as writing its PID there would overwrite the file it points to: remove the "
+                              "link") from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ResultsBusy(f"{self.path} is not a regular file; remove it")
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -275,10 +286,12 @@ def _cells(log: Path) -> int:
 
 def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: Callable[[Path, Path], list[str]],
                   signals: Signals, scorecard: list[str] | None, heartbeat: float = HEARTBEAT_S,
-                  tick: float = 1.0) -> int:
-    """Run ``notebooks`` one after the other, each staged; then ``scorecard`` (a command, or
-    None). Returns 0, or 1 when a notebook or the scorecard failed; :class:`Interrupted`
-    propagates after the running notebook was stopped and marked."""
+                  tick: float = 1.0, report: list[str] | None = None) -> int:
+    """Run ``notebooks`` one after the other, each staged; then ``scorecard`` and ``report`` (the
+    HTML report; commands, or None), all under the results folder's lock: a run the lock refuses
+    writes nothing, not even the report. Returns 0, or 1 when a notebook, the scorecard or the
+    report failed (or the lock refused the run); :class:`Interrupted` propagates after the running
+    notebook was stopped and marked."""
     results = Path(results)
     lock = ResultsLock(results)
     try:
@@ -290,8 +303,14 @@ def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: C
         _say(f"error: {_fault(results, exc)}", err=True)
         return 1
     try:
-        return _run_locked(notebooks, results=results, mode=mode, command=command, signals=signals,
-                           scorecard=scorecard, heartbeat=heartbeat, tick=tick)
+        rc = _run_locked(notebooks, results=results, mode=mode, command=command, signals=signals,
+                         scorecard=scorecard, heartbeat=heartbeat, tick=tick)
+        # the HTML report of whatever the results folder holds now (also after a failed notebook)
+        if report is not None and run_child(report, signals, env={**os.environ, "OMKL_RESULTS": str(results),
+                                                                  "OMKL_MODE": mode, "MPLBACKEND": "Agg"}) != 0:
+            _say("error: writing the HTML report failed (above)", err=True)
+            rc = 1
+        return rc
     except OSError as exc:
         if exc.errno not in (errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT):
             raise
