@@ -107,11 +107,11 @@ class NonFiniteRun(FloatingPointError):
     learner's float64 arithmetic. Raised with the learner's state as it was before the call."""
 
 
-def _learned_state(learner):
+def _learned_state(learner, skip=()):
     """A deep copy of everything but the constructor arguments (the state a step or a run may
-    change), and the attributes' order."""
+    change) and the attributes named in ``skip`` (kept as they are on restore), and the attributes' order."""
     params = set(learner._param_names())
-    state = {k: v for k, v in vars(learner).items() if k not in params}
+    state = {k: v for k, v in vars(learner).items() if k not in params and k not in skip}
     # kept by reference: the constructor arguments (state may refer to them; a step or a run never
     # changes them) and the array namespace (a module)
     memo = {id(v): v for k, v in vars(learner).items() if k in params or isinstance(v, types.ModuleType)}

@@ -70,7 +70,7 @@ import math
 import numpy as np
 
 from .aggregation import BOA
-from .base import NonFiniteRun, OnlineLearner
+from .base import NonFiniteRun, OnlineLearner, _learned_state, _restore_state
 from .pairing import Pairing
 from .protocol import abstention_fallback, abstention_fallbacks
 from .validation import Check, check_forecast, check_label, check_point, check_vector
@@ -107,6 +107,17 @@ def _check_meta(value, name: str = "meta") -> None:
     if getattr(value, "_input_kind", None) != "experts":
         raise TypeError(f"{name} must read expert forecasts (a meta-learner of omkl_core.aggregation, "
                         f"_input_kind 'experts'), got {type(value).__name__}")
+
+
+def _refuses_before_learning(learner) -> bool:
+    """Whether ``learner`` is one of omkl's own (``omkl_core``, not an adapter of another library's
+    model), wrapping only such learners: those check their input before they change state, so
+    after the mixture's own checks their ``learn_one`` does not raise half-way."""
+    mod = type(learner).__module__
+    if not mod.startswith("omkl_core.") or mod.startswith("omkl_core.interop"):
+        return False
+    inner = [getattr(learner, a) for a in ("learner_", "scaler_") if hasattr(learner, a)]
+    return all(_refuses_before_learning(i) for i in [*inner, *(getattr(learner, "learners_", None) or [])])
 
 
 def _fresh(obj):
@@ -295,6 +306,9 @@ class Mixture(Pairing):
         super()._reset()         # meta_, expert_predictions_ and the cached forecasts of a step
         N = len(self.learners)
         self.learners_ = [_fresh(e) for e in self.learners]
+        self._trusted = [_refuses_before_learning(e) for e in self.learners_]
+        self._learn_order = sorted(range(N), key=lambda j: self._trusted[j])   # experts are independent
+        self._undo = []
         self._first_fallback = _first_fallback(self.meta_)
         self.label_sum_ = 0.0
         self.abstained_ = None
@@ -335,16 +349,34 @@ class Mixture(Pairing):
         forecasts of the last ``predict_one`` since the previous ``learn_one`` even where x differs
         from the row predicted on (module docstring: "One forecast per expert per step"), else
         the experts' forecasts of x."""
-        with self._atomic():                           # an expert that raises: no expert has learned the step
+        # atomic (DESIGN, Faults): an expert that raises leaves every expert, the meta-learner and t_
+        # as before the step. The mixture's own state and the meta-learner are copied (small); of the
+        # experts only those outside omkl's own learners (:func:`_refuses_before_learning`), which
+        # learn first, each copied before it learns: omkl's learners refuse bad input before they
+        # change state, and x and y are checked here before any expert learns.
+        saved, order = _learned_state(self, skip=("learners_",))
+        self._undo = []
+        try:
             last = self._last
             if last is not None:
                 xc = check_point(x, name="x")
                 if last[0].shape == xc.shape:          # z_t behind the prediction emitted: kept for this x
                     self._last = (xc.copy(), last[1], last[2])
             super().learn_one(x, y)
+        except BaseException:
+            for e, (s, o) in reversed(self._undo):
+                _restore_state(e, s, o)
+            self._undo = []
+            _restore_state(self, saved, order)
+            raise
+        self._undo = []
 
     def _learn_experts(self, x, y, abstained):
-        for e in self.learners_:
+        trusted = self._trusted
+        for j in self._learn_order:                    # the experts that may raise first, each copied
+            e = self.learners_[j]
+            if not trusted[j]:
+                self._undo.append((e, _learned_state(e)))
             e.learn_one(x, y)
 
     def _finish_step(self, z, abstained, y):
