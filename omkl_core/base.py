@@ -22,7 +22,6 @@ models. :func:`omkl_core.checks.check_learner` checks a learner against these co
 from __future__ import annotations
 
 import abc
-import contextlib
 import contextvars
 import copy
 import functools
@@ -268,16 +267,6 @@ class OnlineLearner(Base, abc.ABC):
             self.learn_one(X[t], float(y[t]))
         return out
 
-    @contextlib.contextmanager
-    def _atomic(self):
-        """A block after which the learner has made all of its changes or none (DESIGN, Faults):
-        on any exception the learned state is restored to what it was when the block began."""
-        saved, order = _learned_state(self)
-        try:
-            yield
-        except BaseException:
-            _restore_state(self, saved, order)
-            raise
 
 
 class BatchLearner(Base, abc.ABC):
