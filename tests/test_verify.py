@@ -156,7 +156,7 @@ def test_scorecard_carries_one_hash_over_the_number_tables_and_lists_speed_claim
     lines = "".join(f"{n} {hashes[n]}\n" for n in sorted(hashes))
     combined = hashlib.sha256(lines.encode()).hexdigest()
     text = (results / "scorecard.md").read_text(encoding="utf-8")
-    assert f"Numbers hash: `{combined}`" in text and "over the 2 number tables" in text
+    assert f"Numbers hash: `{combined}`" in text and "2 number tables (verify compares them and the scorecard: 3 tables)" in text
     sc_stamp = json.loads((results / "scorecard.stamp.json").read_text(encoding="utf-8"))
     assert sc_stamp["numbers_sha256"] == combined and sc_stamp["tables"] == hashes
     # the speed claim is not a scorecard row and its times are not in scorecard.csv
