@@ -17,8 +17,10 @@ imported only when these are called), and one class per algorithm, named as in t
 * paper 004 (additive and sparse models, batch ``fit``/``predict``): ``AdaBoost``,
   ``GradientBoosting``, ``Lasso``, ``ConstrainedLasso``, ``BestSubset``, ``gibbs_posterior``,
   ``RBFDictionary`` (``PAPER004_EXPORTS``; bounds in ``bounds.paper004``).
-* beyond the papers: ``Mixture(learners, meta=BOA())``, any online learners (omkl's, River's
-  through ``ok.interop.from_river``) aggregated by one of paper 000's meta-learners;
+* beyond the papers: ``Mixture(learners, meta=...)``, any online learners (omkl's, River's
+  through ``ok.interop.from_river``) aggregated by one of paper 000's meta-learners; ``Mixture()``
+  is the default for a raw stream (the running mean, VAW2 and OnlineRidge, each scaled online,
+  aggregated by ML-Poly in the target's units, with the bound ML-Poly carries);
 * beyond the papers: the baselines ``RunningMean``, ``ExponentialMean(half_life)`` and
   ``LastValue`` (``ok.baselines``), in ``Mixture``'s default pool;
 * beyond the papers: ``StandardScaler() | learner`` and ``TargetScaler(learner)``

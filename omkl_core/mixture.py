@@ -124,8 +124,11 @@ def default_pool() -> dict:
     label centred and scaled by the labels seen, forecasts mapped back to the target's units):
 
     * ``"running mean"``: :class:`omkl_core.baselines.RunningMean`;
-    * ``"VAW2"``: ``TargetScaler(StandardScaler(max_norm=1.0) | VAW2(), method="standard")`` -- paper
-      000's multi-kernel learner with its class defaults on rows of norm <= 1 (eq. (34), online);
+    * ``"VAW2"``: ``TargetScaler(StandardScaler(max_norm=1.0) | VAW2(bounds=None))`` -- paper 000's
+      multi-kernel learner on rows of norm <= 1 (eq. (34), online) and standardised labels
+      (``bounds=None``: it assumes no label range, so ``TargetScaler`` centres and scales the labels
+      instead of mapping them into [0, 1]; the study found it better on every stream, VAW2 having no
+      intercept; with ``truncate=False``, VAW2's default, ``bounds`` changes nothing else);
     * ``"OnlineRidge"``: ``TargetScaler(StandardScaler() | OnlineRidge(fit_intercept=True))``.
     """
     from .baselines import RunningMean  # noqa: PLC0415
@@ -134,7 +137,7 @@ def default_pool() -> dict:
     from .preprocessing import StandardScaler, TargetScaler  # noqa: PLC0415
 
     return {"running mean": RunningMean(),
-            "VAW2": TargetScaler(StandardScaler(max_norm=1.0) | VAW2(), method="standard"),
+            "VAW2": TargetScaler(StandardScaler(max_norm=1.0) | VAW2(bounds=None)),
             "OnlineRidge": TargetScaler(StandardScaler() | OnlineRidge(fit_intercept=True))}
 
 

@@ -507,7 +507,7 @@ MUTANTS: list[Mutant] = [
       '"holds": bool(ratio <= tolerance)', '"holds": bool(ratio < tolerance)',
       "the claim fails at ratio = 1.02 exactly (tolerance read as strict)"),
     M("lb-mixture-ignores-abstentions", "leaderboard", "omkl_core/repro/leaderboard.py",
-      "p = aggregate(Z, y, meta=meta, abstained=A)", "p = aggregate(Z, y, meta=meta)",
+      "p = aggregate(Zsub, y, meta=meta)", "p = aggregate(Z, y, meta=meta)",
       "the mixture rows take River's pre-learning output (not a forecast) instead of the fallback"),
     M("lb-regret-against-worst-expert", "leaderboard", "omkl_core/repro/leaderboard.py",
       "jbest = int(np.argmin(expert_loss))", "jbest = int(np.argmax(expert_loss))",
