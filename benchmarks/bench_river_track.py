@@ -9,7 +9,7 @@ mixture here holds.
 
 1. The study (``--part study``): meta-learners aggregating that pool on the streams the project
    ships or generates, in raw units -- the five bundled UCI streams (``normalise=False``), AR(4)
-   (eq. 32, T = 2000, seed 0) and a near-unpredictable stream generated here (i.i.d. Student-t
+   (eq. 32, its first 2000 steps, the registry's seed) and a near-unpredictable stream generated here (i.i.d. Student-t
    "daily returns", T = 1250, seed 0), each whole and cut to its first 150 steps (short streams).
    Variants: the rule (ML-Poly, BOA v1.2.0 / v1.2.2, ML-Prod, opera's calibrated EWA), the loss
    scale the rule is handed (the target's units; labels scaled online into [0, 1] as a
@@ -70,14 +70,12 @@ def iid_returns(T: int = 1250, seed: int = 0):
 
 def load(name: str):
     """(X, y) in raw units."""
-    import omkl_core as ok  # noqa: PLC0415
+    from omkl_core import registry  # noqa: PLC0415
 
-    if name == "ar4":
-        return ok.datasets.ar4(T=2000, seed=0)
     if name == "iid_returns":
         return iid_returns()
-    if name in ("airfoil", "concrete", "wine_white", "bias", "naval"):
-        return ok.datasets.load(name, normalise=False)
+    if name in registry.dataset_names():            # the bundled streams and AR(4) (2000 steps), raw units
+        return registry.load_dataset(name, 2000 if registry.dataset_info(name).generator else None, normalise=False)
     from bench_raw_streams import _river_rows, load_stream  # noqa: PLC0415
     from river import datasets  # noqa: PLC0415
     from river.datasets import synth  # noqa: PLC0415

@@ -305,7 +305,6 @@ def _vaw_expert_names(learner) -> list:
 
 def _run_with_experts(learner, X, y):
     """(Z, predictions, rule, expert_layer, names, abstained) of a fresh copy of ``learner`` over (X, y)."""
-    from .mixture import Mixture  # noqa: PLC0415
     from .mkl.vaw2 import _VAWFamily  # noqa: PLC0415
 
     if isinstance(learner, _agg._MetaLearner):
@@ -320,7 +319,7 @@ def _run_with_experts(learner, X, y):
         if isinstance(fresh, _VAWFamily):
             layer = {"m": fresh.m, "lam": float(fresh.lam), "vaw": not fresh.ridge, "feature_map": fresh.feature_map}
             names = _vaw_expert_names(fresh) or None
-        if isinstance(fresh, Mixture):
+        if hasattr(fresh, "expert_names_"):           # a Mixture: its experts' names and abstentions
             names, abst = fresh.expert_names_, fresh.n_abstained_
         return np.asarray(Z), preds, fresh.meta_, layer, names, abst
     raise TypeError(f"regret_report needs a learner that aggregates experts (an omkl_core.aggregation rule, a "
@@ -330,10 +329,8 @@ def _run_with_experts(learner, X, y):
 
 def _short(learner) -> str:
     """A name of the learner for the report: its repr when short, else a description."""
-    from .mixture import Mixture  # noqa: PLC0415
-
-    if isinstance(learner, Mixture):
-        names = learner.expert_names_
+    names = getattr(learner, "expert_names_", None)      # a Mixture
+    if names is not None:
         meta = type(learner.meta_).__name__
         mb = getattr(learner.meta_, "bounds", None)
         where = "in the target's units" if mb is None else f"labels in [{float(mb[0]):g}, {float(mb[1]):g}]"

@@ -318,7 +318,8 @@ class _Never(OnlineLearner):
 _Never.run = None
 
 
-@pytest.mark.parametrize("meta", [ok.MLPoly(bounds=None), ok.EWA(bounds=(-1.0, 3.0)), ok.EWA(gradient=True, eta=2.0)])
+@pytest.mark.parametrize("meta", [ok.MLPoly(bounds=None), ok.EWA(bounds=(-1.0, 3.0)),
+                                  ok.EWA(gradient=True, eta=2.0, bounds=(-1.0, 3.0))])
 def test_an_expert_that_never_forecasts_gets_no_credit_and_changes_no_forecast(meta):
     """Issue 41 item 4: under the earlier fallback an expert that never forecast was scored as the
     running mean and took the weight on a stream where the mean forecasts well; as a sleeping expert
@@ -570,3 +571,21 @@ def test_mlpoly_bound_formula_pinned_exactly_on_a_tiny_stream():
     np.testing.assert_allclose(pot.bound, want, rtol=1e-12)
     np.testing.assert_allclose(pot.regret, [float(sum((pred[t] - y[t]) ** 2 - (Z[t][k] - y[t]) ** 2
                                                       for t in range(T))) for k in range(N)], rtol=1e-12)
+
+
+def test_default_mixture_holds_the_running_mean_so_its_bound_covers_it():
+    """Issue 41: ``Mixture()`` (the default of the library and of ``omkl run --csv F``) holds the running
+    mean among its experts and aggregates in the target's units (no truncation), so ML-Poly's bound is a
+    bound against the mean too; on a raw stream (labels ~ 500) it holds and the mixture beats the mean."""
+    mix = Mixture()
+    assert mix.expert_names_[0] == "running mean" and isinstance(mix.learners_[0], ok.RunningMean)
+    assert isinstance(mix.meta_, ok.MLPoly) and mix.meta_.bounds is None
+    X, y = _stream(T=250, seed=9)
+    y = 500.0 + 100.0 * y
+    rep = mix.summary(X, y)
+    row = [b for b in rep.bounds if b.expert == 0][0]
+    assert row.holds and rep.abstained[0] == 1                       # the mean abstains at t = 1 only
+    mean = ok.run_online(ok.RunningMean(), X, y).mse
+    assert rep.loss < mean
+    assert row.lhs == pytest.approx(rep.T * (rep.loss - rep.expert_losses[0]), rel=1e-9)
+    checks.check_learner(Mixture())

@@ -67,10 +67,6 @@ VAW_BOUND = RuleBound(
     assumes="nothing beyond bounded forecasts and labels (the constants are read off the run)")
 
 
-def _best_expert_index(Zs, y) -> int:
-    return int(np.argmin(np.sum((Zs - y[:, None]) ** 2, axis=0)))
-
-
 def mlpoly_rows(rule, Z, y, pred) -> list:
     """One row per expert: ML-Poly's bound (:func:`omkl_core.bounds.mlpoly_potential_bound`) on the
     forecasts as the rule saw them (truncated to its ``bounds``, if any), full square losses."""
@@ -105,8 +101,9 @@ def exp_concave_rows(rule, Z, y, pred, expert_layer=None, *, aa: bool = False) -
         return [no_bound_row("best expert", f"eta = {eta:g} > {'2' if aa else '1/2'}/(B-A)^2 = {eta_max:g}: "
                              f"{NO_BOUND} for this eta", eq)]
     loss = float(np.sum((pred - y) ** 2))
-    j = _best_expert_index(Zs, y)
-    best = float(np.sum((Zs[:, j] - y) ** 2))
+    per_expert = np.sum((Zs - y[:, None]) ** 2, axis=0)
+    j = int(np.argmin(per_expert))
+    best = float(np.min(per_expert))
     rhs = _bagg.aa_bound(N, A, B, eta) if aa else _bagg.ewa_bound(N, A, B, eta)
     rows = [bound_row(eq + ": ln N / eta", "best expert (truncated)", loss - best, rhs, FULL,
                       f"[A, B] = [{A:g}, {B:g}], eta = {eta:g}, N = {N}", expert=j)]
