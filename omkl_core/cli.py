@@ -74,6 +74,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -344,23 +345,30 @@ def _cmd_datasets(args) -> int:
     return 0
 
 
-def _describe(cls) -> str:
-    """The first sentence of a learner class's docstring (what ``omkl models`` prints)."""
-    doc = " ".join((cls.__doc__ or "").split())
+_SENTENCE_END = re.compile(r"(?<!\bref)(?<!\beq)(?<!\beqs)(?<!\bsec)(?<!\bProp)(?<!\bal)(?<!e\.g)(?<!i\.e)\.\s+(?=[A-Z(`])")
+
+
+def _describe(cls, width: int = 100) -> str:
+    """The first sentence of a learner class's docstring, markup dropped, cut at ``width`` characters
+    (what ``omkl models`` prints)."""
+    doc = " ".join((cls.__doc__ or "").replace("``", "").split())
     if not doc:
         return ""
-    end = doc.find(". ")
-    first = doc if end < 0 else doc[:end + 1]
-    return first if len(first) <= 110 else first[:107].rstrip() + "..."
+    m = _SENTENCE_END.search(doc)
+    first = doc if m is None else doc[:m.start() + 1]
+    if len(first) <= width:
+        return first
+    cut = max(first.rfind("; ", 0, width), first.rfind(": ", 0, width), first.rfind(", ", 0, width))
+    return (first[:cut] if cut > width // 2 else first[:width - 3].rstrip()) + " ..."
 
 
 def _cmd_models(args) -> int:
     print("learners of 'omkl run MODEL' (input; what it is):")
     for name, info in registry.buildable().items():
         print(f"  {name:22s} {_describe(info.cls)}  [{_kind(info)}]")
-    print(f"  {'Mixture':22s} The default of 'omkl run --csv F': {', '.join(DEFAULT_EXPERTS)} aggregated by "
-          f"{DEFAULT_META} in the target's units, with a printed regret bound  [raw features; --expert NAME[:k=v,...] "
-          f"and --meta NAME[:k=v,...] choose others]")
+    print(f"  {'Mixture':22s} The default of 'omkl run --csv F': {', '.join(DEFAULT_EXPERTS)} aggregated by ML-Poly "
+          f"in the target's units, with its regret bound  [raw features; --expert NAME[:k=v,...] and --meta "
+          f"NAME[:k=v,...] choose others]")
     other = [registry.learner_info(n) for n in sorted(registry.learners())
              if n not in registry.buildable() and n != "Mixture"]
     if other:
@@ -522,13 +530,17 @@ def _unique(labels: list[str]) -> list[str]:
     return out
 
 
+def _steps(n: int) -> str:
+    return f"{n} step" if n == 1 else f"{n} steps"
+
+
 def _mixture_lines(mix, in_target_units: bool) -> list[str]:
     """What ``omkl run Mixture`` says about the mixture it ran: its experts (with their last weights
     and abstentions), its meta-learner and the bound it carries."""
     meta = mix.meta_
     w = mix.weights_
     names = mix.expert_names_
-    experts = ", ".join(f"{n} {float(w[j]):.2f}" + (f" (abstained {int(mix.n_abstained_[j])} steps)"
+    experts = ", ".join(f"{n} {float(w[j]):.2f}" + (f" (abstained {_steps(int(mix.n_abstained_[j]))})"
                                                    if mix.n_abstained_[j] else "")
                         for j, n in enumerate(names))
     bounds = getattr(meta, "bounds", None)
@@ -538,8 +550,7 @@ def _mixture_lines(mix, in_target_units: bool) -> list[str]:
     rb = getattr(meta, "regret_bound", None)
     lines = [f"experts (weight at the end): {experts}",
              f"meta-learner: {type(meta).__name__}({', '.join(f'{k}={v!r}' for k, v in meta.get_params().items() if k != 'n_experts')}) {where}; "
-             + (f"its bound: {rb.source.split(',')[0]}, {rb.where.split(',')[0]} (print it with --regret)" if rb is not None
-                else "it carries no stated bound")]
+             + (f"its bound: {rb.name} (printed by --regret)" if rb is not None else "it carries no stated bound")]
     if not any(n.lower().replace("_", " ") in ("running mean", "runningmean") for n in names):
         lines.append("note: the pool holds no running mean, so the bound does not cover it (add --expert RunningMean)")
     return lines

@@ -154,11 +154,15 @@ class RegretReport:
                  "experts " + ("as the meta-learner saw them, " if self.forecasts != "as given" else "")
                  + (f"truncated to the label range {self.forecasts.split('to ', 1)[1]}" if "truncated" in self.forecasts
                     else "as given") + ".",
-                 f"  {'':34s}{'summed sq. error':>18s}{'regret':>14s}   verdict",
-                 f"  {'this learner':34s}{mine:>18.6g}{'':>14s}"]
+                 f"  {'':44s}{'summed sq. error':>18s}{'regret':>14s}   verdict",
+                 f"  {'this learner':44s}{mine:>18.6g}"]
         comps = []                                    # (label, its summed squared error, expert index or None)
+        shown = self._shown_experts()
         for j, ell in enumerate(self.expert_losses):
-            extra = f" (abstained {self.abstained[j]} of {self.T} steps)" if j < len(self.abstained) and self.abstained[j] else ""
+            if j not in shown:
+                continue
+            extra = (f" (abstained {self.abstained[j]} of {self.T} steps)" if j < len(self.abstained) and self.abstained[j]
+                     else "")
             comps.append((f"{self.name(j)}{extra}", self.scale * self.T * ell, j))
         for k, v in self.oracles.items():
             label = f"best expert ({self.name(self.best_expert)})" if k == "best expert" else (
@@ -166,12 +170,15 @@ class RegretReport:
             comps.append((label, self.scale * self.T * v, None))
         for label, total, _j in comps:
             reg = mine - total
-            lines.append(f"  {label[:34]:34s}{total:>18.6g}{reg:>+14.4g}   {self._pct(reg, total)} it")
+            lines.append(f"  {label[:44]:44s}{total:>18.6g}{reg:>+14.4g}   {self._pct(reg, total)} it")
+        if len(shown) < len(self.expert_losses):
+            lines.insert(4 + len(shown), f"  ({len(self.expert_losses) - len(shown)} more experts, between the best and "
+                         f"the worst shown)")
         # the bound
         rb = self.rule_bound
         evaluated = [b for b in self.bounds if b.holds is not None]
         if rb is not None and evaluated:
-            lines.append(f"bound of the meta-learner: {rb.cite()}")
+            lines.append(f"bound of the meta-learner: {rb.name} -- {rb.cite()}")
             lines.append(f"  {rb.statement}")
             lines.append(f"  assumes: {rb.assumes}")
         elif rb is not None:
@@ -179,6 +186,8 @@ class RegretReport:
         else:
             lines.append("bound of the meta-learner:")
         for b in self.bounds:
+            if b.comparator == "expert" and b.expert is not None and b.expert not in self._shown_rows():
+                continue
             who = (self.name(b.expert) if b.comparator == "expert" else
                    f"{b.comparator} ({self.name(b.expert)})" if b.expert is not None else b.comparator)
             if b.holds is None:
@@ -194,14 +203,36 @@ class RegretReport:
         lines.append("verdict: " + self.verdict())
         return "\n".join(lines)
 
+    #: with more experts than this, the text shows the running mean, the 3 best and the worst (the rest summarised)
+    MAX_EXPERT_LINES = 8
+
+    def _is_mean(self, j: int) -> bool:
+        return j < len(self.expert_names) and self.expert_names[j].lower().replace("_", " ") in ("running mean",
+                                                                                                "runningmean")
+
+    def _shown_experts(self) -> set:
+        N = len(self.expert_losses)
+        if N <= self.MAX_EXPERT_LINES:
+            return set(range(N))
+        order = np.argsort(self.expert_losses)
+        return {int(j) for j in order[:3]} | {int(order[-1])} | {j for j in range(N) if self._is_mean(j)}
+
+    def _shown_rows(self) -> set:
+        """The experts whose bound rows the text prints: those shown, and the one with the smallest margin."""
+        rows = [b for b in self.bounds if b.comparator == "expert" and b.holds is not None]
+        if len(rows) <= self.MAX_EXPERT_LINES:
+            return {b.expert for b in rows}
+        tight = min(rows, key=lambda b: b.bound - b.lhs)
+        return self._shown_experts() | {tight.expert}
+
     def verdict(self) -> str:
         """One line: how the learner did against the running mean (when an expert is one) and the best
         single expert, and whether its meta-learner's bound held (with the smallest margin)."""
         mine = self.T * self.loss
         parts = []
         names = list(self.expert_names)
-        for j, n in enumerate(names):
-            if n.lower().replace("_", " ") in ("running mean", "runningmean") and j < len(self.expert_losses):
+        for j, _n in enumerate(names):
+            if self._is_mean(j) and j < len(self.expert_losses):
                 parts.append(f"{self._pct(mine - self.T * self.expert_losses[j], self.T * self.expert_losses[j])} "
                              f"the running mean")
         if self.best_expert is not None:
@@ -216,8 +247,9 @@ class RegretReport:
             who = self.name(b.expert) if b.comparator == "expert" else b.comparator
             eq = b.equation.split(":")[0]
             if all(b.holds for b in evaluated):
-                parts.append(f"{eq} holds against {'every expert' if len(evaluated) > 1 else who} "
-                             f"(smallest margin {margins[i]:.4g}, against {who})")
+                per_expert = all(b.comparator == "expert" for b in evaluated)
+                scope = ("every expert" if per_expert else f"all {len(evaluated)} comparators") if len(evaluated) > 1 else who
+                parts.append(f"{eq} holds against {scope} (smallest margin {margins[i]:.4g}, against {who})")
             else:
                 bad = [bb for bb in evaluated if not bb.holds]
                 parts.append(f"{eq} is VIOLATED against {len(bad)} comparator(s), e.g. {who}")

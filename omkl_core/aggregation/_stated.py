@@ -31,6 +31,7 @@ FULL = "sum (yhat-y)^2"
 HALF = "1/2 sum (yhat-y)^2"
 
 MLPOLY_BOUND = RuleBound(
+    name="ML-Poly's second-order bound (Gaillard, Stoltz & van Erven 2014)",
     source="Gaillard, Stoltz & van Erven (2014), 'A second-order bound with excess losses', COLT, PMLR 35:176-196",
     where="section 2, ML-Poly's second-order bound (its polynomial-potential proof), restated for opera's "
           "scale-free learning rates (ref. A.4); proof in omkl_core.bounds.mlpoly_potential_bound",
@@ -44,6 +45,7 @@ MLPOLY_BOUND = RuleBound(
     assumes="nothing: any forecasts and labels, no range (the rates adapt to the scale)")
 
 EWA_BOUND = RuleBound(
+    name="EWA's bound ln N / eta (paper 000 eq. (30))",
     source="Rokhlin & Gurtovaya (paper 000), citing Cesa-Bianchi & Lugosi (2006) Prop. 3.1",
     where="eq. (30)",
     statement="sum_t (yhat_t - y_t)^2 - min_j sum_t (zbar_t,j - y_t)^2 <= ln N / eta",
@@ -51,6 +53,7 @@ EWA_BOUND = RuleBound(
     assumes="labels in [A, B] and eta <= 1/(2 (B - A)^2) (exp-concavity of the square loss on [A, B])")
 
 AA_BOUND = RuleBound(
+    name="the Aggregating Algorithm's bound ln N / eta (CBL Prop. 3.2)",
     source="Vovk's Aggregating Algorithm, Cesa-Bianchi & Lugosi (2006) Prop. 3.2 (cited by paper 000, section 4)",
     where="Prop. 3.2",
     statement="sum_t (yhat_t - y_t)^2 - min_j sum_t (zbar_t,j - y_t)^2 <= ln N / eta",
@@ -58,6 +61,7 @@ AA_BOUND = RuleBound(
     assumes="labels in [A, B] and eta <= 2/(B - A)^2 (mixability of the square loss on [A, B])")
 
 VAW_BOUND = RuleBound(
+    name="VAW's bound (paper 000 eq. (11))",
     source="Rokhlin & Gurtovaya (paper 000)",
     where="eq. (11) (and (25), after (28) for the truncated forecasts)",
     statement="1/2 sum_t (yhat_t - y_t)^2 - 1/2 sum_t (<delta, z_t> - y_t)^2 <= lam/2 |delta|^2 + N Y^2/2 ln(1 + "
@@ -75,7 +79,7 @@ def mlpoly_rows(rule, Z, y, pred) -> list:
     pot = _bagg.mlpoly_potential_bound(Zb, y, pred)
     note = (f"S_k (per expert) in [{pot.S.min():.4g}, {pot.S.max():.4g}], B = {pot.B:.4g}, C = {pot.C:.4g}, "
             f"N = {Z.shape[1]}")
-    eq = "ML-Poly bound (Gaillard et al. 2014)"
+    eq = "ML-Poly's bound (Gaillard et al. 2014)"
     size = float(np.sum((pred - y) ** 2)) + np.sum((Zb - y[:, None]) ** 2, axis=0)   # slack scale of each row
     return [bound_row(eq, "expert", pot.regret[k], pot.bound[k], FULL, note if k == 0 else "", expert=k,
                       size=float(size[k])) for k in range(Z.shape[1])]

@@ -135,6 +135,7 @@ class RuleBound:
     ``omkl run --regret`` print it without knowing the rule (each rule's ``stated_bounds``
     evaluates it on a run)."""
 
+    name: str          # a short name: "ML-Poly's second-order bound (Gaillard, Stoltz & van Erven 2014)"
     source: str        # the paper (authors, year, venue)
     where: str         # theorem / equation / section
     statement: str     # the inequality, in the notation of ``symbols``
