@@ -17,8 +17,12 @@ imported only when these are called), and one class per algorithm, named as in t
 * paper 004 (additive and sparse models, batch ``fit``/``predict``): ``AdaBoost``,
   ``GradientBoosting``, ``Lasso``, ``ConstrainedLasso``, ``BestSubset``, ``gibbs_posterior``,
   ``RBFDictionary`` (``PAPER004_EXPORTS``; bounds in ``bounds.paper004``).
-* beyond the papers: ``Mixture(learners, meta=BOA())``, any online learners (omkl's, River's
-  through ``ok.interop.from_river``) aggregated by one of paper 000's meta-learners;
+* beyond the papers: ``Mixture(learners, meta=...)``, any online learners (omkl's, River's
+  through ``ok.interop.from_river``) aggregated by one of paper 000's meta-learners; ``Mixture()``
+  is the default for a raw stream (the running mean, VAW2 and OnlineRidge, each scaled online,
+  aggregated by ML-Poly in the target's units, with the bound ML-Poly carries);
+* beyond the papers: the baselines ``RunningMean``, ``ExponentialMean(half_life)`` and
+  ``LastValue`` (``ok.baselines``), in ``Mixture``'s default pool;
 * beyond the papers: ``StandardScaler() | learner`` and ``TargetScaler(learner)``
   (``ok.preprocessing``), the normalisation the papers assume (eqs. (33)-(34) of paper 000)
   supplied online from the past of a raw stream, predictions in the target's units;
@@ -30,6 +34,7 @@ from . import (
                aggregation,
                backend,
                base,
+               baselines,
                bounds,
                checks,
                compiled,
@@ -55,6 +60,7 @@ from . import (
 from .additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
 from .aggregation import BOA, EWA, AggregatingAlgorithm, CalibratedEWA, MLPoly, MLProd, VAWMeta
 from .base import BatchLearner, OnlineLearner
+from .baselines import ExponentialMean, LastValue, RunningMean
 from .config import show_config
 from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary, paper003_dictionary
 from .linear import (
@@ -85,6 +91,8 @@ __all__ = [
     "Trace", "run_online", "OnlineLearner", "BatchLearner",
     # beyond the papers: any online learners aggregated by a meta-learner (issue 24)
     "mixture", "Mixture",
+    # beyond the papers: the baselines every learner should beat, as learners (issue 41)
+    "baselines", "RunningMean", "ExponentialMean", "LastValue",
     # beyond the papers: online scaling as learners, no look-ahead (issue 32)
     "preprocessing", "StandardScaler", "Pipeline", "TargetScaler", "oracles", "regret", "pairing",
     # paper 000

@@ -6,7 +6,8 @@ convention of :class:`omkl_core.base.OnlineLearner`; :func:`yield_checks` lists 
 :func:`check_learner` runs them all, each on a fresh clone of the learner and its own read-only
 copy of the test stream (:func:`run_check`), and re-raises the first failure as an
 ``AssertionError`` that names the check; a failed comparison names the largest difference (its
-size, index and both values).
+size, index and both values). When every check passes it returns a :class:`CheckReport`: the
+checks that passed, one line each, and those the learner skips with their reasons.
 
 The conventions checked:
 
@@ -54,7 +55,9 @@ Examples
 ...         check_point(x)
 ...         self.total_ += check_label(y)
 ...         self.t_ += 1
->>> ok.checks.check_learner(RunningMean())
+>>> report = ok.checks.check_learner(RunningMean())       # raises AssertionError on a failed check
+>>> print(str(report).splitlines()[0])
+check_learner(RunningMean(prior=0.0)): 11 checks passed, 1 skipped
 >>> RunningMean(prior=0.5)
 RunningMean(prior=0.5)
 """
@@ -64,6 +67,7 @@ import copy
 import pickle
 import sys
 import types
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -72,7 +76,7 @@ from . import registry as _registry
 from .backend import to_numpy
 from .base import OnlineLearner
 
-__all__ = ["check_learner", "yield_checks", "run_check", "stream_for"]
+__all__ = ["check_learner", "CheckReport", "yield_checks", "run_check", "stream_for"]
 
 #: the plain types whose ``repr`` ``eval`` rebuilds
 _PLAIN = (type(None), bool, int, float, str)
@@ -298,10 +302,12 @@ def check_clone_equals_fresh(learner, X, y):
 
 
 def check_deterministic(learner, X, y):
-    """Two fresh instances (same seed) give the same, finite predictions."""
+    """Two fresh instances (same seed) give the same, finite predictions (NaN, i.e. ``None``, only
+    where a learner that declares ``_may_abstain`` abstains)."""
     a = _loop(learner.clone(), X, y)
     b = _loop(learner, X, y)
-    assert np.all(np.isfinite(a)), "non-finite predictions"
+    ok = np.isfinite(a) | (np.isnan(a) if getattr(learner, "_may_abstain", False) else False)
+    assert np.all(ok), "non-finite predictions"
     _equal(a, b, "two fresh instances with the same parameters predict differently")
 
 
@@ -366,17 +372,68 @@ def yield_checks(learner):
             yield check
 
 
-def check_learner(learner) -> None:
+@dataclass(frozen=True)
+class CheckReport:
+    """What :func:`check_learner` checked: the checks that passed (name, what it checks) and those
+    the learner skips (name, its reason). Its text (``str`` / ``repr``) is a short report."""
+
+    learner: str                  # repr of the learner checked
+    passed: tuple                 # ((check name, its docstring's first sentence), ...)
+    skipped: tuple = ()           # ((check name, reason), ...)
+
+    def __str__(self) -> str:
+        lines = [f"check_learner({self.learner}): {len(self.passed)} checks passed"
+                 + (f", {len(self.skipped)} skipped" if self.skipped else "")]
+        lines += [f"  passed  {what}  ({name})" for name, what in self.passed]
+        lines += [f"  skipped {name}: {why}" for name, why in self.skipped]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+#: What each check establishes, in a few words (the report's lines; the docstrings say it in full).
+_WHAT = {
+    "check_run_equals_loop": "run(X, y) gives the numbers of the predict_one/learn_one loop",
+    "check_run_continues_from_state": "run(X[:k]); run(X[k:]) equals run(X), and t_ counts the steps",
+    "check_learn_one": "learn_one returns None, leaves its input unchanged and counts the step",
+    "check_predict_one_keeps_state": "predict_one changes no state",
+    "check_pickle_mid_stream": "a learner pickled mid-stream continues with the same numbers",
+    "check_reset_equals_fresh": "reset() returns the learner, which then predicts as a fresh one",
+    "check_clone_equals_fresh": "clone() gives a fresh learner with equal parameters",
+    "check_deterministic": "two fresh instances give the same finite numbers",
+    "check_repr": "repr shows every argument and rebuilds the learner",
+    "check_every_parameter_constrained": "every constructor argument is constrained",
+    "check_bad_parameters_are_named": "invalid arguments are refused with their name",
+    "check_rejects_nan": "NaN in x or y is refused with its name",
+}
+
+
+def _what(check) -> str:
+    if check.__name__ in _WHAT:
+        return _WHAT[check.__name__]
+    doc = " ".join((check.__doc__ or check.__name__).split())
+    return doc.split(". ")[0].rstrip(".")
+
+
+def check_learner(learner) -> CheckReport:
     """Run every check on fresh clones of ``learner``; raise ``AssertionError`` naming the first
-    failed check. ``learner`` is an :class:`~omkl_core.base.OnlineLearner` (it is not modified)."""
+    failed check, else return a :class:`CheckReport` saying what passed (and what the learner
+    skips, with its reasons). ``learner`` is an :class:`~omkl_core.base.OnlineLearner` (it is not
+    modified)."""
     if not isinstance(learner, OnlineLearner):
         raise TypeError(f"learner must be an omkl_core.base.OnlineLearner, got {type(learner).__name__}")
     X, y = stream_for(learner)
+    passed = []
     for check in yield_checks(learner):
         try:
             run_check(check, learner, X, y)
         except Exception as exc:  # noqa: BLE001  (any failure is reported as the check's)
             raise AssertionError(f"{check.__name__} failed for {learner!r}: {exc}") from exc
+        passed.append((check.__name__, _what(check)))
+    skips = getattr(learner, "_unit_test_skips", {})
+    name = repr(learner)
+    return CheckReport(name if len(name) <= 100 else type(learner).__name__ + "(...)", tuple(passed),
+                       tuple((k, " ".join(str(v).split())) for k, v in skips.items()))
 
 
 def run_check(check, learner, X, y) -> None:

@@ -5,6 +5,7 @@
     omkl run MODEL --dataset airfoil       run a learner online on a bundled dataset
     omkl run MODEL --csv FILE [--target COL] [--scale online|standardise|paper|none]   ... or on your
         own CSV ('-': standard input) [--param name=value ...] [--predictions out.csv]
+    omkl run --csv FILE                    the default Mixture (running mean, VAW2, OnlineRidge by ML-Poly)
     omkl run Mixture --csv FILE [--expert NAME[:k=v,...] ...] [--meta NAME[:k=v,...]]
         a Mixture of omkl learners (and River's, river.MODULE.CLASS, when River is installed)
     omkl run META --csv experts.csv --experts   a meta-learner on expert predictions
@@ -42,14 +43,22 @@ baseline is the running mean of the raw labels (y_hat_t = mean of y_1..y_{t-1}, 
 the same whatever ``--scale``; ``mse_scaled`` (with ``paper``) is the MSE on the papers' [0, 1]
 scale.
 
-Mixture: ``omkl run Mixture`` aggregates experts (``--expert``, repeated; default: VAW2 and
-OnlineRidge) by a meta-learner (``--meta``, default BOA, the class default).  A spec is
-``NAME`` or ``NAME:k=v,k=v`` (values as in ``--param``), e.g. ``--expert VAW2:m=20
---expert OnlineRidge:fit_intercept=True --expert river.neighbors.KNNRegressor:n_neighbors=5
---meta MLPoly``; NAME is a learner of ``omkl models`` on raw features, or a River regressor
+Mixture: ``omkl run --csv F`` (no model name) and ``omkl run Mixture`` run the default mixture
+(:func:`omkl_core.mixture.default_pool`, :func:`omkl_core.mixture.default_meta`): the running mean,
+VAW2 and OnlineRidge, each in its own online scalers (features and target, no look-ahead), so each
+forecasts in the target's units, aggregated by ML-Poly in the target's units.  Because the running
+mean is one of its experts, the bound ML-Poly carries (Gaillard, Stoltz & van Erven 2014; printed
+by ``--regret``) bounds its regret against the mean and against every expert, in the target's units.
+``--expert`` (repeated) and ``--meta`` choose others.  A spec is ``NAME`` or ``NAME:k=v,k=v``
+(values as in ``--param``), e.g. ``--expert VAW2:m=20 --expert OnlineRidge:fit_intercept=True
+--expert river.neighbors.KNNRegressor:n_neighbors=5 --meta MLPoly:bounds=None``; NAME is a learner
+of ``omkl models`` on raw features (``RunningMean`` included), or a River regressor
 ``river.MODULE.CLASS`` (through :func:`omkl_core.interop.from_river`; River must be installed).
-Under ``--scale online`` the whole mixture sees the scaled rows and labels (labels in the
-meta-learner's ``bounds``) and each expert is wrapped in its own ``TargetScaler``.
+Under ``--scale online`` a meta-learner without label bounds (the default) aggregates in the
+target's units, each expert in its own scalers; one with bounds [A, B] (e.g. ``--meta BOA``) sees
+the labels scaled online into [A, B] (the whole mixture in the scalers, each expert in its own
+``TargetScaler``; ``--regret`` then needs a fixed scaling).  The run names the experts (with their
+final weights and abstentions) and the meta-learner.
 
 ``omkl run`` refuses the wrong kind. Every user error is one line on stderr and a non-zero
 exit status (2); ``--debug`` shows the traceback instead.
@@ -64,6 +73,7 @@ import inspect
 import json
 import math
 import os
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -418,11 +428,30 @@ def _cmd_datasets(args) -> int:
     return 0
 
 
+_SENTENCE_END = re.compile(r"(?<!\bref)(?<!\beq)(?<!\beqs)(?<!\bsec)(?<!\bProp)(?<!\bal)(?<!e\.g)(?<!i\.e)\.\s+(?=[A-Z(`])")
+
+
+def _describe(cls, width: int = 100) -> str:
+    """The first sentence of a learner class's docstring, markup dropped, cut at ``width`` characters
+    (what ``omkl models`` prints)."""
+    doc = " ".join((cls.__doc__ or "").replace("``", "").split())
+    if not doc:
+        return ""
+    m = _SENTENCE_END.search(doc)
+    first = doc if m is None else doc[:m.start() + 1]
+    if len(first) <= width:
+        return first
+    cut = max(first.rfind("; ", 0, width), first.rfind(": ", 0, width), first.rfind(", ", 0, width))
+    return (first[:cut] if cut > width // 2 else first[:width - 3].rstrip()) + " ..."
+
+
 def _cmd_models(args) -> int:
+    print("learners of 'omkl run MODEL' (input; what it is):")
     for name, info in registry.buildable().items():
-        print(f"{name:24s} {_kind(info)}")
-    print(f"{'Mixture':24s} raw features; experts and meta-learner by --expert NAME[:k=v,...] (default "
-          f"{' '.join(DEFAULT_EXPERTS)}) and --meta NAME[:k=v,...] (default {DEFAULT_META})")
+        print(f"  {name:22s} {_describe(info.cls)}  [{_kind(info)}]")
+    print(f"  {'Mixture':22s} The default of 'omkl run --csv F': {', '.join(DEFAULT_EXPERTS)} aggregated by ML-Poly "
+          f"in the target's units, with its regret bound  [raw features; --expert NAME[:k=v,...] and --meta "
+          f"NAME[:k=v,...] choose others]")
     other = [registry.learner_info(n) for n in sorted(registry.learners())
              if n not in registry.buildable() and n != "Mixture"]
     if other:
@@ -431,10 +460,11 @@ def _cmd_models(args) -> int:
     return 0
 
 
-#: The experts of ``omkl run Mixture`` when no ``--expert`` is given (each with its class defaults).
-DEFAULT_EXPERTS = ("VAW2", "OnlineRidge")
-#: The meta-learner of ``omkl run Mixture`` when no ``--meta`` is given (``Mixture``'s class default).
-DEFAULT_META = "BOA"
+#: The experts of ``omkl run Mixture`` (and ``omkl run --csv F``) when no ``--expert`` is given:
+#: :func:`omkl_core.mixture.default_pool` (each in its own online scalers).
+DEFAULT_EXPERTS = ("running mean", "VAW2", "OnlineRidge")
+#: The meta-learner of ``omkl run Mixture`` when no ``--meta`` is given (:func:`omkl_core.mixture.default_meta`).
+DEFAULT_META = "MLPoly:bounds=None"
 
 
 def _split_top(text: str) -> list[str]:
@@ -517,25 +547,96 @@ def _buildable_info(name: str, flag: str) -> registry.LearnerInfo:
     return info
 
 
+def _scaled_expert(label: str, learner):
+    """An expert of a mixture in the target's units: its own online scalers (features standardised by
+    the rows seen -- rows scaled to norm <= 1 for omkl's learners (eq. (34), online), not for River's,
+    whose distances a moving divisor would distort -- and the label scaled by ``TargetScaler``)."""
+    river = label.startswith("river.")
+    return TargetScaler(StandardScaler(max_norm=None if river else 1.0) | learner)
+
+
 def _mixture(args, scaling: str):
-    """The learner of ``omkl run Mixture`` (module docstring) and the raw experts (budget checks)."""
-    from .mixture import Mixture  # noqa: PLC0415
+    """``(learner to run, the Mixture itself, raw experts for the budget checks, in_target_units)`` of
+    ``omkl run Mixture`` (module docstring). With no ``--expert``/``--meta``: ``Mixture()``, the
+    default (its experts carry their own scalers). A meta-learner without label bounds (the default
+    ML-Poly, or ``--meta NAME:bounds=None``) aggregates in the target's units, each expert in its own
+    scalers; one with bounds [A, B] sees the labels scaled online into [A, B] (the whole mixture in
+    ``TargetScaler(StandardScaler(max_norm=1) | ...)``, each expert in its own ``TargetScaler``)."""
+    from .mixture import Mixture, default_meta, default_pool  # noqa: PLC0415
 
     if args.param:
         raise UserError("Mixture takes its experts and meta-learner as --expert NAME[:k=v,...] and --meta "
                         "NAME[:k=v,...], not --param")
-    experts = [_expert(spec) for spec in (args.expert or DEFAULT_EXPERTS)]
-    meta_name, meta_params = _parse_spec(args.meta or DEFAULT_META, "--meta")
-    info = _buildable_info(meta_name, "--meta")
-    if info.input != "experts":
-        raise UserError(f"--meta {meta_name} learns from raw features, not expert forecasts: pass it as "
-                        f"--expert {meta_name} (meta-learners: {', '.join(n for n, i in registry.buildable().items() if i.input == 'experts')})")
-    meta = _construct(meta_name, info.cls, meta_params, "--meta")
-    learners = [TargetScaler(e) if scaling == "online" else e for _, e in experts]
+    if not args.expert and not args.meta:
+        mix = Mixture()
+        return mix, mix, list(default_pool().items()), True
+    experts = [_expert(spec) for spec in args.expert] if args.expert else None
+    if args.meta:
+        meta_name, meta_params = _parse_spec(args.meta, "--meta")
+        info = _buildable_info(meta_name, "--meta")
+        if info.input != "experts":
+            raise UserError(f"--meta {meta_name} learns from raw features, not expert forecasts: pass it as "
+                            f"--expert {meta_name} (meta-learners: {', '.join(n for n, i in registry.buildable().items() if i.input == 'experts')})")
+        meta = _construct(meta_name, info.cls, meta_params, "--meta")
+    else:
+        meta = default_meta()
+    raw_units = getattr(meta, "bounds", None) is None
+    if experts is None:
+        pool = default_pool()
+        learners = pool if raw_units or scaling != "online" else {k: TargetScaler(v) for k, v in pool.items()}
+        raw = list(pool.items())
+    else:
+        names = _unique([label for label, _ in experts])
+        if scaling == "online":
+            wrap = _scaled_expert if raw_units else (lambda _label, e: TargetScaler(e))
+            learners = {n: wrap(label, e) for n, (label, e) in zip(names, experts)}
+        else:
+            learners = {n: e for n, (_label, e) in zip(names, experts)}
+        raw = experts
     try:
-        return Mixture(learners, meta=meta), experts
+        mix = Mixture(learners, meta=meta)
     except (TypeError, ValueError) as exc:
         raise UserError(f"Mixture: {exc}") from None
+    if scaling == "online" and not raw_units:
+        return TargetScaler(Pipeline(StandardScaler(max_norm=1.0), mix), method=args.target_scale or "auto"), mix, raw, False
+    return mix, mix, raw, scaling == "online"
+
+
+def _unique(labels: list[str]) -> list[str]:
+    """``labels`` with repeats numbered (``VAW2 #1``, ``VAW2 #2``)."""
+    out, seen = [], {}
+    for lab in labels:
+        if labels.count(lab) > 1:
+            seen[lab] = seen.get(lab, 0) + 1
+            lab = f"{lab} #{seen[lab]}"
+        out.append(lab)
+    return out
+
+
+def _steps(n: int) -> str:
+    return f"{n} step" if n == 1 else f"{n} steps"
+
+
+def _mixture_lines(mix, in_target_units: bool) -> list[str]:
+    """What ``omkl run Mixture`` says about the mixture it ran: its experts (with their last weights
+    and abstentions), its meta-learner and the bound it carries."""
+    meta = mix.meta_
+    w = mix.weights_
+    names = mix.expert_names_
+    experts = ", ".join(f"{n} {float(w[j]):.2f}" + (f" (abstained {_steps(int(mix.n_abstained_[j]))})"
+                                                   if mix.n_abstained_[j] else "")
+                        for j, n in enumerate(names))
+    bounds = getattr(meta, "bounds", None)
+    where = ("in the target's units, each expert in its own online scalers" if in_target_units and bounds is None
+             else "on the labels as given" if bounds is None else
+             f"on labels scaled into [{float(bounds[0]):g}, {float(bounds[1]):g}]")
+    rb = getattr(meta, "regret_bound", None)
+    lines = [f"experts (weight at the end): {experts}",
+             f"meta-learner: {type(meta).__name__}({', '.join(f'{k}={v!r}' for k, v in meta.get_params().items() if k != 'n_experts')}) {where}; "
+             + (f"its bound: {rb.name} (printed by --regret)" if rb is not None else "it carries no stated bound")]
+    if not any(n.lower().replace("_", " ") in ("running mean", "runningmean") for n in names):
+        lines.append("note: the pool holds no running mean, so the bound does not cover it (add --expert RunningMean)")
+    return lines
 
 
 def _cmd_run(args) -> int:
@@ -601,8 +702,12 @@ def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
         lo, width, blocks = _csv_stream(table, feats, col, scaling, args.experts,
                                         "--csv " + ("standard input" if args.csv == "-" else args.csv))
         shape = (table.T, len(feats))
+    mix, in_target_units = None, False
     if is_mixture:
-        model, experts = _mixture(args, scaling)
+        if args.target_scale is not None and not args.meta:
+            raise UserError("--target-scale applies to a single learner or to --meta with label bounds; the default "
+                            "Mixture aggregates in the target's units (each expert scales its own labels)")
+        model, mix, experts, in_target_units = _mixture(args, scaling)
         for label, e in experts:
             _check_budget(label, e, shape)
     else:
@@ -611,13 +716,14 @@ def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
     if args.regret:
         from .regret import aggregates_experts  # noqa: PLC0415
 
-        if not aggregates_experts(model):
+        if not aggregates_experts(model if mix is None else mix):
             raise UserError(f"--regret needs a learner that aggregates experts (a meta-learner with --experts, a "
                             f"VAW-family learner or a Mixture); {args.model} is not one")
-        if scaling == "online":
+        if scaling == "online" and not in_target_units:
             raise UserError("--regret evaluates the bounds on a fixed scaling: pass --scale paper or --scale none "
-                            "(--scale online rescales the stream while it runs)")
-    if scaling == "online":   # features and target scaled online (module docstring)
+                            "(--scale online rescales the stream while it runs), or use the default Mixture (it "
+                            "aggregates in the target's units)")
+    if scaling == "online" and mix is None:   # features and target scaled online (module docstring)
         model = TargetScaler(Pipeline(StandardScaler(max_norm=1.0), model), method=args.target_scale or "auto")
     writer = stack.enter_context(_csv_output(out, ["t", "y", "y_hat", "mse"])) if out is not None else None
     kept = [] if args.regret else None
@@ -631,17 +737,21 @@ def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
                         "range where the computation stays finite?)") from None
     mse, base_mse = res["mse"], res["base_mse"]
     ratio = f" ({mse / base_mse:.3g} of the baseline)" if base_mse > 0 else ""
-    scaled = f" mse_scaled={res['mse_scaled']:.6g} (x1e3: {1e3 * res['mse_scaled']:.4f})" if scaling == "paper" else ""
+    scaled = f" mse_scaled={res['mse_scaled']:.6g}" if scaling == "paper" else ""
     print(f"{args.model}: T={res['T']} mse={mse:.6g} baseline_mse={base_mse:.6g}{ratio}{scaled} "
           f"seconds={res['seconds']:.3f} [mse, baseline_mse in the units of the target {target!r}; baseline: "
           f"the running mean of the raw labels before step t"
-          f"{'; mse_scaled on the [0, 1] target, as the papers report' if scaled else ''}; "
+          f"{'; mse_scaled on the [0, 1] target of eq. (33) (the papers tables print 1000 times it)' if scaled else ''}; "
           f"scaling: {SCALINGS[scaling]}]")
-    if args.regret:   # issue 34: the run's regret beside opera's oracles, and the stated bounds (scaled units)
+    if mix is not None:
+        for line in _mixture_lines(mix, in_target_units):
+            print(line)
+    if args.regret:   # issues 34, 39, 41: the regret per comparator, the bound and a verdict, in the target's units
         from .regret import regret_report  # noqa: PLC0415
 
         X, y = (np.concatenate([b[0] for b in kept]), np.concatenate([b[1] for b in kept])) if len(kept) > 1 else kept[0]
-        print(regret_report(model, X, y))
+        print(regret_report(model if mix is None else mix, X, y, scale=width ** 2 if scaling == "paper" else 1.0,
+                            target=target))
     return 0
 
 
@@ -762,7 +872,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "features (VAW, OnlineRidge, BayesianRidge, KernelRidge, VAW2, VAWEWA, ...) read the "
                     "non-target columns as features; meta-learners (VAWMeta, EWA, AggregatingAlgorithm, "
                     "MLProd, MLPoly, BOA) read them as expert predictions and need --experts.")
-    run.add_argument("model", help="a learner class, see 'omkl models'")
+    run.add_argument("model", nargs="?", default="Mixture",
+                     help="a learner class, see 'omkl models' (default: Mixture, the default mixture: the running "
+                          "mean, VAW2 and OnlineRidge aggregated by ML-Poly in the target's units)")
     src = run.add_mutually_exclusive_group(required=True)
     src.add_argument("--dataset", help=f"one of {', '.join(registry.dataset_names())}")
     src.add_argument("--csv", help="your own CSV (a header row naming the columns, then numeric rows; "

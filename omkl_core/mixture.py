@@ -26,22 +26,51 @@ meta-learner's compiled driver differs from its NumPy step, bit for bit otherwis
 Abstention
 ----------
 An expert may have no forecast: ``predict_one`` returns ``None`` (River's regressors before
-their first update: ``from_river`` abstains until its model has learned one label).  ``None``
-has one meaning in the package, written once in :mod:`omkl_core.protocol` ("Abstention"): the
-meta-learners need a number for every expert at every step, so an abstaining expert's forecast
-is replaced by the fallback f_t of :func:`omkl_core.protocol.abstention_fallback`, the same for
-every abstaining expert:
+their first update: ``from_river`` abstains until its model has learned one label; the baselines
+of :mod:`omkl_core.baselines` before their first label).  ``None`` has one meaning in the package
+(:mod:`omkl_core.protocol`, "Abstention"); inside a mixture an abstaining expert is a **sleeping
+expert** (a *specialist*: Freund, Schapire, Singer & Warmuth 1997; the "experts that report their
+confidences" of Gaillard, Stoltz & van Erven 2014, section 3, with confidence 0 -- opera's
+``awake`` = 0): it is scored at that step as forecasting the mixture's own forecast,
+
+    z_{t,j} := yhat_t = sum_{k awake} p_{t,k} zbar_{t,k} / sum_{k awake} p_{t,k}   (j asleep),
+
+the aggregate of the awake experts under the weights p_t the rule had fixed before step t (so
+yhat_t = <p_t, zbar_t> holds with the substituted z_t, and yhat_t is the forecast of the awake
+experts alone).  Its square loss at that step then equals the mixture's and its instantaneous
+regret r_{t,j} = 2 (yhat_t - y_t)(yhat_t - z_{t,j}) is 0: it gains no credit for the others'
+forecasts (nor for the running mean's, as under the fallback of earlier versions, where an expert
+that never forecasts got 97.7 % of the weight on a stream where the mean did well) and takes no
+blame.  The meta-learner's bound then holds for the *sleeping regret*: against expert j on the
+steps at which j forecast (Gaillard et al. 2014, section 3; the bound of the rule is unchanged,
+the regrets of j's sleeping steps being 0).  This needs a rule whose forecast is a convex
+combination with weights fixed before z_t (``_convex_weights``: EWA, CalibratedEWA, ML-Poly,
+ML-Prod, BOA, and any rule on N = 1).  When every expert sleeps (e.g. at t = 1 when all of them
+abstain) the mixture itself has no forecast: the step gets the fallback f_t of
+:func:`omkl_core.protocol.abstention_fallback` for every expert (all regrets 0), and the trace
+scores f_t:
 
     f_t = (1 / (t - 1)) sum_{s<t} y_s   (the running mean of the labels seen), t > 1;
     f_1 = (A + B) / 2, the midpoint of the meta-learner's ``bounds`` (0.0 if it has none).
 
-It is computed from the past labels only, it is the forecast of the best constant on the past
-(an abstaining expert is scored as a neutral forecaster, neither losing a weight it does not
-deserve to lose nor dragging the aggregate), and it lies in [A, B] whenever the labels do.
-The meta-learner's bound then holds against the experts *as substituted*.  The steps at which
-each expert abstained are counted in ``n_abstained_``; ``abstained_`` marks the last step's.
-A forecast that is NaN or inf (not ``None``) is an error (``FloatingPointError`` naming the
-expert), never passed on.
+For the two rules whose forecast is not such a combination -- the Aggregating Algorithm (its
+substitution function) and ``VAWMeta`` (z_t enters its matrix S_t) -- no forecast makes the
+regret 0, and an abstaining expert's forecast is replaced by f_t (the rule of earlier versions,
+the same for every abstaining expert; their bounds hold against the experts *as substituted*).
+The steps at which each expert abstained are counted in ``n_abstained_`` (``summary`` reports
+them); ``abstained_`` marks the last step's.  A forecast that is NaN or inf (not ``None``) is an
+error (``FloatingPointError`` naming the expert), never passed on.
+
+The default
+-----------
+``Mixture()`` (no arguments) is the default of the library and of ``omkl run --csv F``: its
+pool :func:`default_pool` holds the running mean (:class:`omkl_core.baselines.RunningMean`) and
+omkl's default learners, each in its own online scalers (features and target, no look-ahead), so
+that every expert forecasts in the target's units; its meta-learner :func:`default_meta` works
+in the target's units too (no truncation: a scale-free rule), and the bound it carries
+(``regret_bound``, evaluated by ``summary``) bounds the mixture's regret against the running mean
+and against every expert, in the target's units.  ``benchmarks/bench_river_track.py`` is the
+study that chose the rule.
 
 One forecast per expert per step
 --------------------------------
@@ -69,41 +98,125 @@ import math
 
 import numpy as np
 
-from .aggregation import BOA
 from .base import NonFiniteRun, OnlineLearner, _learned_state, _restore_state
 from .pairing import Pairing
 from .protocol import abstention_fallback, abstention_fallbacks
 from .validation import Check, check_forecast, check_label, check_point, check_vector
 
-__all__ = ["Mixture", "aggregate"]
+__all__ = ["Mixture", "aggregate", "default_pool", "default_meta", "expert_name"]
 
 
+# ----------------------------------------------------------------------------- the default
+def default_meta():
+    """The meta-learner of ``Mixture()`` and ``omkl run --csv F``: ML-Poly on the forecasts in the
+    target's units (``MLPoly(bounds=None)``: no truncation; its learning rates are scale-free, so it
+    needs no label range), chosen by the study of ``benchmarks/bench_river_track.py``. Its bound:
+    ``MLPoly.regret_bound`` (Gaillard, Stoltz & van Erven 2014), against every expert of the pool."""
+    from .aggregation import MLPoly  # noqa: PLC0415
+
+    return MLPoly(bounds=None)
+
+
+def default_pool() -> dict:
+    """The experts of ``Mixture()`` and ``omkl run --csv F``, by name: the running mean (so the
+    meta-learner's bound holds against it), and omkl's two default learners, each behind its own
+    online scalers (:mod:`omkl_core.preprocessing`: features standardised by the rows seen, the
+    label centred and scaled by the labels seen, forecasts mapped back to the target's units):
+
+    * ``"running mean"``: :class:`omkl_core.baselines.RunningMean`;
+    * ``"VAW2"``: ``TargetScaler(StandardScaler(max_norm=1.0) | VAW2(bounds=None))`` -- paper 000's
+      multi-kernel learner on rows of norm <= 1 (eq. (34), online) and standardised labels
+      (``bounds=None``: it assumes no label range, so ``TargetScaler`` centres and scales the labels
+      instead of mapping them into [0, 1]; the study found it better on every stream, VAW2 having no
+      intercept; with ``truncate=False``, VAW2's default, ``bounds`` changes nothing else);
+    * ``"OnlineRidge"``: ``TargetScaler(StandardScaler() | OnlineRidge(fit_intercept=True))``.
+    """
+    from .baselines import RunningMean  # noqa: PLC0415
+    from .linear import OnlineRidge  # noqa: PLC0415
+    from .mkl import VAW2  # noqa: PLC0415
+    from .preprocessing import StandardScaler, TargetScaler  # noqa: PLC0415
+
+    return {"running mean": RunningMean(),
+            "VAW2": TargetScaler(StandardScaler(max_norm=1.0) | VAW2(bounds=None)),
+            "OnlineRidge": TargetScaler(StandardScaler() | OnlineRidge(fit_intercept=True))}
+
+
+def expert_name(learner) -> str:
+    """A short name of an expert: the class of the learner inside its wrappers (``TargetScaler``,
+    ``Pipeline``), a River model's class for :func:`omkl_core.interop.from_river`, e.g. ``"VAW2"``,
+    ``"River KNNRegressor"``, ``"RunningMean"``."""
+    seen = 0
+    while seen < 8:
+        inner = getattr(learner, "learner", None)
+        if inner is None or isinstance(inner, (list, tuple, dict)):
+            break
+        learner, seen = inner, seen + 1
+    model = getattr(learner, "model", None)
+    if model is not None and type(model).__module__.split(".")[0] == "river":
+        return f"River {type(model).__name__}"
+    return type(learner).__name__
+
+
+def _named(learners) -> tuple[list, list[str]]:
+    """(templates, names) of ``learners`` (a list: names from :func:`expert_name`, repeated names
+    numbered; a dict: its keys)."""
+    if learners is None:
+        learners = default_pool()
+    if isinstance(learners, dict):
+        return list(learners.values()), [str(k) for k in learners]
+    names = [expert_name(e) for e in learners]
+    counts: dict = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    seen: dict = {}
+    out = []
+    for n in names:
+        if counts[n] > 1:
+            seen[n] = seen.get(n, 0) + 1
+            n = f"{n} #{seen[n]}"
+        out.append(n)
+    return list(learners), out
+
+
+# ----------------------------------------------------------------------------- checks
 def _is_river_model(obj) -> bool:
     return type(obj).__module__.split(".")[0] == "river"
 
 
 def _check_learners(value, name: str = "learners") -> None:
-    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
-        raise TypeError(f"{name} must be a list of online learners (objects with predict_one/learn_one), "
-                        f"got {type(value).__name__}")
-    if len(value) == 0:
+    if value is None:
+        return
+    if isinstance(value, dict):
+        if any(not isinstance(k, str) or not k for k in value):
+            raise TypeError(f"{name} as a dict maps names (non-empty strings) to learners, got keys {list(value)!r}")
+        items = list(value.values())
+        where = [f"{name}[{k!r}]" for k in value]
+    elif isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+        raise TypeError(f"{name} must be a list of online learners (objects with predict_one/learn_one), a dict "
+                        f"name -> learner, or None (the default pool), got {type(value).__name__}")
+    else:
+        items = list(value)
+        where = [f"{name}[{i}]" for i in range(len(items))]
+    if len(items) == 0:
         raise ValueError(f"{name} must hold at least one learner, got an empty {type(value).__name__}")
-    for i, e in enumerate(value):
+    for w, e in zip(where, items):
         if _is_river_model(e):
-            raise TypeError(f"{name}[{i}] is a River model ({type(e).__name__}), which reads dict features: "
+            raise TypeError(f"{w} is a River model ({type(e).__name__}), which reads dict features: "
                             "wrap it with omkl_core.interop.from_river(model)")
         if not (callable(getattr(e, "predict_one", None)) and callable(getattr(e, "learn_one", None))):
-            raise TypeError(f"{name}[{i}] must be an online learner with predict_one(x) and learn_one(x, y), "
+            raise TypeError(f"{w} must be an online learner with predict_one(x) and learn_one(x, y), "
                             f"got {type(e).__name__}")
         if getattr(e, "_input_kind", "features") != "features":
-            raise TypeError(f"{name}[{i}] ({type(e).__name__}) reads expert forecasts, not features: "
+            raise TypeError(f"{w} ({type(e).__name__}) reads expert forecasts, not features: "
                             "a meta-learner goes in meta=")
 
 
 def _check_meta(value, name: str = "meta") -> None:
+    if value is None:
+        return
     if not (callable(getattr(value, "predict_one", None)) and callable(getattr(value, "learn_one", None))):
         raise TypeError(f"{name} must be a meta-learner of omkl_core.aggregation (VAWMeta, EWA, CalibratedEWA, "
-                        f"AggregatingAlgorithm, MLProd, MLPoly, BOA), got {type(value).__name__}")
+                        f"AggregatingAlgorithm, MLProd, MLPoly, BOA) or None (the default), got {type(value).__name__}")
     if getattr(value, "_input_kind", None) != "experts":
         raise TypeError(f"{name} must read expert forecasts (a meta-learner of omkl_core.aggregation, "
                         f"_input_kind 'experts'), got {type(value).__name__}")
@@ -133,6 +246,7 @@ class _OnlyExpert(OnlineLearner):
     Algorithm, ML-Poly, ML-Prod, BOA) gives for one expert, whose weight is 1."""
 
     _input_kind = "experts"
+    _convex_weights = True
     _parameter_constraints = {}
 
     def __init__(self, bounds=None):
@@ -155,6 +269,8 @@ class _OnlyExpert(OnlineLearner):
 def _fresh_meta(meta, N: int):
     """A fresh meta-learner for N experts (``n_experts=N`` where the template left N open); for
     N = 1 and a rule that needs N >= 2, :class:`_OnlyExpert` with the template's ``bounds``."""
+    if meta is None:
+        meta = default_meta()
     if N == 1 and int(getattr(meta, "_min_experts", 1)) > 1:
         return _OnlyExpert(getattr(meta, "bounds", None))
     try:
@@ -177,14 +293,58 @@ def _fallback_sequence(label_sum: float, t0: int, y, first: float) -> np.ndarray
     return abstention_fallbacks(y, label_sum=label_sum, n_labels=t0, first=first)
 
 
-def aggregate(Z, y, *, meta=BOA(), abstained=None):  # noqa: B008  (a template, cloned)
-    """The forecasts of ``Mixture(learners, meta=meta).run(X, y)`` (fresh) from the experts'
-    forecasts ``Z`` (T, N) made alone, predict-then-learn over (X, y), and the labels ``y`` (T,).
+# ----------------------------------------------------------------------------- sleeping experts
+def _sleeping_step(meta_, z, abstained, fallback: float):
+    """z_t as the meta-learner sees it (module docstring, "Abstention"): an abstaining expert's
+    entry becomes the aggregate of the awake experts under the rule's weights p_t (a rule with
+    ``_convex_weights``), or f_t (every expert asleep, or a rule without convex weights)."""
+    if not abstained.any():
+        return z
+    if abstained.all() or not getattr(meta_, "_convex_weights", False):
+        return np.where(abstained, float(fallback), z)
+    p = np.asarray(meta_.weights_, dtype=np.float64)
+    bounds = getattr(meta_, "bounds", None)
+    zb = z if bounds is None else np.clip(z, float(bounds[0]), float(bounds[1]))   # eq. (28)
+    awake = ~abstained
+    pa = p[awake]
+    total = float(np.sum(pa))
+    yhat = float(pa @ zb[awake]) / total if total > 0.0 else float(np.mean(zb[awake]))
+    return np.where(abstained, yhat, z)
+
+
+def _sleeping_stream(meta_, Z, A, y, fallbacks):
+    """(Z as ``meta_`` saw it, its forecasts) over a stream with abstentions A: the steps up to the
+    last abstention one by one (:func:`_sleeping_step` needs the weights of each step), the rest by
+    the rule's ``run`` (continuing from the state; the same numbers, to the rounding of a compiled
+    driver)."""
+    rows = np.flatnonzero(A.any(axis=1))
+    if rows.size == 0:
+        return Z, np.asarray(meta_.run(Z, y), dtype=np.float64)
+    if not getattr(meta_, "_convex_weights", False):
+        Zs = np.where(A, fallbacks[:, None], Z)
+        return Zs, np.asarray(meta_.run(Zs, y), dtype=np.float64)
+    T = Z.shape[0]
+    last = int(rows[-1]) + 1
+    Zs = np.array(Z, dtype=np.float64, copy=True)
+    preds = np.empty(T)
+    for t in range(last):
+        Zs[t] = _sleeping_step(meta_, Zs[t], A[t], fallbacks[t])
+        preds[t] = meta_.predict_one(Zs[t])
+        meta_.learn_one(Zs[t], float(y[t]))
+    if last < T:
+        preds[last:] = np.asarray(meta_.run(Zs[last:], y[last:]), dtype=np.float64)
+    return Zs, preds
+
+
+def aggregate(Z, y, *, meta=None, abstained=None):
+    """The forecasts of ``Mixture(learners, meta=meta).run(X, y)`` (fresh) from the experts' forecasts
+    ``Z`` (T, N) made alone, predict-then-learn over (X, y), and the labels ``y`` (T,); ``meta=None``:
+    :func:`default_meta`.
 
     Valid because no expert depends on the meta-learner or on another expert (module
     docstring): a leaderboard that has run every single learner once can aggregate their stored
     forecasts without running the experts again.  ``abstained`` (T, N) bool marks the
-    abstentions (their entries of Z are ignored and replaced by the fallback f_t); without it
+    abstentions (their entries of Z are ignored: sleeping experts, module docstring); without it
     every entry of Z must be finite.  The same numbers as the mixture, bit for bit (tested).
     """
     y = check_vector(y, "y")
@@ -198,53 +358,58 @@ def aggregate(Z, y, *, meta=BOA(), abstained=None):  # noqa: B008  (a template, 
     if not np.all(np.isfinite(Z[~A])):
         raise ValueError("Z contains NaN or inf outside the abstentions (mark them in abstained)")
     meta_ = _fresh_meta(meta, Z.shape[1])
-    if A.any():
-        Z = np.where(A, _fallback_sequence(0.0, 0, y, _first_fallback(meta_))[:, None], Z)
-    return np.asarray(meta_.run(Z, y), dtype=np.float64)
+    Z = np.where(A, 0.0, Z)
+    fallbacks = _fallback_sequence(0.0, 0, y, _first_fallback(meta_))
+    return _sleeping_stream(meta_, Z, A, y, fallbacks)[1]
 
 
 class Mixture(Pairing):
-    """Online aggregation of any online learners by a meta-learner (issue 24; P000 sec. 3).
+    """Online aggregation of any online learners by a meta-learner (issues 24, 41; P000 sec. 3).
 
     At step t every expert forecasts z_{t,j} from x_t, the meta-learner forecasts
     yhat_t = meta(z_t); then every expert learns (x_t, y_t) and the meta-learner learns
     (z_t, y_t) (module docstring): the pairing of :class:`omkl_core.pairing.Pairing`, shared
     with the VAW family (whose experts are the batched VAW layer; ``meta`` may be a Table 2
-    row's meta-learner, :func:`omkl_core.mkl.make_meta`).  The meta-learner's regret bound against the best expert
-    holds for any experts: e.g. with ``meta=EWA()`` on labels in [A, B] (P000 eq. (30), CBL
-    Prop. 3.1)
+    row's meta-learner, :func:`omkl_core.mkl.make_meta`).  The meta-learner's regret bound against
+    every expert holds for any experts, and each rule carries its own (``regret_bound``, evaluated on
+    a run by :meth:`summary`): e.g. the default ML-Poly (Gaillard, Stoltz & van Erven 2014; no label
+    range assumed), ``meta=EWA()`` on labels in [A, B] (P000 eq. (30), CBL Prop. 3.1)
 
         sum_t (yhat_t - y_t)^2 - min_j sum_t (zbar_{t,j} - y_t)^2 <= ln N / eta = 2 (B - A)^2 ln N,
 
-    zbar the forecasts truncated to [A, B] (eq. (28)), and with ``meta=AggregatingAlgorithm()``
-    (B - A)^2 ln N / 2 (CBL Prop. 3.2) -- ``omkl_core.bounds.ewa_bound`` / ``aa_bound``,
-    tested in ``tests/test_mixture.py``.
+    zbar the forecasts truncated to [A, B] (eq. (28)), and ``meta=AggregatingAlgorithm()``
+    (B - A)^2 ln N / 2 (CBL Prop. 3.2) -- tested in ``tests/test_mixture.py``.
 
     Parameters
     ----------
-    learners : list of online learners
+    learners : list or dict of online learners, or None, default=None
         The N >= 1 experts: objects with ``predict_one(x) -> float | None`` and
         ``learn_one(x, y)`` on 1-D float arrays (omkl's learners; River's regressors through
-        :func:`omkl_core.interop.from_river`).  Used as templates: the mixture learns on fresh
-        copies (``clone()`` where an expert has one, else ``copy.deepcopy``), so the objects
-        passed are never modified.
-    meta : meta-learner, default=BOA()
+        :func:`omkl_core.interop.from_river`); a dict names them (``{"ridge": OnlineRidge(), ...}``),
+        a list is named by :func:`expert_name`.  None: :func:`default_pool` (the running mean and
+        omkl's default learners, each in its online scalers: a learner for a raw stream).  Used as
+        templates: the mixture learns on fresh copies (``clone()`` where an expert has one, else
+        ``copy.deepcopy``), so the objects passed are never modified.
+    meta : meta-learner or None, default=None
         A meta-learner of :mod:`omkl_core.aggregation` (``VAWMeta``, ``EWA``, ``CalibratedEWA``,
         ``AggregatingAlgorithm``, ``MLProd``, ``MLPoly``, ``BOA``), used as a template (cloned,
-        with ``n_experts=N`` where it left N open).  Its ``bounds`` truncate the forecasts
-        (eq. (28)) and fix the fallback of the first step; ``bounds=(0, 1)`` (the default of
-        all but VAWMeta) suits labels normalised as in P000 eq. (33).
+        with ``n_experts=N`` where it left N open); None: :func:`default_meta` (ML-Poly in the
+        target's units).  Its ``bounds`` truncate the forecasts (eq. (28)) and fix the fallback of
+        the first step; ``bounds=(0, 1)`` (the class default of all but VAWMeta) suits labels
+        normalised as in P000 eq. (33).
 
     Attributes
     ----------
     learners_ : list
         The experts that learn (copies of ``learners``).
+    expert_names_ : list of str
+        Their names (the dict's keys, or :func:`expert_name`).
     meta_ : meta-learner
         The meta-learner that learns (a clone of ``meta``).
     weights_ : ndarray of shape (N,)
         The meta weights the next prediction uses (``meta_.weights_``).
     expert_predictions_ : ndarray of shape (N,) or None
-        z of the last step as the meta-learner saw it (abstentions replaced by the fallback).
+        z of the last step as the meta-learner saw it (abstentions substituted, module docstring).
     abstained_ : ndarray of shape (N,), bool, or None
         Which experts abstained at the last step.
     n_abstained_ : ndarray of shape (N,), int
@@ -260,11 +425,13 @@ class Mixture(Pairing):
     >>> trace = ok.run_online(mix, X, y)
     >>> mix.weights_.shape, bool(trace.mse < y.var())
     ((2,), True)
+    >>> ok.Mixture().expert_names_                       # the default pool, for a raw stream
+    ['running mean', 'VAW2', 'OnlineRidge']
     """
 
     _parameter_constraints = {
-        "learners": Check(_check_learners, invalid=[[], (), "ridge", 3, [object()], [None]]),
-        "meta": Check(_check_meta, invalid=[None, "BOA", 3]),
+        "learners": Check(_check_learners, invalid=[[], (), {}, "ridge", 3, [object()], [None]]),
+        "meta": Check(_check_meta, invalid=["BOA", 3]),
     }
 
     @classmethod
@@ -276,36 +443,46 @@ class Mixture(Pairing):
         yield {"learners": [OnlineRidge(a=1.0, fit_intercept=True, solver="sherman-morrison"), VAW2(m=6, seed=3)]}
         yield {"learners": [OnlineRidge(a=1.0), OnlineRidge(a=10.0, fit_intercept=True)], "meta": EWA()}
         yield {"learners": [OnlineRidge(a=1.0, fit_intercept=True, solver="sherman-morrison")], "meta": VAWMeta()}
+        yield {}
 
-    def __init__(self, learners, *, meta=BOA()):  # noqa: B008  (a template, never modified: cloned in reset)
+    def __init__(self, learners=None, *, meta=None):
         self.learners = learners
         self.meta = meta
         super().__init__()
 
+    def _templates(self) -> tuple[list, list[str]]:
+        return _named(self.learners)
+
+    @property
+    def _meta_template(self):
+        return default_meta() if self.meta is None else self.meta
+
     @property
     def _label_bounds(self):
         """The label range the mixture assumes: its meta-learner's ``bounds`` (eq. (28))."""
-        return getattr(self.meta, "bounds", None)
+        return getattr(self._meta_template, "bounds", None)
 
     @property
     def _run_alignment(self) -> int:
         """``run`` pieces whose lengths are multiples of this are bit for bit one run (the lcm of
         the experts' ``_run_alignment``)."""
-        return math.lcm(*(int(getattr(e, "_run_alignment", 1)) for e in self.learners))
+        return math.lcm(*(int(getattr(e, "_run_alignment", 1)) for e in self._templates()[0]))
 
     def _validate_joint(self):
-        N = len(self.learners)
-        fixed = getattr(self.meta, "n_experts", None)
+        N = len(self._templates()[0])
+        fixed = getattr(self._meta_template, "n_experts", None)
         if fixed is not None and fixed != N:
             raise ValueError(f"meta has n_experts={fixed} but learners holds N={N} experts")
 
     def _make_meta(self):
-        return _fresh_meta(self.meta, len(self.learners))
+        return _fresh_meta(self._meta_template, len(self._templates()[0]))
 
     def _reset(self):
         super()._reset()         # meta_, expert_predictions_ and the cached forecasts of a step
-        N = len(self.learners)
-        self.learners_ = [_fresh(e) for e in self.learners]
+        templates, names = self._templates()
+        N = len(templates)
+        self.learners_ = [_fresh(e) for e in templates]
+        self.expert_names_ = names
         self._trusted = [_refuses_before_learning(e) for e in self.learners_]
         self._learn_order = sorted(range(N), key=lambda j: self._trusted[j])   # experts are independent
         self._undo = []
@@ -332,17 +509,17 @@ class Mixture(Pairing):
         if z is None:
             return None
         if not math.isfinite(z):
-            raise FloatingPointError(f"learners[{j}] ({type(self.learners_[j]).__name__}) forecast {z!r} at step "
+            raise FloatingPointError(f"learners[{j}] ({self.expert_names_[j]}) forecast {z!r} at step "
                                      f"{self.t_ + 1} (None is how an expert abstains; NaN/inf is not)")
         return z
 
     def _predict_experts(self, x):
-        """(z_t, abstained) from the experts' states after steps < t (the pairing caches them
-        until learn_one)."""
+        """(z_t, abstained) from the experts' states after steps < t, the sleeping experts' entries
+        substituted (module docstring; the pairing caches them until learn_one)."""
         raw = [self._expert_forecast(j, x) for j in range(len(self.learners_))]
         abstained = np.array([r is None for r in raw])
-        z = np.array([self._fallback() if r is None else r for r in raw], dtype=np.float64)
-        return z, abstained
+        z = np.array([0.0 if r is None else r for r in raw], dtype=np.float64)
+        return _sleeping_step(self.meta_, z, abstained, self._fallback()), abstained
 
     def learn_one(self, x, y) -> None:
         """Reveal y_t: every expert learns (x, y_t), then the meta-learner (z_t, y_t), z_t the
@@ -407,7 +584,7 @@ class Mixture(Pairing):
             z = z.astype(np.float64).reshape(-1)
             bad = ~np.isfinite(z)
             if bad.any() and not getattr(e, "_may_abstain", False):
-                raise FloatingPointError(f"learners[{j}] ({type(e).__name__}) forecast {z[bad][0]!r} at step "
+                raise FloatingPointError(f"learners[{j}] ({self.expert_names_[j]}) forecast {z[bad][0]!r} at step "
                                          f"{self.t_ + 1 + int(np.flatnonzero(bad)[0])}")
             return z, bad
         T = X.shape[0]
@@ -420,19 +597,23 @@ class Mixture(Pairing):
             else:
                 z[t] = float(r)
                 if not math.isfinite(z[t]):
-                    raise FloatingPointError(f"learners[{j}] ({type(e).__name__}) forecast {z[t]!r} at step "
+                    raise FloatingPointError(f"learners[{j}] ({self.expert_names_[j]}) forecast {z[t]!r} at step "
                                              f"{self.t_ + 1 + t}")
             e.learn_one(X[t], float(y[t]))
         return z, bad
 
     def _expert_stream(self, X, y):
-        """Z (T, N) of the experts' forecasts (abstentions replaced by f_t) and the mask (T, N)."""
+        """Z (T, N) of the experts' forecasts (0.0 at the abstentions, substituted by
+        :meth:`_meta_stream`) and the abstention mask (T, N)."""
         cols = [self._expert_column(j, X, y) for j in range(len(self.learners_))]   # over experts, not t
-        Z = np.stack([c[0] for c in cols], axis=1)
         A = np.stack([c[1] for c in cols], axis=1)
-        if A.any():
-            Z = np.where(A, self._fallbacks(y)[:, None], Z)
+        Z = np.where(A, 0.0, np.stack([c[0] for c in cols], axis=1))
         return Z, A
+
+    def _meta_stream(self, Z, y, A):
+        """The sleeping experts substituted step by step where any abstains, the rule's ``run`` after
+        the last abstention (:func:`_sleeping_stream`)."""
+        return _sleeping_stream(self.meta_, Z, A, y, self._fallbacks(y))
 
     def _finish_run(self, Z, A, y):
         self.label_sum_ = float(np.cumsum(np.concatenate([[self.label_sum_], y]))[-1])
@@ -442,9 +623,11 @@ class Mixture(Pairing):
 
     def summary(self, X, y, *, shifts: int = 5):
         """opera's ``summary()`` of a mixture: a fresh copy of this mixture run on (X, y), its mean
-        square loss beside the oracles in hindsight (best expert / convex / linear / 1..``shifts``-shift
-        paths) and the bound its meta-learner has in papers 000-004, evaluated on the run
-        (:func:`omkl_core.regret.regret_report`; print it for the table). This mixture is not modified."""
+        square loss beside each expert's (by name; the steps each abstained) and the oracles in
+        hindsight (best expert / convex / linear / 1..``shifts``-shift paths), its regret against each
+        in the target's units, and the bound its meta-learner carries (``regret_bound``) evaluated
+        on the run, with a verdict (:func:`omkl_core.regret.regret_report`; print it for the text).
+        This mixture is not modified."""
         from .regret import regret_report  # noqa: PLC0415  (regret imports this module)
 
         return regret_report(self, X, y, shifts=shifts)

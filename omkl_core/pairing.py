@@ -32,6 +32,8 @@ hook                             what the subclass supplies
 ``_learn_experts(x, y, aux)``    every expert learns (x_t, y_t)
 ``_expert_stream(X, y, **kw)``   ``(Z, aux)``: the experts' forecasts (T, N) over a stream,
                                  predict-then-learn, continuing from their state
+``_meta_stream(Z, y, aux)``      ``(Z as the meta-learner saw it, forecasts)`` (default: Z, the
+                                 meta-learner's ``run``)
 ``_check_step(x, y)``,           checks / warnings on a labelled step or a stream before anything
 ``_check_stream(X, y)``          learns (default: none)
 ``_finish_step``,                bookkeeping after a step / a stream (extend with ``super()``)
@@ -151,9 +153,15 @@ class Pairing(OnlineLearner):
         self._check_stream(X, y)
         self._last = None                           # a pending predict_one's forecasts: dropped
         Z, aux = self._expert_stream(X, y, **options)
-        preds = self._meta_run(Z, y)
+        Z, preds = self._meta_stream(Z, y, aux)
         self._finish_run(Z, aux, y)
         return Z, preds
+
+    def _meta_stream(self, Z, y, aux):
+        """``(Z as the meta-learner saw it, its forecasts)`` over the stream: by default Z as given
+        and :meth:`_meta_run` (a subclass may substitute entries of Z first, e.g. a Mixture's
+        sleeping experts)."""
+        return Z, self._meta_run(Z, y)
 
     def _meta_run(self, Z, y):
         """The meta-learner over the stream of forecasts: its vectorised ``run`` where it has one,

@@ -29,7 +29,17 @@ The one meaning of ``None`` (DESIGN.md, "one meaning per operation"), used by
   t = 1).  Computed from past labels only (no look-ahead), the forecast of the best constant on
   the past: an abstaining learner is scored as a neutral forecaster, never as a wild one;
 * the steps a learner abstained are counted where a result is reported (``Trace.abstained``,
-  ``Mixture.n_abstained_``, ``evaluate_river``'s ``abstained``).
+  ``Mixture.n_abstained_`` and ``Mixture.summary``, ``evaluate_river``'s ``abstained``).
+
+The first step (issue 41): a learner that has seen no label has no information on the label, and
+the one rule covers it -- it abstains (the baselines of :mod:`omkl_core.baselines`, River's
+regressors through ``from_river``), and the step is scored by f_1 = ``first`` (0.0 in the target's
+units for :func:`run_online` and the command line: the same 0.0 as the running-mean baseline's
+:func:`running_mean`); omkl's learners whose state starts at zero (VAW, VAW2, OnlineRidge, ...)
+forecast that same 0.0 themselves. Inside a :class:`omkl_core.Mixture` an abstaining expert is a
+*sleeping* expert (:mod:`omkl_core.mixture`, "Abstention"): its forecast there is the mixture's own
+aggregate of the awake experts, so it gets neither credit nor blame for the others' forecasts; the
+mixture itself uses f_t only when every expert abstains.
 """
 from __future__ import annotations
 

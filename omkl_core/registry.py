@@ -68,8 +68,8 @@ _NOT_BUILDABLE = {
     "NoisyKernelOGD": "needs kernel and loss objects (omkl_core.noisy) and T",
     "SingleCopyKernelOGD": "needs kernel and loss objects (omkl_core.noisy), T and eta",
     "VAWExperts": "the batched expert layer: predict_one returns N forecasts, not one",
-    "Mixture": "needs its experts as learner objects (learners=[...], River's through interop.from_river); "
-               "omkl run Mixture builds one from --expert/--meta",
+    "Mixture": "its experts are learner objects (learners=[...], River's through interop.from_river; None: the "
+               "default pool); omkl run Mixture (or omkl run --csv F) builds the default, --expert/--meta others",
     "Pipeline": "wraps a learner object (StandardScaler() | learner); omkl run --scale online applies it",
     "TargetScaler": "wraps a learner object (TargetScaler(learner)); omkl run --scale online applies it",
 }
@@ -78,7 +78,7 @@ _NOT_BUILDABLE = {
 #: The modules whose export lists (``__all__``) hold the online learners, in the order
 #: ``omkl models`` lists them. A learner class exported by one of them is registered without an
 #: edit here; a new family adds its module to this tuple.
-LEARNER_MODULES = ("aggregation", "vaw", "linear", "mixture", "noisy", "mkl", "preprocessing")
+LEARNER_MODULES = ("baselines", "aggregation", "vaw", "linear", "mixture", "noisy", "mkl", "preprocessing")
 #: Learners registered from outside the package (:func:`register`), by name.
 _REGISTERED: dict[str, type] = {}
 

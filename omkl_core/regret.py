@@ -29,10 +29,24 @@ meta-learner                                stated bound evaluated (``omkl_core.
 ``EWA`` (eq. (29), fixed eta)               P000 eq. (30) / CBL Prop. 3.1: ln N / eta (full losses),
                                             eta <= 1/(2 (B - A)^2), labels in [A, B]
 ``AggregatingAlgorithm``                    P000 sec. 4 (cites CBL Prop. 3.2): ln N / eta, eta <= 2/(B-A)^2
-``EWA(gradient=True)``, ``CalibratedEWA``,  no bound stated in papers 000-004 (a row says so; none is
-``MLPoly``, ``MLProd``, ``BOA``,            borrowed from elsewhere)
-``VAWMeta(shrink_to="uniform")``
+``MLPoly`` (opera's MLpol)                 Gaillard, Stoltz & van Erven (2014): ML-Poly's second-order
+                                            bound against every expert, restated for opera's scale-free
+                                            rates (``omkl_core.bounds.mlpoly_potential_bound``). Full losses.
+``EWA(gradient=True)``, ``CalibratedEWA``,  no bound evaluated (a row says why: none is stated in papers
+``MLProd``, ``BOA``,                        000-004, and opera's codes differ from the algorithms the
+``VAWMeta(shrink_to="uniform")``            external papers bound)
 ==========================================  ============================================================
+
+Each rule declares its bound beside its update (issue 41): the class attribute ``regret_bound``
+(:class:`omkl_core.bounds.aggregation.RuleBound`: source, theorem / equation, statement, symbols in
+words, assumptions) and the method ``stated_bounds(Z, y, predictions)``, which this module calls --
+no list of rules here, so a new rule's bound is printed with no other edit.
+
+Plain output (issue 39, item 4): :meth:`RegretReport.to_text` prints one regret number per
+comparator -- the running mean, each expert by name, the best expert, the best convex and linear
+combinations and shifting paths -- in the target's units (summed squared errors; ``scale`` maps the
+stream the learner saw back to the target), each with the bound it is compared with and a
+one-line verdict, and explains the bound's symbols in words.
 
 Theorems 2 (20) and 3 (31) of paper 000 bound the *expected* loss over the random features
 against a function f_j of an RKHS: one run with unknown f_j cannot evaluate them; the report
@@ -46,9 +60,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from . import aggregation as _agg
-from .bounds import aggregation as _bagg
-from .bounds import paper000 as _b000
-from .bounds import paper002 as _b002
+from .bounds.aggregation import NO_BOUND, BoundCheck, no_bound_row
 from .oracles import best_convex, best_expert, best_linear, best_shifting
 from .pairing import Pairing
 from .validation import check_int, check_matrix, check_vector
@@ -56,21 +68,14 @@ from .validation import check_int, check_matrix, check_vector
 __all__ = ["BoundCheck", "RegretReport", "regret_report", "report_from_forecasts", "stated_bounds", "aggregates_experts",
            "NO_BOUND"]
 
-#: The text of a row for a meta-learner for which no paper states a bound.
-NO_BOUND = "no bound stated in papers 000-004"
+#: The note of the no-bound row of an opera rule in the papers-only view (the reproduction's bound tables).
+_OPERA_NOTE = "{name} (opera's rule; its own bounds are in Gaillard et al. / Wintenberger, not in these papers)"
 
 
-@dataclass(frozen=True)
-class BoundCheck:
-    """One stated bound evaluated on a run: ``lhs <= bound`` (``holds``), in the equation's units."""
-
-    equation: str                 # e.g. "P000 eq. (30) (CBL Prop. 3.1)"; NO_BOUND when none is stated
-    comparator: str               # what the learner is compared with, e.g. "best expert"
-    lhs: float | None             # the left side on this run (a regret, or a loss for P002 (4))
-    bound: float | None           # the right side with the run's constants
-    holds: bool | None            # lhs <= bound up to float slack; None: nothing evaluated
-    units: str = ""               # "sum (yhat-y)^2", "1/2 sum (yhat-y)^2"
-    note: str = ""                # constants used, or why nothing was evaluated
+def _from_papers(rule) -> bool:
+    """Whether the bound ``rule`` declares is one that papers 000-004 state."""
+    rb = getattr(rule, "regret_bound", None)
+    return rb is not None and "paper 000" in rb.source
 
 
 @dataclass(frozen=True)
@@ -86,9 +91,16 @@ class RegretReport:
     forecasts: str = "as given"               # how the oracles saw Z ("as given" / "truncated to [A, B] (eq. 28)")
     best_expert: int | None = None            # index of the best expert
     extra: dict = field(default_factory=dict)  # convex / linear weights (arrays)
+    expert_names: tuple = ()                  # the experts' names (index order)
+    expert_losses: tuple = ()                 # each expert's mean square loss (forecasts as the rule saw them)
+    abstained: tuple = ()                     # steps each expert abstained (a Mixture's experts)
+    scale: float = 1.0                        # squared losses of the stream seen x scale = the target's units
+    target: str = ""                          # the target's name, for the text
+    rule_bound: object = None                 # the meta-learner's RuleBound (or None)
 
     def regret(self, oracle: str) -> float:
-        """Cumulative regret sum_t (yhat_t - y_t)^2 - sum_t (u_t - y_t)^2 against ``oracle``."""
+        """Cumulative regret sum_t (yhat_t - y_t)^2 - sum_t (u_t - y_t)^2 against ``oracle`` (on the
+        stream the learner saw; x ``scale`` for the target's units)."""
         if oracle not in self.oracles:
             raise ValueError(f"oracle must be one of {', '.join(self.oracles)}, got {oracle!r}")
         return self.T * (self.loss - self.oracles[oracle])
@@ -99,161 +111,173 @@ class RegretReport:
         vals = [b.holds for b in self.bounds if b.holds is not None]
         return None if not vals else all(vals)
 
+    def name(self, j: int | None) -> str:
+        """The name of expert ``j`` (``"expert j"`` without names)."""
+        if j is None:
+            return "-"
+        return self.expert_names[j] if j < len(self.expert_names) else f"expert {j}"
+
     def to_dict(self) -> dict:
         """Plain Python values (floats, lists, dicts): the learner, the losses, regrets and bound rows."""
         return {"learner": self.learner, "T": self.T, "N": self.N, "loss": self.loss,
                 "forecasts": self.forecasts, "best_expert": self.best_expert,
+                "expert_names": list(self.expert_names), "expert_losses": list(self.expert_losses),
+                "abstained": [int(a) for a in self.abstained], "scale": self.scale,
                 "oracles": dict(self.oracles), "regret": {k: self.regret(k) for k in self.oracles},
                 "bounds": [asdict(b) for b in self.bounds], "all_hold": self.all_hold}
 
+    # ---- the plain text (issue 39, item 4) -------------------------------------------------
+    def _pct(self, regret_sum: float, comparator_sum: float) -> str:
+        if comparator_sum <= 0.0:
+            return "lost" if regret_sum > 0 else "matched"
+        pct = 100.0 * regret_sum / comparator_sum
+        if abs(pct) < 0.05:
+            return "matched"
+        return f"lost {pct:.3g} % to" if pct > 0 else f"won {-pct:.3g} % over"
+
+    def _row_text(self, b: BoundCheck) -> str:
+        """``<regret> <= <bound>: holds (margin m)`` in the target's units (a half-loss row doubled)."""
+        f = self.scale * (2.0 if b.units.startswith("1/2") else 1.0)
+        what = "loss" if "(a loss)" in b.units else "regret"
+        verdict = (f"holds with margin {f * (b.bound - b.lhs):.4g}" if b.holds
+                   else f"VIOLATED by {f * (b.lhs - b.bound):.4g}")
+        return f"{what} {f * b.lhs:.4g} <= {f * b.bound:.4g}: {verdict}"
+
     def to_text(self) -> str:
-        """A small plain-text table: losses (x 10^3) and regrets, then the stated bounds."""
-        lines = [f"regret report: {self.learner}, T={self.T}, N={self.N} experts (oracles on the forecasts "
-                 f"{self.forecasts})",
-                 f"  {'':<28}{'mean loss x1e3':>16}{'cumulative regret':>20}",
-                 f"  {'learner':<28}{1e3 * self.loss:>16.4f}{'':>20}"]
-        for k, v in self.oracles.items():
-            name = f"{k} (j={self.best_expert})" if k == "best expert" else k
-            lines.append(f"  {name:<28}{1e3 * v:>16.4f}{self.regret(k):>20.4f}")
-        lines.append("  stated bounds (left side <= bound, with this run's constants):")
-        for b in self.bounds:
-            if b.holds is None:
-                lines.append(f"  - {b.equation}: {b.comparator}: {b.note}")
+        """The report in plain words: one regret per comparator in the target's units, the bound it is
+        compared with and a verdict (issue 39, item 4)."""
+        units = f"the target's units{f' ({self.target})' if self.target else ''}"
+        mine = self.scale * self.T * self.loss
+        lines = [f"Regret of {self.learner}: T = {self.T} steps, N = {self.N} experts; losses are summed "
+                 f"squared errors in {units}.",
+                 "regret = this learner's summed squared error minus the comparator's (negative: it did better); "
+                 "experts " + ("as the meta-learner saw them, " if self.forecasts != "as given" else "")
+                 + (f"truncated to the label range {self.forecasts.split('to ', 1)[1]}" if "truncated" in self.forecasts
+                    else "as given") + ".",
+                 f"  {'':44s}{'summed sq. error':>18s}{'regret':>14s}   verdict",
+                 f"  {'this learner':44s}{mine:>18.6g}"]
+        comps = []                                    # (label, its summed squared error, expert index or None)
+        shown = self._shown_experts()
+        for j, ell in enumerate(self.expert_losses):
+            if j not in shown:
                 continue
-            lines.append(f"  - {b.equation} vs {b.comparator}: {b.lhs:.6g} <= {b.bound:.6g} "
-                         f"[{b.units}] {'holds' if b.holds else 'VIOLATED'}" + (f" ({b.note})" if b.note else ""))
+            extra = (f" (abstained {self.abstained[j]} of {self.T} steps)" if j < len(self.abstained) and self.abstained[j]
+                     else "")
+            comps.append((f"{self.name(j)}{extra}", self.scale * self.T * ell, j))
+        for k, v in self.oracles.items():
+            label = f"best expert ({self.name(self.best_expert)})" if k == "best expert" else (
+                k.replace("best convex", "best convex combination").replace("best linear", "best linear combination"))
+            comps.append((label, self.scale * self.T * v, None))
+        for label, total, _j in comps:
+            reg = mine - total
+            lines.append(f"  {label[:44]:44s}{total:>18.6g}{reg:>+14.4g}   {self._pct(reg, total)} it")
+        if len(shown) < len(self.expert_losses):
+            lines.insert(4 + len(shown), f"  ({len(self.expert_losses) - len(shown)} more experts, between the best and "
+                         f"the worst shown)")
+        # the bound
+        rb = self.rule_bound
+        evaluated = [b for b in self.bounds if b.holds is not None]
+        if rb is not None and evaluated:
+            lines.append(f"bound of the meta-learner: {rb.name} -- {rb.cite()}")
+            lines.append(f"  {rb.statement}")
+            lines.append(f"  assumes: {rb.assumes}")
+        elif rb is not None:
+            lines.append(f"bound of the meta-learner: {rb.cite()} -- not evaluated on this run:")
+        else:
+            lines.append("bound of the meta-learner:")
+        for b in self.bounds:
+            if b.comparator == "expert" and b.expert is not None and b.expert not in self._shown_rows():
+                continue
+            who = (self.name(b.expert) if b.comparator == "expert" else
+                   f"{b.comparator} ({self.name(b.expert)})" if b.expert is not None else b.comparator)
+            if b.holds is None:
+                lines.append(f"  {b.equation}: {b.note}" if b.equation != NO_BOUND or b.comparator == "-" else
+                             f"  {b.equation}, {who}: {b.note}")
+                continue
+            lines.append(f"  against {who}: {self._row_text(b)}   [{b.equation}]")
+        if rb is not None and evaluated:
+            lines.append(f"  symbols: {rb.symbols}")
+            notes = [b.note for b in evaluated if b.note]
+            if notes:
+                lines.append(f"  on this run: {notes[0]}")
+        lines.append("verdict: " + self.verdict())
         return "\n".join(lines)
+
+    #: with more experts than this, the text shows the running mean, the 3 best and the worst (the rest summarised)
+    MAX_EXPERT_LINES = 8
+
+    def _is_mean(self, j: int) -> bool:
+        return j < len(self.expert_names) and self.expert_names[j].lower().replace("_", " ") in ("running mean",
+                                                                                                "runningmean")
+
+    def _shown_experts(self) -> set:
+        N = len(self.expert_losses)
+        if N <= self.MAX_EXPERT_LINES:
+            return set(range(N))
+        order = np.argsort(self.expert_losses)
+        return {int(j) for j in order[:3]} | {int(order[-1])} | {j for j in range(N) if self._is_mean(j)}
+
+    def _shown_rows(self) -> set:
+        """The experts whose bound rows the text prints: those shown, and the one with the smallest margin."""
+        rows = [b for b in self.bounds if b.comparator == "expert" and b.holds is not None]
+        if len(rows) <= self.MAX_EXPERT_LINES:
+            return {b.expert for b in rows}
+        tight = min(rows, key=lambda b: b.bound - b.lhs)
+        return self._shown_experts() | {tight.expert}
+
+    def verdict(self) -> str:
+        """One line: how the learner did against the running mean (when an expert is one) and the best
+        single expert, and whether its meta-learner's bound held (with the smallest margin)."""
+        mine = self.T * self.loss
+        parts = []
+        names = list(self.expert_names)
+        for j, _n in enumerate(names):
+            if self._is_mean(j) and j < len(self.expert_losses):
+                parts.append(f"{self._pct(mine - self.T * self.expert_losses[j], self.T * self.expert_losses[j])} "
+                             f"the running mean")
+        if self.best_expert is not None:
+            e = self.T * self.oracles["best expert"]
+            parts.append(f"{self._pct(mine - e, e)} the best single expert ({self.name(self.best_expert)})")
+        evaluated = [b for b in self.bounds if b.holds is not None]
+        if evaluated:
+            f = [self.scale * (2.0 if b.units.startswith("1/2") else 1.0) for b in evaluated]
+            margins = [fi * (b.bound - b.lhs) for fi, b in zip(f, evaluated)]
+            i = int(np.argmin(margins))
+            b = evaluated[i]
+            who = self.name(b.expert) if b.comparator == "expert" else b.comparator
+            eq = b.equation.split(":")[0]
+            if all(b.holds for b in evaluated):
+                per_expert = all(b.comparator == "expert" for b in evaluated)
+                scope = ("every expert" if per_expert else f"all {len(evaluated)} comparators") if len(evaluated) > 1 else who
+                parts.append(f"{eq} holds against {scope} (smallest margin {margins[i]:.4g}, against {who})")
+            else:
+                bad = [bb for bb in evaluated if not bb.holds]
+                parts.append(f"{eq} is VIOLATED against {len(bad)} comparator(s), e.g. {who}")
+        else:
+            parts.append("no bound evaluated for this meta-learner")
+        return "; ".join(parts)
 
     __str__ = to_text
 
 
 # ------------------------------------------------------------------------------------------- bounds
-def _slack(*values) -> float:
-    """Float slack of a one-sided check between sums of T terms."""
-    return 1e-10 * max(1.0, *(abs(float(v)) for v in values))
-
-
-def _row(equation, comparator, lhs, bound, units, note=""):
-    return BoundCheck(equation, comparator, float(lhs), float(bound),
-                      bool(lhs <= bound + _slack(lhs, bound)), units, note)
-
-
-def _none(comparator: str, note: str, equation: str = NO_BOUND) -> BoundCheck:
-    return BoundCheck(equation, comparator, None, None, None, "", note)
-
-
-def _interval(rule, Z, y):
-    b = getattr(rule, "bounds", None)
-    if b is not None:
-        return float(b[0]), float(b[1])
-    return float(min(Z.min(), y.min())), float(max(Z.max(), y.max()))
-
-
-def _vaw_meta_rows(rule, Zs, y, pred, expert_layer):
-    T, N = Zs.shape
-    lam = float(rule.lam)
-    half = 0.5 * float(np.sum((pred - y) ** 2))
-    Y = float(np.max(np.abs(y)))
-    units = "1/2 sum (yhat-y)^2"
-    comps = {"best expert": best_expert(Zs, y).weights, "best convex": best_convex(Zs, y).weights,
-             "best linear": best_linear(Zs, y).weights,
-             "sup over delta (ridge delta_lam)": _b002.paper002_ridge_minimiser(Zs, y, lam)}
-    rows = []
-
-    def regret(d):
-        r = Zs @ d - y
-        return half - 0.5 * float(r @ r)
-
-    if rule.bounds is None:
-        rho = float(np.sqrt(np.max(np.sum(Zs * Zs, axis=1))))
-        note = f"rho = max ||z_t|| = {rho:.4g}, Y = max |y_t| = {Y:.4g}, lam = {lam:g}, dimension N"
-        for name, d in comps.items():
-            rows.append(_row("P000 eq. (11)", name, regret(d),
-                             _b000.vaw_regret_bound(lam, float(d @ d), N, Y, T, rho=rho), units,
-                             note if name == "best expert" else ""))
-        if expert_layer is not None:
-            m, lam_e = expert_layer["m"], expert_layer["lam"]
-            if not expert_layer.get("vaw", True) or expert_layer.get("feature_map", "cos") != "cos":
-                rows.append(_none("sup over delta", "(25) assumes VAW experts on cos random features (24); "
-                                  "these experts differ: only (11) above applies", "P000 eq. (25)"))
-            elif lam_e != lam:
-                rows.append(_none("sup over delta", f"(25) states one lambda for both levels; lam = {lam_e:g}, "
-                                  f"lam_meta = {lam:g}: only (11) above applies", "P000 eq. (25)"))
-            else:
-                d = comps["sup over delta (ridge delta_lam)"]
-                rows.append(_row("P000 eq. (25)", "sup over delta (ridge delta_lam)", regret(d),
-                                 _b000.paper000_meta_vaw_regret_bound(float(d @ d), N, m, Y, T, lam), units,
-                                 f"m = {m}, Y = {Y:.4g}"))
-            rows.append(_none("f_j in H_j", "bounds the expected loss over the random features against an RKHS "
-                              "function: not evaluable on one run; its meta step (25)/(11) is checked above",
-                              "P000 Theorem 2, eq. (20)"))
-        return rows
-    A, B = float(rule.bounds[0]), float(rule.bounds[1])
-    Yt = max(abs(A), abs(B), Y)
-    note = f"Y = max(|A|, |B|, max |y_t|) = {Yt:.4g}, lam = {lam:g}"
-    for name, d in comps.items():
-        if name in ("best expert", "best convex"):
-            rows.append(_row("P000 after eq. (28)", name, regret(d),
-                             _b000.paper000_truncated_meta_vaw_regret_bound(N, Yt, T, lam), units,
-                             note if name == "best expert" else ""))
-        else:
-            rows.append(_row("P000 eq. (11), rho^2 = N Y^2 (after (28))", name, regret(d),
-                             _b000.vaw_regret_bound(lam, float(d @ d), N, Yt, T, rho=math.sqrt(N) * Yt), units))
-    return rows
-
-
-def stated_bounds(rule, Z, y, predictions, expert_layer: dict | None = None) -> list:
+def stated_bounds(rule, Z, y, predictions, expert_layer: dict | None = None, *, papers_only: bool = False) -> list:
     """The :class:`BoundCheck` rows of meta-learner ``rule`` (its hyper-parameters, not its state) on the
-    forecasts ``Z`` (T, N) *as given*, labels ``y`` and the run's ``predictions`` (module docstring table).
+    forecasts ``Z`` (T, N) *as given*, labels ``y`` and the run's ``predictions``: the rule's own
+    ``stated_bounds`` (each rule declares its bound beside its update; module docstring).
 
     ``expert_layer``: for a VAW-family learner, ``{"m", "lam", "vaw", "feature_map"}`` of its expert
-    layer (enables (25) and the Theorem 2 row)."""
+    layer (enables (25) and the Theorem 2 row). ``papers_only``: only the bounds papers 000-004 state
+    (a rule whose bound comes from elsewhere gets the no-bound row: the reproduction's bound tables)."""
     Z, y, pred = _check_run(Z, y, predictions)
-    T, N = Z.shape
-    name = type(rule).__name__
     if rule is None:
-        return [_none("-", "no meta-learner given: no bound evaluated")]
-    if isinstance(rule, _agg.VAWMeta):
-        if rule.shrink_to != "zero":
-            return [_none("-", "VAWMeta(shrink_to='uniform') is opera's Ridge aggregation")]
-        Zs = _agg.truncate(Z, None if rule.bounds is None else tuple(map(float, rule.bounds)))
-        if rule.ridge:
-            a = float(rule.lam)
-            Zn = float(np.sqrt(np.max(np.sum(Zs * Zs, axis=1))))
-            loss = float(np.sum((pred - y) ** 2))
-            return [_row("P002 Corollary 2, eq. (4)", "(1 + Z^2/a) min_theta (sum (y - theta'z)^2 + a|theta|^2)",
-                         loss, _b002.paper002_corollary2_bound(Zs, y, a, Zn), "sum (yhat-y)^2 (a loss)",
-                         f"a = lam = {a:g}, Z = max ||z_t|| = {Zn:.4g}")]
-        return _vaw_meta_rows(rule, Zs, y, pred, expert_layer)
-    if isinstance(rule, _agg.EWA) or isinstance(rule, _agg.AggregatingAlgorithm):
-        aa = isinstance(rule, _agg.AggregatingAlgorithm)
-        if not aa and rule.gradient:
-            return [_none("-", "EWA(gradient=True) is opera's linearised-loss EWA")]
-        A, B = _interval(rule, Z, y)
-        Zs = np.clip(Z, A, B)
-        eq = "P000 sec. 4 (CBL Prop. 3.2)" if aa else "P000 eq. (30) (CBL Prop. 3.1)"
-        eta_max = _bagg.aa_eta(A, B) if aa else _bagg.ewa_eta(A, B)
-        eta = eta_max if rule.eta is None else float(rule.eta)
-        if y.min() < A or y.max() > B:
-            return [_none("best expert", f"labels outside [A, B] = [{A:g}, {B:g}]: the bound assumes them inside",
-                          eq)]
-        if eta > eta_max * (1 + 1e-12):
-            return [_none("best expert", f"eta = {eta:g} > {'2' if aa else '1/2'}/(B-A)^2 = {eta_max:g}: "
-                          f"{NO_BOUND} for this eta", eq)]
-        loss = float(np.sum((pred - y) ** 2))
-        best = float(np.min(np.sum((Zs - y[:, None]) ** 2, axis=0)))
-        rhs = _bagg.aa_bound(N, A, B, eta) if aa else _bagg.ewa_bound(N, A, B, eta)
-        rows = [_row(eq + ": ln N / eta", "best expert (truncated)", loss - best, rhs, "sum (yhat-y)^2",
-                     f"[A, B] = [{A:g}, {B:g}], eta = {eta:g}, N = {N}")]
-        if expert_layer is not None and not aa:
-            rows.append(_none("f_j in H_j", "bounds the expected loss over the random features against an RKHS "
-                              "function: not evaluable on one run; its meta step (30) is checked above",
-                              "P000 Theorem 3, eq. (31)"))
-        return rows
-    if isinstance(rule, (_agg.CalibratedEWA, _agg.MLPoly, _agg.MLProd, _agg.BOA)):
-        return [_none("-", f"{name} (opera's rule; its own bounds are in Gaillard et al. / Wintenberger, not "
-                      "in these papers)")]
-    return [_none("-", f"{name} is not a meta-learner of omkl_core.aggregation")]
+        return [no_bound_row("-", "no meta-learner given: no bound evaluated")]
+    name = type(rule).__name__
+    if not isinstance(rule, _agg._MetaLearner):
+        return [no_bound_row("-", f"{name} is not a meta-learner of omkl_core.aggregation")]
+    if papers_only and not _from_papers(rule):
+        return [no_bound_row("-", _OPERA_NOTE.format(name=name))]
+    return list(rule.stated_bounds(Z, y, pred, expert_layer=expert_layer))
 
 
 # --------------------------------------------------------------------------------------- reports
@@ -265,10 +289,13 @@ def _check_run(Z, y, predictions):
 
 
 def report_from_forecasts(Z, y, predictions, *, rule=None, name: str | None = None, shifts: int = 5,
-                          expert_layer: dict | None = None) -> RegretReport:
+                          expert_layer: dict | None = None, expert_names=None, abstained=None, scale: float = 1.0,
+                          target: str = "") -> RegretReport:
     """A :class:`RegretReport` from the experts' forecasts ``Z`` (T, N), labels ``y`` (T,) and the
     learner's ``predictions`` (T,); ``rule`` is the meta-learner whose stated bounds are evaluated (its
-    hyper-parameters; None: no bound), ``shifts`` the largest number of shifts K of the shifting oracle."""
+    hyper-parameters; None: no bound), ``shifts`` the largest number of shifts K of the shifting oracle;
+    ``expert_names`` (N,), ``abstained`` (N,) counts, ``scale`` (the factor that maps squared losses of
+    this stream to the target's units) and ``target`` (its name) are for the text."""
     Z, y, pred = _check_run(Z, y, predictions)
     shifts = check_int(shifts, "shifts", minimum=0)
     T, N = Z.shape
@@ -281,11 +308,15 @@ def report_from_forecasts(Z, y, predictions, *, rule=None, name: str | None = No
         sh = best_shifting(Zs, y, K=min(shifts, T - 1), paths=False)
         for k in range(1, sh.K + 1):
             orc[f"best {k}-shift path"] = float(sh.loss[k])
+    names = tuple(str(n) for n in expert_names) if expert_names is not None else ()
     return RegretReport(learner=name or (repr(rule) if rule is not None else "predictions"), T=T, N=N,
                         loss=float(np.mean((pred - y) ** 2)), oracles=orc,
                         bounds=tuple(stated_bounds(rule, Z, y, pred, expert_layer)),
                         forecasts=f"truncated to [{float(b[0]):g}, {float(b[1]):g}] (eq. 28)" if trunc else "as given",
-                        best_expert=e.expert, extra={"convex_weights": c.weights, "linear_weights": lin.weights})
+                        best_expert=e.expert, extra={"convex_weights": c.weights, "linear_weights": lin.weights},
+                        expert_names=names, expert_losses=tuple(float(v) for v in np.mean((Zs - y[:, None]) ** 2, axis=0)),
+                        abstained=tuple(int(a) for a in abstained) if abstained is not None else (),
+                        scale=float(scale), target=str(target), rule_bound=getattr(rule, "regret_bound", None))
 
 
 def aggregates_experts(learner) -> bool:
@@ -294,34 +325,61 @@ def aggregates_experts(learner) -> bool:
     return isinstance(learner, (_agg._MetaLearner, Pairing))
 
 
+def _vaw_expert_names(learner) -> list:
+    from .features import dictionary_spec  # noqa: PLC0415
+
+    try:
+        kinds, sigmas = dictionary_spec(learner.dictionary, "000")
+    except (TypeError, ValueError, AttributeError):
+        return []
+    return [f"j = {j} ({k.capitalize()}, sigma = {s:g})" for j, (k, s) in enumerate(zip(kinds, sigmas))]
+
+
 def _run_with_experts(learner, X, y):
-    """(Z, predictions, rule, expert_layer) of a fresh copy of ``learner`` over (X, y)."""
+    """(Z, predictions, rule, expert_layer, names, abstained) of a fresh copy of ``learner`` over (X, y)."""
     from .mkl.vaw2 import _VAWFamily  # noqa: PLC0415
 
     if isinstance(learner, _agg._MetaLearner):
         Z = check_matrix(X, "X")
         y = check_vector(y, "y", length=Z.shape[0])
         fresh = learner.clone()
-        return Z, fresh.run(Z, y), fresh, None
+        return Z, fresh.run(Z, y), fresh, None, None, None
     if isinstance(learner, Pairing):                  # the learner's run(X, y), keeping Z
         fresh = learner.clone()
-        Z, preds = fresh._run_with_forecasts(X, y)    # a Mixture's abstentions: the fallback (its docstring)
-        layer = None
+        Z, preds = fresh._run_with_forecasts(X, y)    # a Mixture's abstentions: substituted (its docstring)
+        layer, names, abst = None, None, None
         if isinstance(fresh, _VAWFamily):
             layer = {"m": fresh.m, "lam": float(fresh.lam), "vaw": not fresh.ridge, "feature_map": fresh.feature_map}
-        return np.asarray(Z), preds, fresh.meta_, layer
+            names = _vaw_expert_names(fresh) or None
+        if hasattr(fresh, "expert_names_"):           # a Mixture: its experts' names and abstentions
+            names, abst = fresh.expert_names_, fresh.n_abstained_
+        return np.asarray(Z), preds, fresh.meta_, layer, names, abst
     raise TypeError(f"regret_report needs a learner that aggregates experts (an omkl_core.aggregation rule, a "
                     f"VAW-family learner or a Mixture), got {type(learner).__name__}; for others pass the experts' "
                     "forecasts to report_from_forecasts(Z, y, predictions)")
 
 
-def regret_report(learner, X, y, *, shifts: int = 5) -> RegretReport:
+def _short(learner) -> str:
+    """A name of the learner for the report: its repr when short, else a description."""
+    names = getattr(learner, "expert_names_", None)      # a Mixture
+    if names is not None:
+        meta = type(learner.meta_).__name__
+        mb = getattr(learner.meta_, "bounds", None)
+        where = "in the target's units" if mb is None else f"labels in [{float(mb[0]):g}, {float(mb[1]):g}]"
+        return f"Mixture of {len(names)} experts ({', '.join(names)}) by {meta} ({where})"
+    text = repr(learner)
+    return text if len(text) <= 80 else type(learner).__name__
+
+
+def regret_report(learner, X, y, *, shifts: int = 5, scale: float = 1.0, target: str = "") -> RegretReport:
     """Run a fresh copy of ``learner`` on (X, y) and report its regret and stated bounds.
 
     ``learner``: an aggregation rule (then ``X`` is the experts' forecasts Z, (T, N)), a VAW-family
     learner (VAW2, VAWEWA, ...; Z is its expert layer, the same numbers as its ``run``) or a
     :class:`~omkl_core.mixture.Mixture`. ``learner`` itself is not modified. ``shifts``: K of the
-    shifting oracle (1..K shifts are reported).
+    shifting oracle (1..K shifts are reported). ``scale``: squared losses of (X, y) times ``scale`` are
+    in the target's units (e.g. (max y - min y)^2 for a stream normalised by eq. (33)); ``target``: its
+    name. Print the report for the plain text (:meth:`RegretReport.to_text`).
 
     Examples
     --------
@@ -334,6 +392,9 @@ def regret_report(learner, X, y, *, shifts: int = 5) -> RegretReport:
     ('P000 eq. (30) (CBL Prop. 3.1): ln N / eta', True)
     """
     shifts = check_int(shifts, "shifts", minimum=0)
-    Z, pred, rule, layer = _run_with_experts(learner, X, y)
-    return report_from_forecasts(Z, y, pred, rule=rule, name=repr(learner) if len(repr(learner)) <= 80
-                                 else type(learner).__name__, shifts=shifts, expert_layer=layer)
+    if not (isinstance(scale, (int, float)) and math.isfinite(scale) and scale > 0):
+        raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
+    Z, pred, rule, layer, names, abst = _run_with_experts(learner, X, y)
+    fresh_name = _short(learner.clone()) if isinstance(learner, Pairing) else _short(learner)
+    return report_from_forecasts(Z, y, pred, rule=rule, name=fresh_name, shifts=shifts, expert_layer=layer,
+                                 expert_names=names, abstained=abst, scale=scale, target=target)

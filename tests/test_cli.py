@@ -165,13 +165,21 @@ def test_cli_meta_learner_on_expert_predictions(csvs):
     assert "EWA: T=3" in res.stdout
 
 
-def test_cli_models_says_which_input_each_learner_takes():
+def test_cli_models_says_which_input_each_learner_takes_and_what_it_is():
+    """Issue 39 item 4: one line per learner -- its name, a one-line description and its input."""
     res = omkl("models")
     assert res.returncode == 0
-    kinds = dict(line.split(None, 1) for line in res.stdout.splitlines())
-    assert kinds["OnlineRidge"] == "raw features" and kinds["VAW2"] == "raw features"
+    rows = {}
+    for line in res.stdout.splitlines():
+        if line.startswith("  "):
+            name, rest = line.strip().split(None, 1)
+            rows[name] = rest
+    for name in ("OnlineRidge", "VAW2", "RunningMean", "ExponentialMean", "LastValue", "Mixture"):
+        assert rows[name].split("[")[0].strip(), f"{name} has no description"
+    assert rows["OnlineRidge"].endswith("[raw features]") and rows["VAW2"].endswith("[raw features]")
     for meta in ("EWA", "BOA", "MLPoly", "VAWMeta"):
-        assert kinds[meta].startswith("expert predictions")
+        assert "[expert predictions" in rows[meta]
+    assert "running mean" in rows["Mixture"] and "ML" in rows["Mixture"]
     assert "expert predictions" in omkl("run", "--help").stdout
 
 
@@ -560,3 +568,37 @@ def test_cli_default_scaling_on_a_tiny_target_stays_near_the_running_mean(tmp_pa
     res = omkl("run", model, "--csv", csv)
     assert res.returncode == 0 and res.stderr == "", res.stderr
     assert _field(res.stdout, "mse") < 2.0 * _field(res.stdout, "baseline_mse"), res.stdout
+
+
+# ---------------------------------------------------------------- issue 41: the default Mixture
+def test_cli_run_with_no_model_is_the_default_mixture_and_vaw2_stays_vaw2(tmp_path):
+    csv = tmp_path / "raw.csv"
+    y = _raw_csv(csv, T=200)
+    res = omkl("run", "--csv", csv)
+    assert res.returncode == 0 and res.stderr == "", res.stderr
+    assert res.stdout.startswith("Mixture: T=200 mse=")
+    assert "experts (weight at the end): running mean " in res.stdout and "VAW2 " in res.stdout
+    assert "meta-learner: MLPoly(bounds=None) in the target's units" in res.stdout
+    import omkl_core as ok
+    X = np.loadtxt(csv, delimiter=",", skiprows=1)[:, :3]
+    assert _field(res.stdout, "mse") == pytest.approx(ok.run_online(ok.Mixture(), X, y).mse, rel=1e-5)
+    assert omkl("run", "Mixture", "--csv", csv).stdout.split(" seconds=")[0] == res.stdout.split(" seconds=")[0]
+    vaw = omkl("run", "VAW2", "--csv", csv)
+    assert vaw.stdout.startswith("VAW2: T=200 mse=") and "experts (weight" not in vaw.stdout
+
+
+def test_cli_regret_of_the_default_mixture_in_the_target_units(tmp_path):
+    """``--regret`` on a raw CSV with the default mixture (online scaling inside each expert): one regret
+    per comparator in the target's units, the bound, a verdict; a mixture whose meta-learner works on
+    labels scaled online into [A, B] is refused (the scale moves)."""
+    csv = tmp_path / "raw.csv"
+    _raw_csv(csv, T=150)
+    res = omkl("run", "--csv", csv, "--regret")
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "in the target's units (target)" in out and "x1e3" not in out
+    assert "against running mean:" in out and "holds with margin" in out and "\nverdict: " in out
+    bad = omkl("run", "Mixture", "--csv", csv, "--expert", "OnlineRidge", "--expert", "RunningMean", "--meta", "BOA",
+               "--regret")
+    assert bad.returncode == 2
+    _one_line_error(bad, "--regret", "fixed scaling")

@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import copy
 import pickle
+import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import omkl_core as ok
 from omkl_core import bounds, checks
@@ -107,9 +110,9 @@ class _LooksAhead(Mixture):
 
 
 # ------------------------------------------------------------------------------ the criterion
-def _alone(learners, X, y, bounds_=(0.0, 1.0)):
-    """Each expert run by itself (fresh copy, predict then learn); abstentions replaced by the
-    fallback f_t = mean(y_1..y_{t-1}) (f_1 = midpoint of bounds), computed here by np.mean."""
+def _alone(learners, X, y):
+    """Each expert run by itself (fresh copy, predict then learn): (Z (T, N) with NaN where an
+    expert abstained, the abstention mask)."""
     T, N = len(y), len(learners)
     Z = np.empty((T, N))
     for j, template in enumerate(learners):
@@ -118,8 +121,35 @@ def _alone(learners, X, y, bounds_=(0.0, 1.0)):
             p = e.predict_one(X[t])
             Z[t, j] = np.nan if p is None else p
             e.learn_one(X[t], float(y[t]))
-    f = np.array([0.5 * sum(bounds_) if t == 0 else np.mean(y[:t]) for t in range(T)])
-    return np.where(np.isnan(Z), f[:, None], Z)
+    return Z, np.isnan(Z)
+
+
+def _sleeping(meta, Z, A, y):
+    """The meta-learner over Z with the module docstring's abstention rule, written here step by step
+    from the docstring: an abstaining expert forecasts the aggregate of the awake experts under the
+    weights the rule had before the step (the rules whose forecast is <p_t, zbar_t>: all but VAWMeta
+    and the AA), the fallback f_t (f_1 the midpoint of bounds, then the mean of past labels) for
+    VAWMeta, the AA and a step at which every expert abstains. Returns (forecasts, Z as substituted)."""
+    T, N = Z.shape
+    m = meta.clone(n_experts=N)
+    convex = not isinstance(meta, (ok.VAWMeta, ok.AggregatingAlgorithm))
+    b = meta.bounds
+    Zs = np.array(Z, dtype=float)
+    out = np.empty(T)
+    for t in range(T):
+        a = A[t]
+        if a.any():
+            f = (0.5 * (b[0] + b[1]) if b is not None else 0.0) if t == 0 else float(np.mean(y[:t]))
+            if a.all() or not convex:
+                Zs[t, a] = f
+            else:
+                p = np.asarray(m.weights_, dtype=float)
+                zb = Zs[t] if b is None else np.clip(Zs[t], *b)
+                w = p[~a]
+                Zs[t, a] = float(w @ zb[~a]) / w.sum() if w.sum() > 0 else float(np.mean(zb[~a]))
+        out[t] = m.predict_one(Zs[t])
+        m.learn_one(Zs[t], float(y[t]))
+    return out, Zs
 
 
 def _loop(model, X, y, with_weights=False):
@@ -133,19 +163,19 @@ def _loop(model, X, y, with_weights=False):
 
 
 def _assert_is_the_meta_over_experts_alone(mix_cls, learners, meta, X, y):
-    """Criterion (a): ``run`` and the loop give meta.run(Z_alone, y); per step yhat_t = <p_t, zbar_t>
-    (for the rules that forecast a weighted average: not VAWMeta (signed weights on raw z), not the
-    AA (a substitution function, ref. B))."""
-    Z = _alone(learners, X, y)
-    expected = meta.clone().run(Z, y)
+    """Criterion (a): ``run`` and the loop give the meta-learner over Z_alone (abstentions by the rule
+    of :func:`_sleeping`); per step yhat_t = <p_t, zbar_t> (for the rules that forecast a weighted
+    average: not VAWMeta (signed weights on raw z), not the AA (a substitution function, ref. B))."""
+    Z, A = _alone(learners, X, y)
+    expected, Zs = _sleeping(meta, Z, A, y) if A.any() else (meta.clone().run(Z, y), Z)
     got_run = mix_cls(learners, meta=meta).run(X, y)
     np.testing.assert_allclose(got_run, expected, rtol=1e-9, atol=1e-12, err_msg="run")
     got_loop, P = _loop(mix_cls(learners, meta=meta), X, y, with_weights=True)
     np.testing.assert_allclose(got_loop, expected, rtol=1e-9, atol=1e-12, err_msg="loop")
     if not isinstance(meta, (ok.VAWMeta, ok.AggregatingAlgorithm)):    # linear, convex-weight aggregates
-        np.testing.assert_allclose(got_loop, np.sum(P * np.clip(Z, *meta.bounds), axis=1),
+        np.testing.assert_allclose(got_loop, np.sum(P * np.clip(Zs, *meta.bounds), axis=1),
                                    rtol=1e-9, atol=1e-12, err_msg="yhat_t = <weights_, zbar_t>")
-    return Z, got_run
+    return Zs, got_run
 
 
 def _regret(preds, Z, y, A=0.0, B=1.0):
@@ -188,7 +218,7 @@ def test_the_criteria_catch_a_mixture_that_ignores_its_meta_weights():
     X, y = _stream()
     with pytest.raises(AssertionError):
         _assert_is_the_meta_over_experts_alone(_IgnoresWeights, _pool(), ok.EWA(), X, y)
-    Z = _alone(_pool(), X, y)
+    Z, _ = _alone(_pool(), X, y)
     wrong = _IgnoresWeights(_pool(), meta=ok.EWA()).run(X, y)
     assert _regret(wrong, Z, y) > bounds.ewa_bound(3, 0.0, 1.0)          # and it breaks eq. (30)
 
@@ -200,7 +230,7 @@ def test_the_criterion_catches_experts_that_see_y_t_before_forecasting():
     # the look-ahead is no accident of one expert: the ridge expert's column differs
     mix = _LooksAhead(_pool(), meta=ok.EWA())
     Z_wrong, _ = mix._expert_stream(X, y)
-    assert np.max(np.abs(Z_wrong[:, 0] - _alone(_pool(), X, y)[:, 0])) > 1e-3
+    assert np.max(np.abs(Z_wrong[:, 0] - _alone(_pool(), X, y)[0][:, 0])) > 1e-3
 
 
 # ------------------------------------------------------------------------------ River experts
@@ -215,7 +245,7 @@ def test_mixture_with_a_river_expert_is_the_meta_over_the_experts_alone():
                 from_river(linear_model.LinearRegression()), _Constant(1.0)]
     for meta, bound in ((ok.EWA(), bounds.ewa_bound(4, 0.0, 1.0)), (ok.BOA(), None)):
         Z, preds = _assert_is_the_meta_over_experts_alone(Mixture, learners, meta, X, y)
-        assert np.all(Z[0, 1:3] == 0.5)             # the River experts abstain at t = 1 (midpoint)
+        assert np.all(Z[0, 1:3] == 0.5)             # the River experts sleep at t = 1: the aggregate of 0 and 1
         if bound is not None:
             assert _regret(np.mean(np.clip(Z, 0, 1), axis=1), Z, y) > bound
             assert _regret(preds, Z, y) <= bound + 1e-9
@@ -245,23 +275,83 @@ def test_from_river_abstains_until_it_has_learned_and_names_bad_input():
 
 
 # ------------------------------------------------------------------------------ abstention
-def test_an_abstaining_expert_gets_the_running_mean_of_past_labels():
+def test_an_abstaining_expert_sleeps_its_forecast_is_the_aggregate_of_the_awake_ones():
+    """Issue 41 item 4: at a step an expert abstains, a convex-weight rule sees it forecast the
+    aggregate of the awake experts under the weights before the step (its regret there is 0); the
+    AA and VAWMeta see the fallback f_t (midpoint of bounds at t = 1, then the mean of past labels)."""
     X, y = _stream(T=40, seed=3)
-    learners = [_Sleepy(0.1, 3), ok.OnlineRidge(fit_intercept=True, solver="sherman-morrison")]
-    mix = Mixture(learners, meta=ok.EWA(bounds=(0.0, 2.0)))
-    for t in range(len(y)):
-        mix.predict_one(X[t])
-        mix.learn_one(X[t], float(y[t]))
-        fallback = 1.0 if t == 0 else np.mean(y[:t])                 # midpoint of (0, 2), then the mean
-        if t % 3 == 0:
-            assert mix.abstained_.tolist() == [True, False]
-            np.testing.assert_allclose(mix.expert_predictions_[0], fallback, rtol=1e-12)
-        else:
-            assert not mix.abstained_.any()
-    assert mix.n_abstained_.tolist() == [14, 0]
-    twin = Mixture(learners, meta=ok.EWA(bounds=(0.0, 2.0)))
-    np.testing.assert_allclose(twin.run(X[:17], y[:17]), _loop(Mixture(learners, meta=ok.EWA(bounds=(0.0, 2.0))),
-                                                               X[:17], y[:17]), rtol=1e-12)
+    learners = [_Sleepy(0.1, 3), ok.OnlineRidge(fit_intercept=True, solver="sherman-morrison"), _Constant(0.9)]
+    for meta in (ok.EWA(bounds=(0.0, 2.0)), ok.MLPoly(bounds=(0.0, 2.0)), ok.AggregatingAlgorithm(bounds=(0.0, 2.0))):
+        mix = Mixture(learners, meta=meta)
+        for t in range(len(y)):
+            p = np.asarray(mix.weights_, dtype=float).copy()
+            yhat = mix.predict_one(X[t])
+            mix.learn_one(X[t], float(y[t]))
+            z = mix.expert_predictions_
+            if t % 3 == 0:
+                assert mix.abstained_.tolist() == [True, False, False]
+                if isinstance(meta, ok.AggregatingAlgorithm):
+                    fallback = 1.0 if t == 0 else np.mean(y[:t])
+                    np.testing.assert_allclose(z[0], fallback, rtol=1e-12)
+                else:
+                    awake = np.clip(z[1:], 0.0, 2.0)
+                    np.testing.assert_allclose(z[0], p[1:] @ awake / p[1:].sum(), rtol=1e-12)
+                    np.testing.assert_allclose(z[0], yhat, rtol=1e-12)          # its regret at t is 0
+            else:
+                assert not mix.abstained_.any()
+        assert mix.n_abstained_.tolist() == [14, 0, 0]
+        twin = Mixture(learners, meta=meta)
+        np.testing.assert_allclose(twin.run(X[:17], y[:17]), _loop(Mixture(learners, meta=meta), X[:17], y[:17]),
+                                   rtol=1e-12)
+
+
+class _Never(OnlineLearner):
+    """An expert that never forecasts (always abstains)."""
+
+    def predict_one(self, x):
+        check_point(x)
+
+    def learn_one(self, x, y):
+        check_label(y)
+        self.t_ += 1
+
+
+_Never.run = None
+
+
+@pytest.mark.parametrize("meta", [ok.MLPoly(bounds=None), ok.EWA(bounds=(-1.0, 3.0)),
+                                  ok.EWA(gradient=True, eta=2.0, bounds=(-1.0, 3.0))])
+def test_an_expert_that_never_forecasts_gets_no_credit_and_changes_no_forecast(meta):
+    """Issue 41 item 4: under the earlier fallback an expert that never forecast was scored as the
+    running mean and took the weight on a stream where the mean forecasts well; as a sleeping expert
+    it gains nothing: the mixture's forecasts are those of the mixture without it (for rules whose
+    weights of the awake experts do not depend on N), and its weight stays ~0 (ML-Poly: its regret is 0)."""
+    rng = np.random.default_rng(7)
+    T = 200
+    X = rng.normal(size=(T, 2))
+    y = 1.0 + 0.05 * rng.standard_normal(T)                         # the mean is the best forecaster
+    experts = [_Constant(0.6), ok.OnlineRidge(a=50.0)]
+    with_sleeper = Mixture([_Never(), *experts], meta=meta)
+    got = with_sleeper.run(X, y)
+    np.testing.assert_allclose(got, Mixture(experts, meta=meta).run(X, y), rtol=1e-12, atol=1e-12)
+    assert with_sleeper.n_abstained_.tolist() == [T, 0, 0]
+    if isinstance(meta, ok.MLPoly):
+        assert with_sleeper.weights_[0] < 1e-6
+        # the earlier rule (the sleeper scored as the running mean of past labels) gave it the weight
+        Z, _ = _alone([_Never(), *experts], X, y)
+        old = np.where(np.isnan(Z), np.array([0.0] + [np.mean(y[:t]) for t in range(1, T)])[:, None], Z)
+        legacy = meta.clone(n_experts=3)
+        legacy.run(old, y)
+        assert legacy.weights_[0] > 0.9
+
+
+def test_summary_says_which_expert_abstained_and_names_the_experts():
+    X, y = _stream(T=60, seed=5)
+    mix = Mixture({"sleepy": _Sleepy(0.1, 4), "ridge": ok.OnlineRidge(fit_intercept=True), "never": _Never()},
+                  meta=ok.MLPoly())
+    text = str(mix.summary(X, y))
+    assert "sleepy (abstained 15 of 60 steps)" in text and "never (abstained 60 of 60 steps)" in text
+    assert "ridge" in text and "expert 0" not in text and "x1e3" not in text
 
 
 def test_aggregate_of_stored_forecasts_is_the_mixture_bit_for_bit():
@@ -298,6 +388,8 @@ def test_a_nan_forecast_is_an_error_naming_the_expert():
 def test_bad_learners_and_meta_are_named():
     with pytest.raises(ValueError, match="learners"):
         Mixture([])
+    with pytest.raises(TypeError, match="names"):
+        Mixture({3: ok.OnlineRidge()})
     with pytest.raises(TypeError, match=r"learners\[1\]"):
         Mixture([ok.OnlineRidge(), object()])
     with pytest.raises(TypeError, match=r"learners\[0\].*meta="):
@@ -464,3 +556,117 @@ def test_an_expert_forecast_that_is_not_a_real_number_is_refused_by_name(bad, pa
     with pytest.raises(TypeError, match=r"learners\[1\] \(_Constant\).* not a real number"):
         mix.predict_one(X[0]) if path == "predict_one" else mix.run(X, y)
     assert _seen(mix) == ([0, 0], 0, 0)
+
+
+# ------------------------------------------------------------------------------ ML-Poly's bound (issue 41)
+def _mlpoly_case(T, N, seed, kind):
+    rng = np.random.default_rng(seed)
+    if kind == "scaled":              # any scale, one expert close to the labels
+        y = rng.normal(size=T) * 10.0 ** rng.uniform(-3, 3)
+        Z = y[:, None] + rng.normal(size=(T, N)) * rng.uniform(0.0, 3.0, N) * np.std(y)
+    elif kind == "jumps":             # the scale jumps from step to step
+        s = 10.0 ** rng.uniform(-3, 3, T)
+        y, Z = rng.normal(size=T) * s, rng.normal(size=(T, N)) * s[:, None]
+    elif kind == "binary":            # adversarial-looking 0/1 sequences
+        Z, y = rng.choice([0.0, 1.0], size=(T, N)), rng.choice([0.0, 1.0], size=T)
+    else:                             # ties first (regrets of rounding size), then the experts differ
+        Z = np.repeat(rng.normal(size=(T, 1)), N, axis=1)
+        Z[T // 2:] += rng.normal(size=(T - T // 2, N))
+        y = rng.normal(size=T)
+    return Z, y
+
+
+@settings(deadline=None, max_examples=60)
+@given(T=st.integers(1, 60), N=st.integers(2, 5), seed=st.integers(0, 10 ** 6),
+       kind=st.sampled_from(["scaled", "jumps", "binary", "ties"]), truncated=st.booleans())
+def test_mlpoly_bound_holds_against_every_expert_on_random_streams(T, N, seed, kind, truncated):
+    """Gaillard, Stoltz & van Erven (2014), ML-Poly's bound as restated for opera's rates
+    (``omkl_core.bounds.mlpoly_potential_bound``): for every expert k, regret_k <= sqrt((S_k + B) C) -
+    sum (yhat - zbar_k)^2, on any stream (no label range assumed), truncated or not."""
+    Z, y = _mlpoly_case(T, N, seed, kind)
+    meta = ok.MLPoly(bounds=(0.0, 1.0) if truncated else None)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pred = meta.clone().run(Z, y)
+    rows = meta.stated_bounds(Z, y, pred)
+    assert len(rows) == N and all(r.holds for r in rows), [(r.lhs, r.bound) for r in rows]
+    Zb = Z if not truncated else np.clip(Z, 0.0, 1.0)
+    regret = np.sum((pred - y) ** 2) - np.sum((Zb - y[:, None]) ** 2, axis=0)
+    np.testing.assert_allclose([r.lhs for r in rows], regret, rtol=1e-9, atol=1e-9 * (1 + np.sum((pred - y) ** 2)))
+
+
+def test_mlpoly_bound_holds_inside_the_default_mixture_with_sleeping_experts():
+    """The bound on a Mixture whose experts abstain (sleeping): against every expert, the running mean
+    included, on a raw stream (target units)."""
+    X, y = _stream(T=300, seed=8)
+    y = 250.0 + 40.0 * y
+    learners = {"running mean": ok.RunningMean(), "sleepy": _Sleepy(0.3, 5), "ridge": ok.OnlineRidge(fit_intercept=True),
+                "last": ok.LastValue()}
+    rep = Mixture(learners).summary(X, y)
+    assert [r.expert for r in rep.bounds] == [0, 1, 2, 3] and rep.all_hold is True
+    assert rep.bounds[0].comparator == "expert" and rep.expert_names[0] == "running mean"
+
+
+def test_mlpoly_bound_is_informative_a_non_learning_average_violates_it():
+    """The bound is checked where it means something: on the same stream the uniform average of the
+    experts (no learning) breaks it against the good expert."""
+    rng = np.random.default_rng(3)
+    T = 400
+    y = rng.normal(size=T)
+    Z = np.column_stack([y + 0.05 * rng.normal(size=T), rng.normal(size=T), rng.normal(size=T) + 2.0])
+    good = bounds.mlpoly_potential_bound(Z, y, ok.MLPoly(bounds=None).run(Z, y))
+    assert np.all(good.regret <= good.bound)
+    bad = bounds.mlpoly_potential_bound(Z, y, Z.mean(axis=1))
+    assert bad.regret[0] > bad.bound[0] + 1.0
+
+
+def test_mlpoly_bound_formula_pinned_exactly_on_a_tiny_stream():
+    """Every factor of the bound pinned by an exact (Fraction) evaluation on T = 3, N = 2: r, S, B,
+    the rates 1/(S + B), C by its recursion (both branches), sqrt((S_k + B) C) - curvature."""
+    from fractions import Fraction as F
+    Z = [[F(0), F(1)], [F(1), F(0)], [F(2), F(1)]]
+    y = [F(1, 2), F(1), F(3, 2)]
+    pred = [F(1, 4), F(3, 4), F(5, 4)]                 # any forecasts: the bound is a function of the run
+    T, N = 3, 2
+    r = [[2 * (pred[t] - y[t]) * (pred[t] - Z[t][k]) for k in range(N)] for t in range(T)]
+    S = [[sum(r[s][k] ** 2 for s in range(t + 1)) for k in range(N)] for t in range(T)]
+    R = [[sum(r[s][k] for s in range(t + 1)) for k in range(N)] for t in range(T)]
+    B = [max(r[s][k] ** 2 for s in range(t + 1) for k in range(N)) for t in range(T)]
+    C = F(0)
+    for t in range(T):
+        Sp = [F(0)] * N if t == 0 else S[t - 1]
+        Bp = F(0) if t == 0 else B[t - 1]
+        Rp = [F(0)] * N if t == 0 else R[t - 1]
+        eta_next = [1 / (S[t][k] + B[t]) for k in range(N)]
+        eta_t = [None if Sp[k] + Bp == 0 else 1 / (Sp[k] + Bp) for k in range(N)]
+        c = sum((eta_t[k] if Rp[k] > 0 else eta_next[k]) * r[t][k] ** 2 for k in range(N))
+        if t == 0:                                     # eta_1 = e^700: rho_1 ~ 0, the restart branch is 2 sum eta_2 r^2
+            C = min(C + c, 2 * sum(eta_next[k] * r[t][k] ** 2 for k in range(N)))
+        else:
+            rho = max(eta_next[k] / eta_t[k] for k in range(N))
+            C = min(C + c, 2 * rho * C + 2 * sum(eta_next[k] * r[t][k] ** 2 for k in range(N)))
+    curv = [sum((pred[t] - Z[t][k]) ** 2 for t in range(T)) for k in range(N)]
+    pot = bounds.mlpoly_potential_bound(np.array(Z, float), np.array(y, float), np.array(pred, float))
+    assert pot.C == pytest.approx(float(C), rel=1e-12)
+    want = [float(C * (S[-1][k] + B[-1])) ** 0.5 - float(curv[k]) for k in range(N)]
+    np.testing.assert_allclose(pot.bound, want, rtol=1e-12)
+    np.testing.assert_allclose(pot.regret, [float(sum((pred[t] - y[t]) ** 2 - (Z[t][k] - y[t]) ** 2
+                                                      for t in range(T))) for k in range(N)], rtol=1e-12)
+
+
+def test_default_mixture_holds_the_running_mean_so_its_bound_covers_it():
+    """Issue 41: ``Mixture()`` (the default of the library and of ``omkl run --csv F``) holds the running
+    mean among its experts and aggregates in the target's units (no truncation), so ML-Poly's bound is a
+    bound against the mean too; on a raw stream (labels ~ 500) it holds and the mixture beats the mean."""
+    mix = Mixture()
+    assert mix.expert_names_[0] == "running mean" and isinstance(mix.learners_[0], ok.RunningMean)
+    assert isinstance(mix.meta_, ok.MLPoly) and mix.meta_.bounds is None
+    X, y = _stream(T=250, seed=9)
+    y = 500.0 + 100.0 * y
+    rep = mix.summary(X, y)
+    row = [b for b in rep.bounds if b.expert == 0][0]
+    assert row.holds and rep.abstained[0] == 1                       # the mean abstains at t = 1 only
+    mean = ok.run_online(ok.RunningMean(), X, y).mse
+    assert rep.loss < mean
+    assert row.lhs == pytest.approx(rep.T * (rep.loss - rep.expert_losses[0]), rel=1e-9)
+    checks.check_learner(Mixture())

@@ -122,7 +122,8 @@ def test_minmax_target_scaler_feeds_labels_in_the_bounds_eq_33_online():
     lo, hi = y[:t].min(), y[:t].max()
     assert preds[t] == pytest.approx(lo + (hi - lo) * u[:t].mean(), rel=1e-12)
     assert ok.TargetScaler(ok.VAW2(m=4)).method_ == "minmax" and ok.TargetScaler(ok.OnlineRidge()).method_ == "standard"
-    assert ok.TargetScaler(ok.Mixture([ok.OnlineRidge()])).method_ == "minmax"     # BOA's bounds (0, 1)
+    assert ok.TargetScaler(ok.Mixture([ok.OnlineRidge()], meta=ok.BOA())).method_ == "minmax"   # BOA's bounds (0, 1)
+    assert ok.TargetScaler(ok.Mixture([ok.OnlineRidge()])).method_ == "standard"   # the default meta: no label range
 
 
 def test_target_scaler_has_no_look_ahead():

@@ -22,6 +22,7 @@ PINNED = {
     'SingleCopyKernelOGD', 'StandardScaler', 'TargetScaler', 'Trace', 'validation',
     'oracles', 'regret', 'pairing', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
     'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd', 'vecmath', 'config', 'show_config',
+    'baselines', 'RunningMean', 'ExponentialMean', 'LastValue',
 }
 
 

@@ -140,7 +140,7 @@ def test_mixture_summary_reports_its_meta_learners_bound():
     assert "best 5-shift path" in str(rep)
 
 
-@pytest.mark.parametrize("rule", [BOA(), MLPoly(), EWA(gradient=True, eta=0.5), ok.aggregation.CalibratedEWA(),
+@pytest.mark.parametrize("rule", [BOA(), EWA(gradient=True, eta=0.5), ok.aggregation.CalibratedEWA(), ok.MLProd(),
                                   VAWMeta(shrink_to="uniform")])
 def test_no_bound_stated_is_said_not_borrowed(rule):
     Z, y = _one_good_expert(T=100)
@@ -195,3 +195,57 @@ def test_cli_regret_refuses_a_learner_without_experts(capsys):
     assert main(["run", "OnlineRidge", "--dataset", "airfoil", "--regret"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("omkl: error: --regret") and err.count("\n") == 1
+
+
+# ------------------------------------------------------------- each rule carries its bound (issue 41)
+def test_every_rule_declares_its_bound_beside_its_update_and_regret_reads_it():
+    """regret.stated_bounds holds no list of rules: it asks the rule. A rule that declares a bound
+    (regret_bound) evaluates rows; the others say why not."""
+    Z, y = _one_good_expert(T=150)
+    for rule in (EWA(), AggregatingAlgorithm(), VAWMeta(), MLPoly(), BOA(), ok.MLProd(), ok.CalibratedEWA()):
+        rows = ok.regret.stated_bounds(rule, Z, y, rule.clone().run(Z, y))
+        declared = type(rule).regret_bound
+        assert (declared is not None) == any(r.holds is not None for r in rows), type(rule).__name__
+        if declared is not None:
+            assert declared.source and declared.where and declared.statement and declared.symbols and declared.assumes
+
+
+def test_mlpoly_report_rows_are_one_per_expert_and_papers_only_keeps_the_reproductions_rows():
+    Z, y = _one_good_expert(T=200)
+    rep = regret_report(MLPoly(), Z, y)
+    assert [b.expert for b in rep.bounds] == [0, 1, 2] and rep.all_hold is True
+    assert "Gaillard" in rep.rule_bound.source
+    old = ok.regret.stated_bounds(MLPoly(), Z, y, MLPoly().run(Z, y), papers_only=True)
+    assert [b.equation for b in old] == [NO_BOUND] and "opera" in old[0].note
+
+
+def test_plain_regret_text_one_number_per_comparator_in_target_units_with_a_verdict():
+    """Issue 39 item 4: one regret per comparator, in the target's units, the bound it is compared
+    with and a verdict; the symbols explained in words; no x1e3."""
+    X, y = ok.datasets.ar4(T=300, seed=0)
+    y = 1000.0 + 50.0 * y
+    rep = ok.Mixture().summary(X, y)
+    text = str(rep)
+    assert "x1e3" not in text and "target's units" in text
+    lines = text.splitlines()
+    for name in ("running mean", "VAW2", "OnlineRidge"):
+        row = [ln for ln in lines if ln.strip().startswith(name)]
+        assert row, name
+        assert ("won" in row[0] or "lost" in row[0] or "matched" in row[0])
+        assert any(ln.strip().startswith(f"against {name}:") and "holds with margin" in ln for ln in lines)
+    assert lines[-1].startswith("verdict: ") and "the running mean" in lines[-1] and "best single expert" in lines[-1]
+    assert "symbols:" in text and "learning rates" in text
+    # the numbers are the run's: the mixture's summed squared error, in the target's units
+    pred = ok.Mixture().run(X, y)
+    assert f"{float(np.sum((pred - y) ** 2)):.6g}" in text
+
+
+def test_regret_scale_maps_a_normalised_stream_back_to_the_target_units():
+    Z, y = _one_good_expert(T=100)
+    a = regret_report(EWA(), Z, y)
+    b = regret_report(EWA(), Z, y, scale=25.0, target="price")
+    row_a, row_b = a.bounds[0], b.bounds[0]
+    assert row_a.lhs == row_b.lhs and "price" in str(b)
+    assert f"{25.0 * row_a.lhs:.4g}" in str(b) and f"{25.0 * row_a.bound:.4g}" in str(b)
+    with pytest.raises(ValueError, match="scale"):
+        regret_report(EWA(), Z, y, scale=0.0)

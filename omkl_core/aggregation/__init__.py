@@ -78,6 +78,19 @@ except VAWMeta's, which on the Numba engine runs the step of the expert layer's 
 ``benchmarks/bench_aggregators.py`` and ``benchmarks/bench_per_step.py`` (results in
 ``benchmarks/results/`` and CHANGELOG.md).
 
+Each rule's bound beside its update (issue 41)
+----------------------------------------------
+A class declares the regret bound it carries as ``regret_bound`` (a
+:class:`omkl_core.bounds.aggregation.RuleBound`: the paper, the theorem or equation, the statement,
+its symbols in words, what it assumes; None when it carries none) and evaluates it on a run with
+``stated_bounds(Z, y, predictions)`` (rows :class:`omkl_core.bounds.aggregation.BoundCheck`):
+VAWMeta P000 eq. (11) / (25) / after (28); EWA P000 eq. (30); the AA CBL Prop. 3.2; ML-Poly the
+second-order bound of Gaillard, Stoltz & van Erven (2014) restated for opera's rates
+(:func:`omkl_core.bounds.mlpoly_potential_bound`); ML-Prod, BOA and the calibrated EWA say why they
+evaluate none. :mod:`omkl_core.regret`, ``Mixture.summary`` and ``omkl run --regret`` read these,
+with no list of rules of their own. ``_convex_weights`` marks the rules whose forecast is
+<weights_, zbar_t> (a Mixture's sleeping experts need it).
+
 Notation: p_t = weights, yhat_t = aggregate forecast, r_{t,k} = 2 (yhat_t - y_t)(yhat_t - z_{t,k})
 is opera's instantaneous regret of expert k under the "gradient trick" (linearised square
 loss, opera's default ``loss.gradient = TRUE``, ref. A.1).

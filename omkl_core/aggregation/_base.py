@@ -94,6 +94,14 @@ def _regret(zb, y, yhat):
     return g[:, None] * yhat[:, None] - g[:, None] * zb
 
 
+def _stated_inputs(Z, y, predictions):
+    """(Z (T, N), y (T,), predictions (T,)) as float arrays, checked, for a rule's ``stated_bounds``."""
+    from ..validation import check_matrix, check_vector  # noqa: PLC0415
+
+    Z = check_matrix(Z, "Z")
+    return Z, check_vector(y, "y", length=Z.shape[0]), check_vector(predictions, "predictions", length=Z.shape[0])
+
+
 # ---------------------------------------------------------------------------------------
 # base class
 # ---------------------------------------------------------------------------------------
@@ -112,6 +120,15 @@ class _MetaLearner(OnlineLearner):
 
     _run_compiled = None   # (Zt, Y, out) -> None: the rule's compiled kernel, or None
 
+    #: True when the forecast is the convex combination yhat_t = <p_t, zbar_t> with weights p_t =
+    #: ``weights_`` fixed before z_t is seen (EWA, CalibratedEWA, ML-Poly, ML-Prod, BOA): then an
+    #: abstaining expert can sleep (its forecast is the aggregate of the awake experts, so its
+    #: regret at that step is 0; :class:`omkl_core.Mixture`, "Abstention"). Tested per rule.
+    _convex_weights = False
+    #: The regret bound this rule carries, declared beside its update (paper, theorem / equation,
+    #: statement, symbols, assumptions: :class:`omkl_core.bounds.aggregation.RuleBound`); None: none.
+    #: ``stated_bounds`` evaluates it on a run (issue 41).
+    regret_bound = None
     _min_experts = 1
     _input_kind = "experts"
     _parameter_constraints = {
@@ -204,6 +221,16 @@ class _MetaLearner(OnlineLearner):
         self._update(zb, y, yhat, p)
         self.t_ += 1
         return yhat
+
+    # ---- the stated bound -------------------------------------------------------------
+    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
+        """This rule's stated bound evaluated on a run: :class:`~omkl_core.bounds.aggregation.BoundCheck`
+        rows (``Z`` the forecasts as given to the rule, ``y`` the labels, ``predictions`` the rule's
+        forecasts; ``expert_layer`` the VAW family's expert layer, where it has one). Only the
+        hyper-parameters are read, not the state. A rule without a bound returns one row saying so."""
+        from ._stated import no_bound_rows  # noqa: PLC0415
+
+        return no_bound_rows(self, "no bound is stated for this rule in papers 000-004 or beside it")
 
     # ---- public API -------------------------------------------------------------------
     def predict_one(self, z) -> float:

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import Interval, Optional, Positive
-from . import _kernels
-from ._base import _as_float_array, _logsumexp, _MetaLearner, _own, _softmax, truncate
+from . import _kernels, _stated
+from ._base import _as_float_array, _logsumexp, _MetaLearner, _own, _softmax, _stated_inputs, truncate
 
 
 class AggregatingAlgorithm(_MetaLearner):
@@ -43,6 +43,12 @@ class AggregatingAlgorithm(_MetaLearner):
     weights_ : ndarray of shape (N,) or (R, N)
         The exponential weights wbar of the next step.
     """
+
+    regret_bound = _stated.AA_BOUND
+
+    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
+        """CBL Prop. 3.2 (P000 sec. 4): ln N / eta against the best truncated expert."""
+        return _stated.exp_concave_rows(self, *_stated_inputs(Z, y, predictions), expert_layer, aa=True)
 
     _parameter_constraints = {"bounds": Interval(), "eta": Optional(Positive())}
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import Boolean, Optional, Positive
-from . import _kernels
-from ._base import _K_INF, _loss_gradient, _MetaLearner, _own, _softmax
+from . import _kernels, _stated
+from ._base import _K_INF, _loss_gradient, _MetaLearner, _own, _softmax, _stated_inputs
 
 
 class EWA(_MetaLearner):
@@ -58,6 +58,16 @@ class EWA(_MetaLearner):
     weights_ : ndarray of shape (N,) or (R, N)
         The weights the next prediction uses.
     """
+
+    _convex_weights = True   # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
+    regret_bound = _stated.EWA_BOUND
+
+    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
+        """P000 eq. (30) (CBL Prop. 3.1) on the true losses; none for ``gradient=True`` (opera's
+        linearised-loss EWA)."""
+        if self.gradient:
+            return _stated.no_bound_rows(self, "EWA(gradient=True) is opera's linearised-loss EWA: no bound stated")
+        return _stated.exp_concave_rows(self, *_stated_inputs(Z, y, predictions), expert_layer)
 
     _parameter_constraints = {"eta": Optional(Positive()), "gradient": Boolean()}
 
@@ -182,6 +192,13 @@ class CalibratedEWA(_MetaLearner):
     weights_ : ndarray of shape (N,) or (R, N)
         The weights the next prediction uses.
     """
+
+    _convex_weights = True   # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
+
+    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
+        """No bound: opera's online calibration of eta over a grid states none."""
+        return _stated.no_bound_rows(self, "opera's calibrated EWA (a grid of learning rates chosen online) states "
+                                     "no regret bound")
 
     def __init__(self, n_experts=None, *, bounds=(0, 1)):
         super().__init__(n_experts, bounds=bounds)

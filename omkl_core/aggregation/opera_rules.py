@@ -11,8 +11,8 @@ import math
 import numpy as np
 
 from ..validation import Options
-from . import _kernels
-from ._base import _EXP700, _MetaLearner, _own, _regret, _softmax
+from . import _kernels, _stated
+from ._base import _EXP700, _MetaLearner, _own, _regret, _softmax, _stated_inputs
 
 
 class MLPoly(_MetaLearner):
@@ -43,6 +43,14 @@ class MLPoly(_MetaLearner):
     B_ : ndarray of shape (R,)
         Largest squared instantaneous regret so far.
     """
+
+    _convex_weights = True   # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
+    regret_bound = _stated.MLPOLY_BOUND
+
+    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
+        """ML-Poly's bound against every expert, evaluated on the run (``regret_bound``;
+        :func:`omkl_core.bounds.mlpoly_potential_bound`)."""
+        return _stated.mlpoly_rows(self, *_stated_inputs(Z, y, predictions))
 
     def __init__(self, n_experts=None, *, bounds=(0, 1)):
         super().__init__(n_experts, bounds=bounds)
@@ -119,6 +127,16 @@ class MLProd(_MetaLearner):
         Learning rates of the next step.
     """
 
+    _convex_weights = True   # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
+
+    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
+        """No bound evaluated: Gaillard, Stoltz & van Erven (2014) bound ML-Prod with their learning
+        rates and prior update (Corollary 4); opera's variant (the new eta inside the log, the old
+        exponent rescaled, ref. A.5) is not the algorithm that corollary is proved for."""
+        return _stated.no_bound_rows(self, "Gaillard, Stoltz & van Erven (2014), Corollary 4, bounds the paper's "
+                                     "ML-Prod; opera's variant implemented here (ref. A.5) differs from it, and no "
+                                     "bound is restated for it")
+
     _min_experts = 2
 
     def __init__(self, n_experts=None, *, bounds=(0, 1)):
@@ -191,6 +209,16 @@ class BOA(_MetaLearner):
     S_ : ndarray of shape (R, N)
         (v122) 2.2 times the cumulative squared regrets.
     """
+
+    _convex_weights = True   # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
+
+    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
+        """No bound evaluated: Wintenberger (2017) bounds BOA with multiple learning rates; opera's
+        two codes (ref. A.6: v120's doubling of the range, v122's constant 2.2 and no ln N) are not
+        restated here with constants checked against that proof."""
+        return _stated.no_bound_rows(self, "Wintenberger (2017, Machine Learning 106:119-141) bounds BOA with "
+                                     "multiple learning rates; opera's codes (ref. A.6) are not restated with "
+                                     "constants checked against that proof, so nothing is evaluated")
 
     _VERSIONS = ("v120", "v122")
     _parameter_constraints = {"version": Options(*_VERSIONS)}

@@ -7,7 +7,8 @@ from .. import compiled as _compiled
 from .. import vaw as _vaw
 from ..validation import Boolean, Options, Positive
 from ..vaw import sm_forecast, sm_predict, sm_update
-from ._base import _MetaLearner
+from . import _stated
+from ._base import _MetaLearner, _stated_inputs
 
 
 class VAWMeta(_MetaLearner):
@@ -52,6 +53,13 @@ class VAWMeta(_MetaLearner):
     w_ : ndarray of shape (R, N)
         S_t^{-1} b_t, b_t = b_0 + sum_{i<=t} y_i z_i (the reported ``weights_``).
     """
+
+    regret_bound = _stated.VAW_BOUND
+
+    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
+        """P000 eq. (11) (with (25) for a VAW expert layer, and after (28) when truncated); P002
+        Corollary 2 for ``ridge=True``; none for ``shrink_to="uniform"``."""
+        return _stated.vaw_rows(self, *_stated_inputs(Z, y, predictions), expert_layer)
 
     _parameter_constraints = {"lam": Positive(), "ridge": Boolean(), "shrink_to": Options("zero", "uniform")}
 

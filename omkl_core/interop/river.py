@@ -305,8 +305,6 @@ class RiverLearner(OnlineLearner):
         "model": Check(_check_river_model, invalid=[None, 3, "knn"]),
         "features": Optional(Check(_check_features, invalid=["x0", [], ["a", "a"], 3])),
     }
-    _unit_test_skips = {"check_deterministic": "abstains (None, NaN in run) at the first step by design; "
-                                               "determinism is tested in tests/test_mixture.py"}
 
     @classmethod
     def _unit_test_params(cls):

@@ -273,8 +273,11 @@ class _VAWFamily(Pairing):
         Experts run online ridge instead of VAW (the TVAW code variant, reference E.1).
     backend : {"numpy", "cupy", "auto"}, default="numpy"
         Where features and experts compute.
-    bounds : (float, float), default=(0, 1)
-        [A, B] of the labels for truncation (eq. 28; (0, 1) after normalisation, eq. 33).
+    bounds : (float, float) or None, default=(0, 1)
+        [A, B] of the labels for truncation (eq. 28; (0, 1) after normalisation, eq. 33); the label
+        range the learner assumes (its unnormalised-stream warning; ``TargetScaler``'s "auto" maps the
+        labels into it). None: no label range assumed (labels are not checked; ``TargetScaler``
+        standardises them); only with ``truncate=False`` where the row truncates.
 
     Attributes
     ----------
@@ -391,7 +394,7 @@ class _VAWFamily(Pairing):
         norm = float(np.sqrt((Xa * Xa).sum(axis=1)).max()) if Xa.size else 0.0
         lo, hi = (0.0, 1.0) if self.bounds is None else (float(self.bounds[0]), float(self.bounds[1]))
         problems = []
-        if ya.size and (ya.min() < lo or ya.max() > hi):
+        if self.bounds is not None and ya.size and (ya.min() < lo or ya.max() > hi):   # bounds=None: no label range
             problems.append(f"{describe_labels(ya, self.t_)}, outside [{lo:g}, {hi:g}] (eq. 33)")
         if norm > 1.0 + 1e-9:
             problems.append(f"input x_t with ||x_t|| = {norm:.4g} > 1 at step t = {self.t_ + 1} (eq. 34)"

@@ -103,7 +103,7 @@ def bound_table(Z, y, rows, *, m: int, lam: float, dataset: str | None = None) -
         rule = make_meta(name)
         for r in range(Z.shape[0]):
             loss = float(np.mean((p[r] - y) ** 2))
-            for b in stated_bounds(rule, Z[r], y, p[r], expert_layer=layer):
+            for b in stated_bounds(rule, Z[r], y, p[r], expert_layer=layer, papers_only=True):
                 out.append({"dataset": dataset, "row": name, "repetition": r, "mse_x1e3": 1e3 * loss,
                             "equation": b.equation, "comparator": b.comparator, "lhs": b.lhs, "bound": b.bound,
                             "holds": b.holds, "units": b.units, "note": b.note})
