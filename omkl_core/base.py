@@ -109,7 +109,8 @@ class NonFiniteRun(FloatingPointError):
 def _learned_state(learner, skip=()):
     """A deep copy of everything but the constructor arguments (the state a step or a run may
     change) and the attributes named in ``skip`` (kept as they are on restore), and the attributes' order."""
-    params = set(learner._param_names())
+    names = getattr(learner, "_param_names", None)     # a learner of the protocol, not a Base: all of it is state
+    params = set(names()) if callable(names) else set()
     state = {k: v for k, v in vars(learner).items() if k not in params and k not in skip}
     # kept by reference: the constructor arguments (state may refer to them; a step or a run never
     # changes them) and the array namespace (a module)
