@@ -29,7 +29,7 @@ meta-learner                                stated bound evaluated (``omkl_core.
 ``EWA`` (eq. (29), fixed eta)               P000 eq. (30) / CBL Prop. 3.1: ln N / eta (full losses),
                                             eta <= 1/(2 (B - A)^2), labels in [A, B]
 ``AggregatingAlgorithm``                    P000 sec. 4 (cites CBL Prop. 3.2): ln N / eta, eta <= 2/(B-A)^2
-``MLPoly`` (opera's MLpol)                 Gaillard, Stoltz & van Erven (2014): ML-Poly's second-order
+``MLPoly`` (opera's MLpol)                  Gaillard, Stoltz & van Erven (2014): ML-Poly's second-order
                                             bound against every expert, restated for opera's scale-free
                                             rates (``omkl_core.bounds.mlpoly_potential_bound``). Full losses.
 ``EWA(gradient=True)``, ``CalibratedEWA``,  no bound evaluated (a row says why: none is stated in papers

@@ -197,13 +197,15 @@ def mlpoly_potential_bound(Zb, y, predictions) -> MLPolyPotential:
     yhat_t = <p_t, zbar_t> give sum_k p_{t,k} r_{t,k} = 2 (yhat_t - y_t)(yhat_t - <p_t, zbar_t>) = 0,
     so sum_k eta_{t,k} a_k r_{t,k} = 0 with a_k = (R_{t-1,k})_+. Let Phi_t = sum_k eta_{t+1,k} (R_{t,k})_+^2
     and delta_k = eta_{t,k} - eta_{t+1,k} >= 0 (the rates do not increase); eta_{T+1,k} (R_{T,k})_+^2 <= Phi_T,
-    and Phi_t <= C_t by induction from two bounds on one step (both increase with Phi_{t-1}):
-    (i) (R_{t-1,k} + r)_+^2 <= (a_k + r)^2 and the zero sum give
-        Phi_t <= sum_k eta_{t+1,k} (a_k^2 + 2 a_k r_{t,k} + r_{t,k}^2) - 2 sum_k eta_{t,k} a_k r_{t,k}
-              = Phi_{t-1} + sum_k [eta_{t+1,k} r_{t,k}^2 - delta_k a_k (a_k + 2 r_{t,k})] <= Phi_{t-1} + sum_k c_{t,k}
-        (-delta a (a + 2r) <= delta r^2, and = 0 when a = 0);
-    (ii) (R_{t-1,k} + r)_+^2 <= 2 a_k^2 + 2 r^2 and the zero sum give
-        Phi_t <= 2 sum_k eta_{t+1,k} a_k^2 + 2 sum_k eta_{t+1,k} r_{t,k}^2 <= 2 rho_t Phi_{t-1} + 2 sum_k eta_{t+1,k} r_{t,k}^2
+    and Phi_t <= C_t by induction from two bounds on one step (both increase with Phi_{t-1})::
+
+        (i) (R_{t-1,k} + r)_+^2 <= (a_k + r)^2 and the zero sum give
+            Phi_t <= sum_k eta_{t+1,k} (a_k^2 + 2 a_k r_{t,k} + r_{t,k}^2) - 2 sum_k eta_{t,k} a_k r_{t,k}
+                  = Phi_{t-1} + sum_k [eta_{t+1,k} r_{t,k}^2 - delta_k a_k (a_k + 2 r_{t,k})] <= Phi_{t-1} + sum_k c_{t,k}
+            (-delta a (a + 2r) <= delta r^2, and = 0 when a = 0);
+        (ii) (R_{t-1,k} + r)_+^2 <= 2 a_k^2 + 2 r^2 and the zero sum give
+            Phi_t <= 2 sum_k eta_{t+1,k} a_k^2 + 2 sum_k eta_{t+1,k} r_{t,k}^2 <= 2 rho_t Phi_{t-1} + 2 sum_k eta_{t+1,k} r_{t,k}^2
+
     -- a restart when the scale jumps (rho_t < 1/2), e.g. from the rounding-sized regrets of a step at
     which every expert forecast the same number to the first real ones.
 
