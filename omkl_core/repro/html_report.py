@@ -834,6 +834,27 @@ def _is_report_folder(path: Path) -> bool:
         e.suffix == ".html" and e.is_file() or e.name == "figures" and e.is_dir() for e in entries)
 
 
+def _swap_in(tmp: Path, out: Path, tries: int = 100) -> None:
+    """Put the folder ``tmp`` at ``out``: the previous report is moved aside and removed. Another
+    build swapping its own report in at the same moment may move ``out`` first or put its folder
+    there in between: then the move is tried again (the last build to arrive wins, whole)."""
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    try:
+        for _ in range(tries):
+            try:
+                os.replace(out, old / out.name)       # the previous report, aside (already gone: fine)
+            except FileNotFoundError:
+                pass
+            try:
+                os.replace(tmp, out)
+                return
+            except OSError:                           # another build's folder arrived at out meanwhile
+                shutil.rmtree(old / out.name, ignore_errors=True)
+        raise OSError(f"could not put the report at {out}: other builds kept replacing it")
+    finally:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 def build(results: str | os.PathLike | None = None, *, out: str | os.PathLike | None = None,
           verbose: bool = False, committed_folder: str | os.PathLike | None = None) -> Path:
     """Write the report for the results folder ``results`` (default: ``$OMKL_RESULTS`` or
@@ -878,13 +899,7 @@ def build(results: str | os.PathLike | None = None, *, out: str | os.PathLike | 
         _index(site, summaries)
         (tmp / MARKER).write_text("written by omkl_core.repro.html_report; replaced whole by the next build\n",
                                   encoding="utf-8")
-        old = None
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.replace(out, old / out.name)
-        os.replace(tmp, out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        _swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
