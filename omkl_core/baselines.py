@@ -34,12 +34,8 @@ Examples
 """
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
 from .base import OnlineLearner, check_label, check_point
-from .validation import Positive, check_matrix, check_vector
+from .validation import Positive
 
 __all__ = ["RunningMean", "ExponentialMean", "LastValue"]
 
@@ -78,16 +74,6 @@ class _LabelBaseline(OnlineLearner):
         self._observe(check_label(y, "y"))
         self.t_ += 1
 
-    def run(self, X, y):
-        """Predict-then-learn over (X, y) from the current state; NaN where it abstains."""
-        X = check_matrix(X, "X")
-        y = check_vector(y, "y", length=X.shape[0])
-        out = np.empty(X.shape[0])
-        for t in range(X.shape[0]):
-            p = self.predict_one(X[t])
-            out[t] = math.nan if p is None else p
-            self.learn_one(X[t], float(y[t]))
-        return out
 
 
 class RunningMean(_LabelBaseline):

@@ -333,13 +333,8 @@ def _csv_stream(table, feats: list[int], col: int, scaling: str, experts: bool, 
         raise UserError(f"{source}: every row of X is zero: the scaling of eq. (34) is undefined")
     norms = np.concatenate([big * np.sqrt(((X / big) ** 2).sum(axis=1)) for X, _, _ in raw(table.T)])
     scale = norms.max()
-    rest = np.delete(norms, int(np.argmax(norms)))
-    if rest.size and np.median(rest) < 1e-6 * scale:
-        i = int(np.argmax(norms))
-        warnings.warn(f"normalise_stream: row {i} of X has norm {scale:.3g}, over 1e6 times the median "
-                      f"row norm {np.median(rest):.3g}; after eq. (34) the other rows are nearly 0 "
-                      "(an outlier or a unit error in the data?)", RuntimeWarning, stacklevel=2)
-    del norms, rest
+    datasets.warn_outlier_row(norms)
+    del norms
     half = hi / 2 - lo / 2                  # halves: hi - lo may overflow float64
     return lo, hi - lo, lambda rows: ((X / scale, (y / 2 - lo / 2) / half, y_raw) for X, y, y_raw in raw(rows))
 

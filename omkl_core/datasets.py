@@ -181,14 +181,20 @@ def normalise_stream(X, y) -> tuple[np.ndarray, np.ndarray]:
     norms = big * np.sqrt(((X / big) ** 2).sum(axis=1))  # row norms without overflowing x^2
     scale = norms.max()
     Xn = X / scale
-    # a single huge row squeezes every other row towards 0 (eq. 34 as printed): say so
+    warn_outlier_row(norms, stacklevel=3)
+    return Xn, y
+
+
+def warn_outlier_row(norms, stacklevel: int = 2) -> None:
+    """Warn when one row's norm is over 1e6 times the median of the others: eq. (34) as printed
+    then squeezes every other row towards 0 (``normalise_stream`` and ``omkl run --scale paper``)."""
+    scale = float(norms.max())
     rest = np.delete(norms, int(np.argmax(norms)))
     if rest.size and np.median(rest) < 1e-6 * scale:
         i = int(np.argmax(norms))
         warnings.warn(f"normalise_stream: row {i} of X has norm {scale:.3g}, over 1e6 times the median "
                       f"row norm {np.median(rest):.3g}; after eq. (34) the other rows are nearly 0 "
-                      "(an outlier or a unit error in the data?)", RuntimeWarning, stacklevel=2)
-    return Xn, y
+                      "(an outlier or a unit error in the data?)", RuntimeWarning, stacklevel=stacklevel + 1)
 
 
 def standardise_online(X) -> np.ndarray:
