@@ -43,7 +43,7 @@ from . import (
                features,
                interop,
                kernels,
-               linear,
+               linear,  # noqa: F401  (deprecated: the ridge family is omkl_core.ridge; kept one more release)
                mixture,
                mkl,
                noisy,
@@ -53,6 +53,8 @@ from . import (
                protocol,
                registry,
                regret,
+               ridge,
+               sherman_morrison,
                validation,
                vaw,
                vecmath,
@@ -63,18 +65,18 @@ from .base import BatchLearner, OnlineLearner
 from .baselines import ExponentialMean, LastValue, RunningMean
 from .config import show_config
 from .features import KernelDictionary, RandomFourierFeatures, paper000_dictionary, paper003_dictionary
-from .linear import (
+from .mixture import Mixture
+from .mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, VAW2, VAWBOA, VAWEWA, Raker, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions, feedback_graph
+from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic
+from .preprocessing import Pipeline, StandardScaler, TargetScaler
+from .protocol import Trace, run_online
+from .ridge import (
                BayesianAlgorithm,
                BayesianRidge,
                KernelBayesianRidge,
                KernelRidge,
                OnlineRidge,
 )
-from .mixture import Mixture
-from .mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, VAW2, VAWBOA, VAWEWA, Raker, VAWAggr, VAWMLPoly, VAWMLProd, expert_predictions, feedback_graph
-from .noisy import NoisyKernelOGD, SingleCopyKernelOGD, estimate_analytic
-from .preprocessing import Pipeline, StandardScaler, TargetScaler
-from .protocol import Trace, run_online
 from .vaw import VAW, VAWExperts
 
 __version__ = "0.1.0"
@@ -85,8 +87,8 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 
 __all__ = [
     # modules
-    "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "linear", "mkl",
-    "noisy", "protocol", "registry", "validation", "vaw", "vecmath", "config", "show_config",
+    "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "ridge",
+    "sherman_morrison", "mkl", "noisy", "protocol", "registry", "validation", "vaw", "vecmath", "config", "show_config",
     # protocol and the learner core
     "Trace", "run_online", "OnlineLearner", "BatchLearner",
     # beyond the papers: any online learners aggregated by a meta-learner (issue 24)

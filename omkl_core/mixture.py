@@ -132,9 +132,9 @@ def default_pool() -> dict:
     * ``"OnlineRidge"``: ``TargetScaler(StandardScaler() | OnlineRidge(fit_intercept=True))``.
     """
     from .baselines import RunningMean  # noqa: PLC0415
-    from .linear import OnlineRidge  # noqa: PLC0415
     from .mkl import VAW2  # noqa: PLC0415
     from .preprocessing import StandardScaler, TargetScaler  # noqa: PLC0415
+    from .ridge import OnlineRidge  # noqa: PLC0415
 
     return {"running mean": RunningMean(),
             "VAW2": TargetScaler(StandardScaler(max_norm=1.0) | VAW2(bounds=None)),
@@ -437,8 +437,8 @@ class Mixture(Pairing):
     @classmethod
     def _unit_test_params(cls):
         from .aggregation import EWA, VAWMeta  # noqa: PLC0415
-        from .linear import OnlineRidge  # noqa: PLC0415
         from .mkl import VAW2  # noqa: PLC0415
+        from .ridge import OnlineRidge  # noqa: PLC0415
 
         yield {"learners": [OnlineRidge(a=1.0, fit_intercept=True, solver="sherman-morrison"), VAW2(m=6, seed=3)]}
         yield {"learners": [OnlineRidge(a=1.0), OnlineRidge(a=10.0, fit_intercept=True)], "meta": EWA()}

@@ -284,8 +284,8 @@ class Pipeline(OnlineLearner):
 
     @classmethod
     def _unit_test_params(cls):
-        from .linear import OnlineRidge  # noqa: PLC0415
         from .mkl import VAW2  # noqa: PLC0415
+        from .ridge import OnlineRidge  # noqa: PLC0415
 
         yield {"scaler": StandardScaler(), "learner": OnlineRidge(a=1.0, fit_intercept=True)}
         yield {"scaler": StandardScaler(max_norm=1.0), "learner": VAW2(m=6, seed=3)}
@@ -389,8 +389,8 @@ class TargetScaler(OnlineLearner):
 
     @classmethod
     def _unit_test_params(cls):
-        from .linear import OnlineRidge  # noqa: PLC0415
         from .mkl import VAW2  # noqa: PLC0415
+        from .ridge import OnlineRidge  # noqa: PLC0415
 
         yield {"learner": OnlineRidge(a=1.0)}
         yield {"learner": Pipeline(StandardScaler(max_norm=1.0), VAW2(m=6, seed=3))}

@@ -78,7 +78,7 @@ _NOT_BUILDABLE = {
 #: The modules whose export lists (``__all__``) hold the online learners, in the order
 #: ``omkl models`` lists them. A learner class exported by one of them is registered without an
 #: edit here; a new family adds its module to this tuple.
-LEARNER_MODULES = ("baselines", "aggregation", "vaw", "linear", "mixture", "noisy", "mkl", "preprocessing")
+LEARNER_MODULES = ("baselines", "aggregation", "vaw", "ridge", "mixture", "noisy", "mkl", "preprocessing")
 #: Learners registered from outside the package (:func:`register`), by name.
 _REGISTERED: dict[str, type] = {}
 

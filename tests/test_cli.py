@@ -390,7 +390,7 @@ def test_cli_sweep_flags_checked_before_any_cell_runs(grid, monkeypatch, capsys,
 def test_cli_kernel_ridge_budget_for_the_whole_stream_up_front(monkeypatch, capsys):
     """Refused with the bytes the whole stream needs, before any step; or one warning for the
     whole stream (T), not for a chunk of it."""
-    from omkl_core import linear, validation
+    from omkl_core import ridge, validation
 
     T = omkl_core.registry.dataset_info("airfoil").T
     monkeypatch.setattr(validation, "physical_memory", lambda: 10**6)
@@ -399,7 +399,7 @@ def test_cli_kernel_ridge_budget_for_the_whole_stream_up_front(monkeypatch, caps
     need = 8 * T * (T + 1) // 2
     assert err.count("\n") == 1 and f"T={T} steps" in err and f"{need:.3g} bytes" in err, err
     monkeypatch.setattr(validation, "physical_memory", lambda: 10**12)
-    monkeypatch.setattr(linear.KernelRidge, "LONG_STREAM_BYTES", 1e6)
+    monkeypatch.setattr(ridge.KernelRidge, "LONG_STREAM_BYTES", 1e6)
     assert main(["run", "KernelRidge", "--dataset", "airfoil", "--param", "kernel='gaussian'"]) == 0
     warns = [ln for ln in capsys.readouterr().err.splitlines() if "warning" in ln]
     assert len(warns) == 1 and f"T={T} steps" in warns[0] and "whole stream" in warns[0], warns

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 import omkl_core as ok
 from omkl_core import bounds as B
 from omkl_core import kernels as K
-from omkl_core.linear import BayesianAlgorithm, BayesianRidge, KernelBayesianRidge, KernelRidge, OnlineRidge
+from omkl_core.ridge import BayesianAlgorithm, BayesianRidge, KernelBayesianRidge, KernelRidge, OnlineRidge
 
 EQ_RTOL = 1e-9       # equalities, float64
 INEQ_RTOL = 1e-12    # round-off slack of the one-sided inequalities

@@ -81,7 +81,7 @@ def test_without_numba_auto_runs_numpy_and_numba_engine_raises(monkeypatch):
         ref = {meth: VAWExperts(method=meth, block_size=7).run(Phi, y) for meth in ("sm", "block")}
     monkeypatch.setattr(builtins, "__import__", no_numba)
     monkeypatch.setattr(compiled, "_numba_ok", None)          # probe again, under the failing import
-    monkeypatch.setattr(vaw_mod, "_sm_kernel", must_not_run)
+    monkeypatch.setattr(vaw_mod.kernels, "_sm_kernel", must_not_run)
     assert not compiled.numba_available()
     with compiled.engine("auto"):
         assert not compiled.use_numba()

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import compiled as _compiled
-from .. import vaw as _vaw
+from ..sherman_morrison import sm_forecast, sm_predict, sm_update
 from ..validation import Boolean, Options, Positive
-from ..vaw import sm_forecast, sm_predict, sm_update
+from ..vaw import kernels as _vaw
 from . import _stated
 from ._base import _MetaLearner, _stated_inputs
 
@@ -139,7 +139,7 @@ class VAWMeta(_MetaLearner):
     def _work(self, N):
         w = self.__dict__.get("_workspace")
         if w is None or w.shape[1] < N or not w.flags.writeable:
-            w = self.__dict__["_workspace"] = _vaw._aligned_rows(3, N)
+            w = self.__dict__["_workspace"] = _vaw.aligned_rows(3, N)
         return w
 
     def _weights(self):

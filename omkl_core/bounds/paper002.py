@@ -1,8 +1,8 @@
 """Paper 002 -- Zhdanov & Vovk, "Competing with Gaussian linear experts" (2009):
 right-hand sides of the equalities of Theorems 1-4 (computed in batch, independently of
-the online recursions in omkl_core/linear.py), the regret term of (16), the bounds
+the online recursions in omkl_core/ridge/), the regret term of (16), the bounds
 (2), (3), (4), (15), (18) and the kernel log-det bound stated after (18).
-(owner: omkl_core/linear.py)
+(owner: omkl_core/ridge/)
 """
 from __future__ import annotations
 

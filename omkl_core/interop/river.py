@@ -130,7 +130,7 @@ class RiverRegressor(base.MiniBatchRegressor):
     # ---- River conventions ------------------------------------------------------------
     @classmethod
     def _unit_test_params(cls):
-        from ..linear import OnlineRidge  # noqa: PLC0415
+        from ..ridge import OnlineRidge  # noqa: PLC0415
 
         yield {"model": OnlineRidge(a=1.0)}
 

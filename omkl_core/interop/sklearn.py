@@ -123,7 +123,7 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
     def _check_model(self):
         m = self.model
         if m is None:
-            from ..linear import OnlineRidge  # noqa: PLC0415
+            from ..ridge import OnlineRidge  # noqa: PLC0415
 
             m = OnlineRidge(a=1.0)
         if not callable(getattr(m, "predict_one", None)) or not callable(getattr(m, "learn_one", None)):

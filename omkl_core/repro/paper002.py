@@ -30,7 +30,7 @@ import pandas as pd
 from .. import bounds as B
 from .. import kernels, registry
 from ..features import RandomFourierFeatures
-from ..linear import BayesianRidge, KernelBayesianRidge, KernelRidge, OnlineRidge
+from ..ridge import BayesianRidge, KernelBayesianRidge, KernelRidge, OnlineRidge
 from . import timing
 
 __all__ = ["A", "SIGMA2", "RBF_SIGMA", "M_FEATURES", "EPS", "Setup", "setup", "run_learners", "equalities",

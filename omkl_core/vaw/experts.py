@@ -1,60 +1,8 @@
-"""The Vovk-Azoury-Warmuth (VAW) forecaster, single and batched over experts/repetitions.
+"""The VAW expert layer's classes: :class:`VAWExperts` (batched over experts and repetitions) and
+:class:`VAW` (one forecaster), with the NumPy/CuPy block driver (the Woodbury identity).
 
-Paper 000 (Rokhlin & Gurtovaya, "VAW2"), eqs. (9)-(10), on feature vectors Phi_t = Phi_theta(x_t):
-
-    w_t = S_t^{-1} sum_{i<t} y_i Phi_i,      S_t = lambda I + sum_{i<=t} Phi_i Phi_i^T      (9)
-    S_t^{-1} = S_{t-1}^{-1} - S_{t-1}^{-1} Phi_t (S_{t-1}^{-1} Phi_t)^T / (1 + Phi_t^T S_{t-1}^{-1} Phi_t),
-    S_0^{-1} = lambda^{-1} I                                                                  (10)
-
-and the prediction is y_hat_t = <w_t, Phi_t>. Note S_t already contains Phi_t Phi_t^T when
-y_t is predicted (the VAW "forward" step). ``ridge=True`` is *online ridge regression*
-instead (Phi_t is **not** added before predicting: y_hat_t = <S_{t-1}^{-1} b_{t-1}, Phi_t>),
-the variant of the second author's TVAW code (reference E.1); it is offered only as a named
-option.
-
-Notation used in the code (for every expert):
-    P = S_{t-1}^{-1},  b_{t-1} = sum_{i<t} y_i Phi_i,  w_ = P b_{t-1} (ridge weights),
-    u = P Phi_t,  s = Phi_t^T u,  k = S_t^{-1} Phi_t = u / (1 + s)        (computed once per step)
-    ridge prediction  r = <w_, Phi_t>;   VAW prediction  <S_t^{-1} b_{t-1}, Phi_t> = r / (1 + s)
-    updates:  P <- P - k u^T  (eq. 10),   w_ <- w_ + k (y_t - r)           (recursive least squares)
-
-The VAW identity used above: Phi^T S_t^{-1} b = Phi^T P b - s Phi^T P b / (1 + s) = r / (1 + s).
-
-One rule, written once in NumPy (the reference, :func:`sm_predict` / :func:`sm_update`, with
-:func:`naive_expert_layer` its literal per-expert loop for the tests) and once as a compiled
-kernel (:func:`sm_run`), with one more NumPy driver that a measured case picks:
-
-``method="sm"``
-    the per-step Sherman-Morrison recursion (10) on one (..., m, m) array of inverses,
-    all experts and repetitions at once: :func:`sm_predict` / :func:`sm_update` (shared with
-    ``aggregation.VAWMeta`` and ``linear.OnlineRidge``) per step; on the ``"numba"`` engine the
-    compiled kernel :func:`sm_run` (:func:`_sm_kernel`): one loop over experts and steps that
-    keeps only the lower triangle of S^{-1} (cache-line-aligned rows) and makes the symmetric
-    rank-1 update P -= v v^T (v = u / sqrt(1 + s)) and the next step's u = P Phi_{t+1} one pass
-    over it (:func:`_sm_pass`: 3 m^2 / 2 multiply-adds per step against the 2 m^2 of the full
-    matrix, half the memory traffic, row sums in SIMD lanes).
-``method="block"``
-    the same recursion applied to K steps at a time (Woodbury identity), in NumPy (or CuPy).
-    For a block F = [Phi_{t+1}; ...; Phi_{t+K}] (K x m) with P0 = S_t^{-1}, w0,
-    C = I + F P0 F^T = G G^T (Cholesky), the sequential Sherman-Morrison steps of (10) are exactly
-    the LDL^T factorisation of C:  1 + s_{t+j} = G_jj^2,  the one-step ridge residuals are
-    y - r = diag(G) G^{-1} (y - F w0), and after the block
-    S_{t+K}^{-1} = P0 - V^T V,  w = w0 + V^T g  with V = G^{-1} F P0, g = G^{-1}(y - F w0).
-    All of it is batched matrix algebra (BLAS-3): S^{-1} and w are kept side by side as one
-    (..., m, m + 1) array [S^{-1} | w], so a block costs two products of the size of the
-    arithmetic floor (F [P0 | w0] and V^T [V | -g]), one small one (G^{-1} [F P0 | F w0 - y]),
-    one batched Cholesky and k small products for G^{-1}. The predictions agree with the
-    per-step recursion to rounding error (tests: 1e-10).
-
-``method="auto"`` (the default) takes the compiled kernel ("sm") on the host with the Numba
-engine, and "block" otherwise (without Numba, with engine ``"numpy"``, or on CuPy): there the
-NumPy per-step loop pays one round of NumPy calls per time step, the block driver a few batched
-products per K steps (``benchmarks/bench_expert_layer.py`` times the engines and drivers side by
-side; its measurements are in ``benchmarks/results/expert_layer.md``). Both engines agree to rounding (tests: 1e-10).
-
-VAW and online ridge from one pass (:meth:`VAWExperts.run_both`): the state recursion does not
-depend on which forecast is made, and the VAW forecast is the ridge forecast over 1 + s_t, so
-both come from the same pass, each bit for bit equal to its own pass.
+The recursion and its notation are described in :mod:`omkl_core.vaw`; the per-step NumPy core is
+:mod:`omkl_core.sherman_morrison`, the compiled kernels :mod:`omkl_core.vaw.kernels`.
 """
 from __future__ import annotations
 
@@ -63,10 +11,11 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from . import backend as _backend
-from . import compiled as _compiled
-from .base import OnlineLearner
-from .validation import (
+from .. import backend as _backend
+from .. import compiled as _compiled
+from ..base import OnlineLearner
+from ..sherman_morrison import sm_forecast, sm_predict, sm_update
+from ..validation import (
     Boolean,
     Integer,
     Optional,
@@ -74,11 +23,11 @@ from .validation import (
     Positive,
     check_label,
     check_magnitude,
-    check_scalar,  # noqa: F401  (a public name of this module, tests/test_public_api.py)
     is_complex,
 )
+from .kernels import aligned_rows, sm_run, sm_step_forecast, sm_step_learn
 
-__all__ = ["VAW", "VAWExperts", "METHODS", "naive_expert_layer", "sm_predict", "sm_update", "sm_forecast"]
+__all__ = ["VAW", "VAWExperts", "METHODS", "BLOCK_SIZES", "default_block_size"]
 
 METHODS = ("auto", "block", "sm")
 #: The default steps per Woodbury block of the block driver (:func:`default_block_size`).
@@ -92,40 +41,6 @@ def default_block_size(m: int) -> int:
     faster for larger k (each call packs the m x (m + 1) state once), so the best k grows with
     m (the choice was measured with ``benchmarks/bench_expert_layer.py``)."""
     return 16 if m < 320 else 32
-
-
-# ---------------------------------------------------------------------------------------
-# The Sherman-Morrison core: paper 000 eqs. (9)-(10), paper 002's online ridge (Algorithm 1)
-# ---------------------------------------------------------------------------------------
-# One recursion, shared by the VAW expert layer (:class:`VAWExperts`, :class:`VAW`), the VAW
-# meta-learner (``aggregation.VAWMeta``) and ``linear.OnlineRidge(solver="sherman-morrison")``.
-# State, batched over any leading axes (experts (R, N) or none):
-#     P = S_{t-1}^{-1}  (..., m, m),   S_0 = lam I;
-#     w = S_{t-1}^{-1} b_{t-1}  (..., m),   b_{t-1} = sum_{i<t} y_i phi_i  (the ridge weights).
-# The regulariser is called ``lam`` (lambda of paper 000 eq. (9)); paper 002 calls it ``a``
-# (A_0 = aI, A_{t-1} = S_{t-1}, b_{t-1} the same, gamma_t = r below), so ``OnlineRidge(a)`` is the
-# ``ridge=True`` forecast with lam = a (tests/test_vaw_family.py checks it).
-def sm_predict(P, w, phi):
-    """u = S_{t-1}^{-1} phi_t, s = phi_t' S_{t-1}^{-1} phi_t and the ridge forecast r = <w, phi_t>
-    (paper 002's gamma_t = b_{t-1}' A_{t-1}^{-1} x_t), for P (..., m, m), w and phi (..., m)."""
-    u = (P @ phi[..., None])[..., 0]
-    s = (u * phi).sum(axis=-1)
-    r = (w * phi).sum(axis=-1)
-    return u, s, r
-
-
-def sm_forecast(r, s, ridge: bool):
-    """The forecast from :func:`sm_predict`'s r and s: online ridge r, or VAW
-    <S_t^{-1} b_{t-1}, phi_t> = r - s r / (1 + s) = r / (1 + s) (paper 000 eq. (9) with eq. (10))."""
-    return r if ridge else r / (1.0 + s)
-
-
-def sm_update(P, w, u, s, r, y) -> None:
-    """Learn y_t in place: P <- S_t^{-1} = P - k u' (paper 000 eq. (10), Sherman-Morrison) and
-    w <- S_t^{-1} b_t = w + k (y_t - r) (recursive least squares), k = S_t^{-1} phi_t = u / (1 + s)."""
-    k = u / (1.0 + s)[..., None]                        # S_t^{-1} phi_t
-    w += k * (y - r)[..., None]
-    P -= k[..., :, None] * u[..., None, :]              # eq. (10)
 
 
 def _finite_or_raise(xp, a, name: str) -> None:
@@ -354,7 +269,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
             self._pending = None
             work = self.__dict__.get("_work")
             if work is None or work.shape[1] < flat.shape[1] or not work.flags.writeable:
-                work = self._work = _aligned_rows(3, flat.shape[1])
+                work = self._work = aligned_rows(3, flat.shape[1])
             sm_step_forecast(np.ascontiguousarray(flat), self._P, self._w, V if V is not None else U,
                              V is not None, U, RS, work=work)
             self._upper_stale = True
@@ -545,250 +460,6 @@ def _cholesky_inverse(xp, C):
     return G, Gi
 
 
-#: Row stride (in float64) of the compiled per-step kernel's workspace is a multiple of this: 8
-#: doubles = 64 bytes, one cache line, so that every row of the lower triangle starts aligned.
-_ROW_ALIGN = 8
-
-
-def _aligned_rows(rows: int, cols: int) -> np.ndarray:
-    """A C-contiguous float64 array (rows, cols') with cols' = cols rounded up to a multiple of
-    :data:`_ROW_ALIGN` and its first element on a 64-byte boundary: every row starts on a cache
-    line (the compiled kernel's vector loads and stores then never split a line)."""
-    cp = -(-cols // _ROW_ALIGN) * _ROW_ALIGN
-    buf = np.empty(rows * cp + _ROW_ALIGN)
-    off = (-buf.ctypes.data % 64) // 8
-    return buf[off:off + rows * cp].reshape(rows, cp)
-
-
-def sm_run(F, y, P, w, Zv, Zr) -> None:
-    """The compiled per-step Sherman-Morrison recursion (paper 000 eqs. (9)-(10)) over a whole
-    block of steps, for B experts with their own features: F (B, T, m), y (T,); P (B, m, m) =
-    S^{-1} and w (B, m) read and written in place (P written exactly symmetric); Zv / Zr (B, T)
-    receive the VAW / online-ridge forecasts. Allocates the aligned workspace of
-    :func:`_sm_kernel` and runs it (engine "numba" only)."""
-    m = F.shape[2]
-    _sm_kernel(F, y, P, w, Zv, Zr, _aligned_rows(m + 5, m))
-
-
-@_compiled.jit(reassociate=True)
-def _sm_pass(W, v, phi, un, m):  # pragma: no cover  (compiled; tests call it through the engine)
-    """One pass over the lower triangle of S^{-1} (rows 0..m-1 of ``W``, row j holding columns
-    0..j): P -= v v^T (paper 000 eq. (10) with v = S_{t-1}^{-1} Phi_t / sqrt(1 + s)) and, with the
-    updated P, un = P phi, where P is the symmetric matrix whose lower triangle W holds.
-
-    Each stored element P_ji (i < j) is read and written once and used twice: for (P phi)_i
-    (P_ij = P_ji, an axpy over the row) and for (P phi)_j (a dot product over the row); the
-    diagonal once. So the pass does m(m + 1)/2 updates and m^2 multiply-adds for the product,
-    3 m^2 / 2 multiply-adds in all (the full matrix would take 2 m^2) over half the memory. Four
-    rows per pass over v and phi; the 4 x 4 lower corner of each group of rows is written out.
-    Compiled with ``reassociate=True``: the row dot products are summed in SIMD lanes. With v = 0
-    it is the product alone (P unchanged: P - 0 = P exactly), from this same code, so a run split
-    in two gives the numbers of the whole run."""
-    for i in range(m):
-        un[i] = 0.0
-    j = 0
-    while j + 4 <= m:
-        R0 = W[j]
-        R1 = W[j + 1]
-        R2 = W[j + 2]
-        R3 = W[j + 3]
-        v0 = v[j]
-        v1 = v[j + 1]
-        v2 = v[j + 2]
-        v3 = v[j + 3]
-        p0 = phi[j]
-        p1 = phi[j + 1]
-        p2 = phi[j + 2]
-        p3 = phi[j + 3]
-        a0 = 0.0
-        a1 = 0.0
-        a2 = 0.0
-        a3 = 0.0
-        for i in range(j):                                # columns left of the group's corner
-            vi = v[i]
-            fi = phi[i]
-            x0 = R0[i] - v0 * vi
-            x1 = R1[i] - v1 * vi
-            x2 = R2[i] - v2 * vi
-            x3 = R3[i] - v3 * vi
-            R0[i] = x0
-            R1[i] = x1
-            R2[i] = x2
-            R3[i] = x3
-            un[i] += (x0 * p0 + x1 * p1) + (x2 * p2 + x3 * p3)     # (P phi)_i, P_ij = P_ji
-            a0 += x0 * fi                                 # (P phi)_j, row j's dot product
-            a1 += x1 * fi
-            a2 += x2 * fi
-            a3 += x3 * fi
-        c00 = R0[j] - v0 * v0                             # the 4 x 4 corner, lower triangle
-        c10 = R1[j] - v1 * v0
-        c11 = R1[j + 1] - v1 * v1
-        c20 = R2[j] - v2 * v0
-        c21 = R2[j + 1] - v2 * v1
-        c22 = R2[j + 2] - v2 * v2
-        c30 = R3[j] - v3 * v0
-        c31 = R3[j + 1] - v3 * v1
-        c32 = R3[j + 2] - v3 * v2
-        c33 = R3[j + 3] - v3 * v3
-        R0[j] = c00
-        R1[j] = c10
-        R1[j + 1] = c11
-        R2[j] = c20
-        R2[j + 1] = c21
-        R2[j + 2] = c22
-        R3[j] = c30
-        R3[j + 1] = c31
-        R3[j + 2] = c32
-        R3[j + 3] = c33
-        un[j] += a0 + ((c00 * p0 + c10 * p1) + (c20 * p2 + c30 * p3))
-        un[j + 1] += a1 + ((c10 * p0 + c11 * p1) + (c21 * p2 + c31 * p3))
-        un[j + 2] += a2 + ((c20 * p0 + c21 * p1) + (c22 * p2 + c32 * p3))
-        un[j + 3] += a3 + ((c30 * p0 + c31 * p1) + (c32 * p2 + c33 * p3))
-        j += 4
-    while j < m:                                          # the last m mod 4 rows, one at a time
-        Rj = W[j]
-        vj = v[j]
-        pj = phi[j]
-        a = 0.0
-        for i in range(j):
-            x = Rj[i] - vj * v[i]
-            Rj[i] = x
-            un[i] += x * pj
-            a += x * phi[i]
-        x = Rj[j] - vj * vj
-        Rj[j] = x
-        un[j] += a + x * pj
-        j += 1
-
-
-@_compiled.jit(reassociate=True)
-def _sm_kernel(F, y, P, w, Zv, Zr, W):  # pragma: no cover  (compiled; tests call it through the engine)
-    """Compiled per-step Sherman-Morrison (paper 000 eqs. (9)-(10)), one expert at a time.
-
-    F (B, T, m) features, y (T,), P (B, m, m) = S^{-1} and w (B, m) updated in place, Zv / Zr
-    (B, T) receive the VAW / ridge predictions; W is the workspace of :func:`sm_run` ((m + 5)
-    rows from :func:`_aligned_rows`). Per expert, the lower triangle of S^{-1} is copied into the
-    first m rows of W (cache-line-aligned rows: 40 kB at m = 100, in L1 cache for the whole run of
-    one expert) and written back to both triangles at the end, so P stays exactly symmetric. Per
-    step: r = <w, Phi_t>, s = Phi_t^T u with u = P Phi_t, VAW r / (1 + s) (eq. 9),
-    w += u (y_t - r) / (1 + s) and the symmetric rank-1 update P -= v v^T with v = u / sqrt(1 + s)
-    (eq. 10), fused with the next step's u = P Phi_{t+1} in one pass (:func:`_sm_pass`).
-    """
-    B, T, m = F.shape
-    u = W[m]
-    un = W[m + 1]
-    v = W[m + 2]
-    wv = W[m + 3]
-    phin = W[m + 4]                                       # Phi_{t+1}, copied onto an aligned row
-    for b in range(B):
-        Pb = P[b]
-        for j in range(m):                                # lower triangle of S^{-1} -> W
-            Rj = W[j]
-            Pj = Pb[j]
-            for i in range(j + 1):
-                Rj[i] = Pj[i]
-        for i in range(m):
-            wv[i] = w[b, i]
-            v[i] = 0.0
-            phin[i] = F[b, 0, i]
-        for t in range(-1, T):
-            if t >= 0:
-                u, un = un, u                             # u = S_{t-1}^{-1} Phi_t from the last pass
-                r = 0.0                                   # ridge forecast <w, Phi_t>
-                s = 0.0
-                for i in range(m):                        # phin holds Phi_t until it is overwritten below
-                    r += wv[i] * phin[i]
-                    s += phin[i] * u[i]
-                inv = 1.0 / (1.0 + s)
-                Zr[b, t] = r
-                Zv[b, t] = r * inv                        # eq. (9): r / (1 + s)
-                c = np.sqrt(inv)
-                e = (y[t] - r) * inv
-                for i in range(m):
-                    v[i] = u[i] * c
-                    wv[i] += u[i] * e                     # w += S_t^{-1} Phi_t (y_t - r)
-                if t + 1 < T:
-                    for i in range(m):
-                        phin[i] = F[b, t + 1, i]
-            # t = -1: v = 0, the product u = P Phi_1 alone; else eq. (10) fused with u = P Phi_{t+1}
-            _sm_pass(W, v, phin, un, m)
-        for j in range(m):                                # W -> both triangles of S^{-1}
-            Rj = W[j]
-            for i in range(j + 1):
-                x = Rj[i]
-                Pb[j, i] = x
-                Pb[i, j] = x
-        for i in range(m):
-            w[b, i] = wv[i]
-
-
-def sm_step_forecast(phi, P, w, V, pending: bool, U, RS, mirror: bool = False, work=None) -> None:
-    """The compiled step of ``predict_one`` (paper 000 eqs. (9)-(10)), for B experts: phi (B, m) the
-    features of step t, P (B, m, m) whose lower triangle holds S^{-1} before the pending update,
-    w (B, m). With ``pending``, first the previous step's update P -= v v^T (eq. (10), v = V (B, m)
-    from :func:`sm_step_learn`), fused, as in :func:`sm_run`, with the product u = S_{t-1}^{-1} Phi_t
-    (one pass over the lower triangle, :func:`_sm_pass`); then r = <w, Phi_t> and s = Phi_t^T u.
-    U (B, m) <- u, RS (B, 2) <- (r, s). Only the lower triangle of P is written (``mirror``: the
-    upper one too; ``work``: an :func:`_aligned_rows` (3, m) workspace to reuse). The same
-    arithmetic in the same order as :func:`sm_run`, so ``predict_one``
-    then ``learn_one`` give ``run``'s numbers bit for bit, with one pass over S^{-1} per step."""
-    m = phi.shape[1]
-    if work is None or work.shape[0] < 3 or work.shape[1] < m:
-        work = _aligned_rows(3, m)                        # ``work``: the caller's, reused step after step
-    _sm_forecast_kernel(phi, P, w, V, pending, U, RS, work, mirror)
-
-
-def sm_step_learn(U, RS, y, w, V) -> None:
-    """The compiled step of ``learn_one``: from the forecast's u = U, (r, s) = RS and the label y_t,
-    w += u (y_t - r) / (1 + s) (the RLS step) and V <- v = u / sqrt(1 + s), the rank-1 factor of
-    eq. (10) that the next :func:`sm_step_forecast` (or a flush) applies to S^{-1}."""
-    _sm_learn_kernel(U, RS, float(y), w, V)
-
-
-@_compiled.jit(reassociate=True)
-def _sm_forecast_kernel(phi, P, w, V, pending, U, RS, W, mirror):  # pragma: no cover  (compiled; tests call it through the engine)
-    """The compiled :func:`sm_step_forecast`: per expert, the pass :func:`_sm_pass` on P's own rows
-    (v = the pending factor, or 0), then the sums r and s of :func:`_sm_kernel`."""
-    B, m = phi.shape
-    v = W[0]
-    phin = W[1]
-    un = W[2]
-    for b in range(B):
-        Pb = P[b]
-        wb = w[b]
-        for i in range(m):
-            v[i] = V[b, i] if pending else 0.0
-            phin[i] = phi[b, i]
-        _sm_pass(Pb, v, phin, un, m)                      # eq. (10) of step t-1, fused with u = P Phi_t
-        r = 0.0                                           # ridge forecast <w, Phi_t>
-        s = 0.0
-        for i in range(m):
-            r += wb[i] * phin[i]
-            s += phin[i] * un[i]
-        for i in range(m):
-            U[b, i] = un[i]
-        RS[b, 0] = r
-        RS[b, 1] = s
-        if mirror:
-            for j in range(m):
-                for i in range(j):
-                    Pb[i, j] = Pb[j, i]
-
-
-@_compiled.jit(reassociate=True)
-def _sm_learn_kernel(U, RS, y, w, V):  # pragma: no cover  (compiled; tests call it through the engine)
-    """The compiled :func:`sm_step_learn`: the statements of :func:`_sm_kernel`'s step."""
-    B, m = U.shape
-    for b in range(B):
-        r = RS[b, 0]
-        inv = 1.0 / (1.0 + RS[b, 1])
-        cv = np.sqrt(inv)
-        e = (y - r) * inv
-        for i in range(m):
-            V[b, i] = U[b, i] * cv
-            w[b, i] += U[b, i] * e                        # w += S_t^{-1} Phi_t (y_t - r)
-
-
 def _is_block_list(obj) -> bool:
     """A list/tuple whose items are arrays of >= 2 dims is a list of time blocks."""
     return len(obj) > 0 and all(hasattr(b, "ndim") and b.ndim >= 2 for b in obj)
@@ -867,30 +538,3 @@ class VAW(VAWExperts):
     def run(self, Phi, y):
         """Predictions for a stream Phi (T, m), y (T,) -> (T,)."""
         return super().run(Phi, y)
-
-
-def naive_expert_layer(Phi, y, lam: float = 1.0, ridge: bool = False) -> np.ndarray:
-    """Reference: one VAW per expert, looped in Python over experts and time.
-
-    Phi (..., T, m), y (T,) -> Z (..., T). Each expert keeps its own S^{-1} (m x m) and
-    b = sum_{i<t} y_i Phi_i and applies paper 000 eqs. (9)-(10) literally:
-    S_t^{-1} by Sherman-Morrison, prediction <S_t^{-1} b_{t-1}, Phi_t> (ridge: S_{t-1}^{-1}).
-    """
-    Phi = np.asarray(Phi, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    batch, (T, m) = Phi.shape[:-2], Phi.shape[-2:]
-    flat = Phi.reshape(-1, T, m)
-    Z = np.empty((flat.shape[0], T))
-    for e in range(flat.shape[0]):                      # loop over experts (the naive part)
-        Sinv = np.eye(m) / lam
-        b = np.zeros(m)
-        for t in range(T):
-            phi = flat[e, t]
-            if ridge:
-                Z[e, t] = phi @ (Sinv @ b)
-            u = Sinv @ phi
-            Sinv = Sinv - np.outer(u, u) / (1.0 + phi @ u)     # eq. (10)
-            if not ridge:
-                Z[e, t] = phi @ (Sinv @ b)                    # eq. (9): S_t includes Phi_t
-            b = b + y[t] * phi
-    return Z.reshape(batch + (T,))

@@ -1,0 +1,156 @@
+"""What the ridge family of paper 002 shares: the running totals, ``run`` and ``trajectory``
+(:class:`RidgeTrajectory`), and the Gaussian log loss of Section 3."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..base import OnlineLearner
+from ..kernels import make_kernel
+from ..validation import (
+    check_label,
+    check_magnitude,
+    check_matrix,
+    check_vector,
+)
+
+__all__ = ["RidgeTrajectory"]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+@dataclass
+class RidgeTrajectory:
+    """Per-step quantities of one pass over a stream (what the paper's equalities sum).
+
+    Attributes
+    ----------
+    gamma : ndarray of shape (T,)
+        The unclipped predictions gamma_t (the means of the predictive distributions for the
+        Bayesian learners).
+    prediction : ndarray of shape (T,)
+        What ``predict_one`` returned (gamma_t^Y when ``clip`` is set).
+    denominator : ndarray of shape (T,)
+        1 + x_t'A_{t-1}^{-1}x_t (kernel form 1 + (K(x_t,x_t) - k_t'(aI+K_{t-1})^{-1}k_t)/a).
+    variance : ndarray of shape (T,)
+        sigma_t^2 = sigma^2 * denominator (Bayesian learners, else NaN).
+    log_loss : ndarray of shape (T,)
+        -ln N(y_t; gamma_t, sigma_t^2) (Bayesian learners, else NaN).
+    """
+
+    gamma: np.ndarray
+    prediction: np.ndarray
+    denominator: np.ndarray
+    variance: np.ndarray
+    log_loss: np.ndarray
+
+    def cumulative(self, y) -> dict:
+        """Running sums over T of the terms of (1), (2), (14), (16): a dict of (T,) arrays
+        ``weighted_loss``, ``square_loss`` (of ``prediction``), ``log_det`` and ``log_loss``."""
+        y = np.asarray(y, dtype=np.float64)
+        return {
+            "weighted_loss": np.cumsum((y - self.gamma) ** 2 / self.denominator),
+            "square_loss": np.cumsum((y - self.prediction) ** 2),
+            "log_det": np.cumsum(np.log(self.denominator)),
+            "log_loss": np.cumsum(self.log_loss),
+        }
+
+
+def _gaussian_log_loss(y: float, mean: float, var: float) -> float:
+    """-ln N(y; mean, var) (the logarithmic loss of a normal density, Section 3)."""
+    return 0.5 * (_LOG_2PI + math.log(var)) + (y - mean) ** 2 / (2.0 * var)
+
+
+def _check_kernel(value, name):
+    if value is None:
+        raise TypeError(f"{name} is required (a Kernel object, a kernel name or a callable k(x, x'))")
+    try:
+        make_kernel(value)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{name}: {exc}") from None
+
+
+class _RidgeBase(OnlineLearner):
+    """Shared driver: validation, running totals, ``run`` and ``trajectory``."""
+
+    _bayesian = False
+
+    def _reset_totals(self):
+        self.weighted_loss_ = 0.0
+        self.square_loss_ = 0.0
+        self.log_det_ = 0.0
+        self.log_loss_ = 0.0
+
+    def _clip(self, gamma: float) -> float:
+        if self.clip is None:
+            return gamma
+        return min(max(gamma, -self.clip), self.clip)
+
+    # subclasses implement: _check_x(x) -> validated x; _gamma_h(x) -> (gamma, h, cache)
+    # with denominator 1 + h; _update(x, y, gamma, h, cache).
+
+    def predict_one(self, x) -> float:
+        """gamma_t (clipped to [-clip, clip] if ``clip`` is set), before y_t is revealed."""
+        x = self._check_x(x)
+        gamma, h, cache = self._gamma_h(x)
+        self._forecast = (self.t_, np.array(x, copy=True), (gamma, h, cache))   # reused by learn_one on the same x
+        return self._clip(gamma)
+
+    def learn_one(self, x, y) -> None:
+        """Reveal y_t for input x_t: accumulate the loss terms, then update the state (from
+        ``predict_one``'s gamma_t and h_t when it saw the same x_t at this step)."""
+        x = self._check_x(x)
+        y = check_label(y, "y")
+        f, self._forecast = getattr(self, "_forecast", None), None
+        self._step(x, y, f[2] if f is not None and f[0] == self.t_ and np.array_equal(f[1], x) else None)
+
+    def _step(self, x, y, forecast=None):
+        self._forecast = None
+        gamma, h, cache = self._gamma_h(x) if forecast is None else forecast
+        den = 1.0 + h
+        if not den > 0.0 or not math.isfinite(den):
+            raise FloatingPointError(f"non-positive denominator 1 + x'A^-1 x = {den!r} at step {self.t_ + 1}: "
+                                     "the (kernel) matrix lost positive definiteness")
+        try:
+            e = y - gamma
+            self.weighted_loss_ += e * e / den
+            self.square_loss_ += (y - self._clip(gamma)) ** 2
+            self.log_det_ += math.log1p(h)
+            ll = math.nan
+            if self._bayesian:
+                ll = _gaussian_log_loss(y, gamma, self.sigma2 * den)
+                self.log_loss_ += ll
+        except OverflowError:
+            raise OverflowError(f"y = {y:.3g} at step {self.t_ + 1} (prediction gamma = {gamma:.3g}): the squared "
+                                "error (y - gamma)^2 overflows float64; rescale y (e.g. "
+                                "omkl_core.datasets.normalise_stream)") from None
+        self._update(x, y, gamma, h, cache)
+        self.t_ += 1
+        return gamma, den, ll
+
+    def _check_stream(self, X, y):
+        X = check_matrix(X, "X")
+        y = check_vector(y, "y", length=X.shape[0])
+        check_magnitude(X, "X")
+        check_magnitude(y, "y")
+        d = self._dim()
+        if d is not None and X.shape[1] != d:
+            raise ValueError(f"X has {X.shape[1]} columns, the learner has seen d={d}")
+        return X, y
+
+    def trajectory(self, X, y) -> RidgeTrajectory:
+        """Run predict-then-learn over (X, y) from the current state; return per-step terms."""
+        X, y = self._check_stream(X, y)
+        T = X.shape[0]
+        gam, den, ll = np.empty(T), np.empty(T), np.full(T, np.nan)
+        for t in range(T):
+            gam[t], den[t], ll[t] = self._step(X[t], float(y[t]))
+        pred = gam if self.clip is None else np.clip(gam, -self.clip, self.clip)
+        var = self.sigma2 * den if self._bayesian else np.full(T, np.nan)
+        return RidgeTrajectory(gamma=gam, prediction=pred, denominator=den, variance=var, log_loss=ll)
+
+    def run(self, X, y) -> np.ndarray:
+        """Predictions of the online pass over (X, y) (same numbers as the predict/learn loop)."""
+        return self.trajectory(X, y).prediction
