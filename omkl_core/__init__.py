@@ -39,6 +39,7 @@ from . import (
                checks,
                compiled,
                config,
+               cosine,
                datasets,
                features,
                interop,
@@ -57,7 +58,7 @@ from . import (
                sherman_morrison,
                validation,
                vaw,
-               vecmath,
+               vecmath,  # noqa: F401  (deprecated: the cosine is omkl_core.cosine; kept one more release)
 )
 from .additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
 from .aggregation import BOA, EWA, AggregatingAlgorithm, CalibratedEWA, MLPoly, MLProd, VAWMeta
@@ -88,7 +89,7 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 __all__ = [
     # modules
     "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "ridge",
-    "sherman_morrison", "mkl", "noisy", "protocol", "registry", "validation", "vaw", "vecmath", "config", "show_config",
+    "sherman_morrison", "mkl", "noisy", "protocol", "registry", "validation", "vaw", "cosine", "config", "show_config",
     # protocol and the learner core
     "Trace", "run_online", "OnlineLearner", "BatchLearner",
     # beyond the papers: any online learners aggregated by a meta-learner (issue 24)

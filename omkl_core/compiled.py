@@ -24,22 +24,16 @@ cost (about a second per loop) is paid once per machine.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
 import types
+
+from .settings import Setting
 
 __all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit"]
 
 ENGINES = ("auto", "numpy", "numba")
-_engine: str | None = None      # set_engine / engine(); None: from the environment
+_ENGINE = Setting("engine", ENGINES, "OMKL_ENGINE")     # the one switch (omkl_core.settings)
 _numba_ok: bool | None = None
-
-
-def _check(name, what: str) -> str:
-    if not isinstance(name, str) or name not in ENGINES:
-        raise ValueError(f"{what} must be one of {ENGINES}, got {name!r}")
-    return name
 
 
 def numba_available() -> bool:
@@ -47,7 +41,7 @@ def numba_available() -> bool:
     global _numba_ok
     if _numba_ok is None:
         try:
-            import numba  # noqa: F401, PLC0415
+            import numba  # noqa: F401, PLC0415  (lazy: an optional extra)
             _numba_ok = True
         except Exception:  # ImportError, or a Numba that does not support this NumPy
             _numba_ok = False
@@ -56,27 +50,17 @@ def numba_available() -> bool:
 
 def get_engine() -> str:
     """The engine requested now: ``"auto"``, ``"numpy"`` or ``"numba"``."""
-    if _engine is not None:
-        return _engine
-    return _check(os.environ.get("OMKL_ENGINE", "auto").strip().lower() or "auto", "OMKL_ENGINE")
+    return _ENGINE.requested()
 
 
 def set_engine(name: str) -> None:
     """Set the engine for the rest of the process (``None`` -> back to ``OMKL_ENGINE``)."""
-    global _engine
-    _engine = None if name is None else _check(name, "engine")
+    _ENGINE.set(name)
 
 
-@contextlib.contextmanager
 def engine(name: str):
     """``with compiled.engine("numpy"): ...`` -- run a block with the given engine."""
-    global _engine
-    _check(name, "engine")
-    old, _engine = _engine, name
-    try:
-        yield
-    finally:
-        _engine = old
+    return _ENGINE.using(name)
 
 
 def use_numba() -> bool:
@@ -111,7 +95,7 @@ def jit(fn=None, *, reassociate: bool = False):
     options = {"fastmath": {"reassoc", "contract"}} if reassociate else {}
 
     def build():
-        import numba  # noqa: PLC0415
+        import numba  # noqa: PLC0415  (lazy: an optional extra, loaded on the first compiled call)
         helpers = {name: obj._omkl_compile() for name in fn.__code__.co_names
                    if callable(getattr(obj := fn.__globals__.get(name), "_omkl_compile", None))}
         f = fn

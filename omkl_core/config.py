@@ -2,7 +2,7 @@
 
 The engine in force (:mod:`omkl_core.compiled`, ``OMKL_ENGINE``), Numba, NumPy and its BLAS, the
 VAW expert layer's driver, the aggregators' loop and the feature map's cosine
-(:mod:`omkl_core.vecmath`, ``OMKL_COS``).
+(:mod:`omkl_core.cosine`, ``OMKL_COS``).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from . import compiled as _compiled
-from . import vecmath
+from . import cosine
 
 __all__ = ["config", "show_config"]
 
@@ -21,7 +21,7 @@ def config() -> dict:
     "expert layer": ..., "cosine": ..., "numpy": version, "blas": ...}`` (see :func:`show_config`)."""
     numba_version = None
     if _compiled.numba_available():
-        import numba  # noqa: PLC0415
+        import numba  # noqa: PLC0415  (lazy: an optional extra)
         numba_version = numba.__version__
     try:
         eng = "numba" if _compiled.use_numba() else "numpy"
@@ -29,13 +29,13 @@ def config() -> dict:
         eng = "numba (requested, not installed)"
     blas = "?"
     try:
-        from threadpoolctl import threadpool_info  # noqa: PLC0415
+        from threadpoolctl import threadpool_info  # noqa: PLC0415  (lazy: loaded only when asked)
         blas = ", ".join(sorted({f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture')})"
                                  for i in threadpool_info() if i.get("user_api") == "blas"})) or "?"
     except ImportError:  # pragma: no cover
         pass
     try:
-        cos = vecmath.library()
+        cos = cosine.library()
     except (ImportError, ValueError) as exc:
         cos = f"error: {exc}"
     return {
@@ -47,13 +47,13 @@ def config() -> dict:
         else "NumPy Woodbury block driver (BLAS)",
         "aggregators' run": "compiled kernels (Numba)" if eng == "numba" else "NumPy loops",
         "feature map cos": {"mkl": "oneMKL vmdCos (VML_HA), package mkl", "numpy": "numpy.cos"}.get(cos, cos)
-        + f" (OMKL_COS={os.environ.get('OMKL_COS', 'auto')!r}; installed: {', '.join(vecmath.available())})",
+        + f" (OMKL_COS={os.environ.get('OMKL_COS', 'auto')!r}; installed: {', '.join(cosine.available())})",
     }
 
 
 def show_config() -> None:
     """Print which library each engine uses (:func:`config`): the engine in force (``OMKL_ENGINE``),
     Numba, NumPy and its BLAS, the VAW expert layer's driver, the aggregators' loop and the
-    feature map's cosine (``OMKL_COS``, :mod:`omkl_core.vecmath`)."""
+    feature map's cosine (``OMKL_COS``, :mod:`omkl_core.cosine`)."""
     for key, value in config().items():
         print(f"{key:42s}: {value}")

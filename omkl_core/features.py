@@ -36,8 +36,8 @@ import numpy as np
 
 from . import backend as _backend
 from . import compiled as _compiled
+from . import cosine as _cosine
 from . import kernels as _kernels
-from . import vecmath as _vecmath
 from .base import Base
 from .validation import Check, Integer, Options, Positive, check_matrix, check_vector
 
@@ -111,10 +111,10 @@ def apply_feature_map(xp, proj, b, feature_map: str, m: int, out=None):
 
 
 def _cos(xp, x, out):
-    """out = cos(x): on the host by :func:`omkl_core.vecmath.cos` (NumPy's, or a vectorised
+    """out = cos(x): on the host by :func:`omkl_core.cosine.cos` (NumPy's, or a vectorised
     library's agreeing with it to 2 ulp), on another backend by its own ``cos``."""
     if xp is np:
-        return _vecmath.cos(x, out)
+        return _cosine.cos(x, out)
     return xp.cos(x, out=out)
 
 

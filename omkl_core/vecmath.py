@@ -1,204 +1,21 @@
-"""The cosine of the random-feature map: NumPy's, or a vectorised one from a well-kept library.
+"""Deprecated: the feature map's cosine is now :mod:`omkl_core.cosine` (renamed after 0.1.0).
 
-The cos feature map of paper 000 (section 2, sqrt(2) cos(<omega, x> + b)) evaluates T N m
-cosines per run; on the host they are half of VAW2's time at m = 100. NumPy's ``np.cos`` is
-always available; a vectorised cosine from an installed library replaces it when it agrees
-with ``np.cos`` to :data:`MAX_ULP` units in the last place (``benchmarks/bench_cosine.py``
-measures each library's speed and its largest difference from ``np.cos`` on the run's own
-arguments and on a wide sweep; ``tests/test_features.py`` checks the agreement). No cosine is
-written here: each library below computes it.
-
-``"mkl"``
-    Intel oneMKL's vector math ``vmdCos`` in its high-accuracy mode (``VML_HA``), from the ``mkl``
-    package's ``libmkl_rt`` (the ``omkl[fast]`` extra), called through :mod:`ctypes`. Its result for
-    an element does not depend on the length or the layout of the array it is computed in (a
-    test checks it), so features computed step by step, block by block or in one call agree bit
-    for bit.
-``"mkl_umath"``
-    Intel's ``mkl_umath.cos`` ufunc (the same MKL routine for long contiguous arrays, NumPy's loop
-    for short or strided ones: an element's result then depends on the call it is in, so
-    ``"auto"`` does not take it; measured only).
-``"numexpr"``
-    ``numexpr.evaluate("cos(x)")``.
-``"numba"``
-    Numba's compiled ``np.cos`` in a loop (the C library's ``cos`` unless Numba links SVML).
-``"numpy"``
-    ``np.cos`` (the reference).
-
-Which one runs, first to last: :func:`using` (a context manager), :func:`set_library`, the
-environment variable ``OMKL_COS`` (a name above, or ``auto``), ``"auto"``: the first importable
-library of :data:`PREFERENCE` (the order of speed measured by ``benchmarks/bench_cosine.py``,
-recorded in ``benchmarks/results/cosine.md``). The library is read at every call, so a learner
-computes its features with the library in force when it runs. Results differ between libraries
-by at most :data:`MAX_ULP` ulp per cosine; the same library gives the same numbers every run.
+``omkl_core.vecmath.cos``, ``set_library``, ``using`` and the other names still work for one
+release (removed in the release after next), each with a :class:`DeprecationWarning` naming the new
+place. ``OMKL_COS`` is unchanged.
 """
 from __future__ import annotations
 
-import contextlib
-import os
+import warnings
 
-import numpy as np
+from . import cosine as _cosine
 
-from . import compiled as _compiled
-
-__all__ = ["LIBRARIES", "PREFERENCE", "MAX_ULP", "available", "library", "set_library", "using", "cos",
-           "cos_function"]
-
-#: Every name :func:`set_library` / ``OMKL_COS`` accepts.
-LIBRARIES = ("auto", "numpy", "mkl", "mkl_umath", "numexpr", "numba")
-#: ``"auto"`` takes the first of these that imports (fastest first, as measured on the run's arguments).
-PREFERENCE = ("mkl", "numpy")
-#: Largest difference from ``np.cos`` a library may have, in units in the last place of ``np.cos(x)``.
-MAX_ULP = 2.0
-
-_library: str | None = None           # set_library / using(); None: from OMKL_COS
-_importable: dict = {}
+__all__: list[str] = []
 
 
-def _check(name, what: str) -> str:
-    if not isinstance(name, str) or name not in LIBRARIES:
-        raise ValueError(f"{what} must be one of {LIBRARIES}, got {name!r}")
-    return name
-
-
-def _imports(name: str) -> bool:
-    if name not in _importable:
-        if name == "numpy":
-            _importable[name] = True
-        elif name == "numba":
-            _importable[name] = _compiled.numba_available()
-        elif name == "mkl":
-            _importable[name] = _mkl_vm() is not None
-        else:
-            try:
-                __import__(name)
-                _importable[name] = True
-            except Exception:  # ImportError, or a build that does not load with this NumPy
-                _importable[name] = False
-    return _importable[name]
-
-
-def available() -> list[str]:
-    """The libraries that import here (``"numpy"`` always), in the order of :data:`LIBRARIES`."""
-    return [n for n in LIBRARIES[1:] if _imports(n)]
-
-
-def library() -> str:
-    """The library :func:`cos` uses now (``"auto"`` resolved)."""
-    name = _library if _library is not None else _check(
-        os.environ.get("OMKL_COS", "auto").strip().lower() or "auto", "OMKL_COS")
-    if name == "auto":
-        return next(n for n in PREFERENCE if _imports(n))
-    if not _imports(name):
-        raise ImportError(f"cosine library {name!r} was requested (OMKL_COS or vecmath.set_library) but it does "
-                          "not import: pip install 'omkl[fast]', or use 'numpy'")
-    return name
-
-
-def set_library(name) -> None:
-    """Set the cosine library for the rest of the process (``None``: back to ``OMKL_COS``)."""
-    global _library
-    _library = None if name is None else _check(name, "library")
-
-
-@contextlib.contextmanager
-def using(name: str):
-    """``with vecmath.using("numpy"): ...`` -- compute cosines with the given library in a block."""
-    global _library
-    _check(name, "library")
-    old, _library = _library, name
-    try:
-        yield
-    finally:
-        _library = old
-
-
-def _numpy_cos(x, out):
-    return np.cos(x, out=out)
-
-
-_VML_HA = 0x2            # oneMKL's VML_HA: the high-accuracy versions of the vector math functions
-_vm = None
-
-
-def _mkl_vm():
-    """oneMKL's ``vmdCos`` from the ``mkl`` package's ``libmkl_rt`` (None where it does not load)."""
-    global _vm
-    if _vm is None:
-        import ctypes  # noqa: PLC0415
-        import ctypes.util  # noqa: PLC0415
-        import glob  # noqa: PLC0415
-        import sys  # noqa: PLC0415
-
-        _vm = False
-        names = sorted(glob.glob(os.path.join(sys.prefix, "lib", "libmkl_rt.so*"))) + \
-            [ctypes.util.find_library("mkl_rt") or "libmkl_rt.so.2"]
-        for name in names:
-            try:
-                fn = ctypes.CDLL(name).vmdCos
-            except (OSError, AttributeError):
-                continue
-            # void vmdCos(const MKL_INT n, const double a[], double r[], const MKL_INT64 mode)  (LP64)
-            fn.restype = None
-            fn.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
-            _vm = fn
-            break
-    return _vm or None
-
-
-def _mkl_cos(x, out):
-    fn = _mkl_vm()
-    if x.dtype == np.float64 and x.flags.c_contiguous and out.flags.c_contiguous and out.dtype == np.float64:
-        src, dst = x.reshape(-1), out.reshape(-1)
-        for s in range(0, src.size, 1 << 30):                  # MKL_INT is 32 bits (LP64)
-            n = min(1 << 30, src.size - s)
-            fn(n, src[s:].ctypes.data, dst[s:].ctypes.data, _VML_HA)
-        return out
-    tmp = np.array(x, dtype=np.float64, order="C")           # a strided view: computed contiguous
-    _mkl_cos(tmp, tmp)
-    out[...] = tmp
-    return out
-
-
-def _mkl_umath_cos(x, out):
-    import mkl_umath  # noqa: PLC0415
-    return mkl_umath.cos(x, out=out)
-
-
-def _numexpr_cos(x, out):
-    import numexpr  # noqa: PLC0415
-    return numexpr.evaluate("cos(x)", local_dict={"x": x}, out=out, casting="same_kind")
-
-
-@_compiled.jit
-def _numba_cos_loop(x, out):  # pragma: no cover  (compiled; tests call it through cos_function)
-    for i in range(x.size):
-        out[i] = np.cos(x[i])
-
-
-def _numba_cos(x, out):
-    if x.flags.c_contiguous and out.flags.c_contiguous and x.dtype == out.dtype == np.float64:
-        _numba_cos_loop(x.reshape(-1), out.reshape(-1))
-        return out
-    return np.cos(x, out=out)
-
-
-_FUNCTIONS = {"numpy": _numpy_cos, "mkl": _mkl_cos, "mkl_umath": _mkl_umath_cos, "numexpr": _numexpr_cos, "numba": _numba_cos}
-
-
-def cos_function(name: str):
-    """The function ``f(x, out) -> out`` (out[...] = cos(x), ``out`` may be ``x``) of library ``name``."""
-    _check(name, "library")
-    if name == "auto" or not _imports(name):
-        name = library() if name == "auto" else name
-        if not _imports(name):
-            raise ImportError(f"cosine library {name!r} does not import here")
-    return _FUNCTIONS[name]
-
-
-def cos(x, out=None):
-    """cos(x) into ``out`` (a new array when None; may be ``x`` itself) for a host float64 array,
-    by :func:`library` (the reference: ``np.cos``)."""
-    if out is None:
-        out = np.empty_like(x, dtype=np.float64)
-    return _FUNCTIONS[library()](x, out)
+def __getattr__(name: str):
+    if name in _cosine.__all__:
+        warnings.warn(f"omkl_core.vecmath.{name} is deprecated; use omkl_core.cosine.{name} (the module was renamed)",
+                      DeprecationWarning, stacklevel=2)
+        return getattr(_cosine, name)
+    raise AttributeError(f"module 'omkl_core.vecmath' has no attribute {name!r} (the cosine is omkl_core.cosine)")

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import omkl_core as ok
+from omkl_core import cosine, kernels
 from omkl_core import features as F
-from omkl_core import kernels, vecmath
 
 seeds = st.integers(0, 2**32 - 1)
 sigmas = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
@@ -18,14 +18,14 @@ ms = st.integers(1, 40)
 
 
 #: the cosine libraries the feature-map tests run under: NumPy's and, where installed, the fast one
-COSINES = ["numpy"] + [pytest.param(n, marks=pytest.mark.skipif(n not in vecmath.available(), reason=f"{n} not installed"))
-                       for n in vecmath.PREFERENCE if n != "numpy"]
+COSINES = ["numpy"] + [pytest.param(n, marks=pytest.mark.skipif(n not in cosine.available(), reason=f"{n} not installed"))
+                       for n in cosine.PREFERENCE if n != "numpy"]
 
 
 @pytest.fixture(autouse=True, params=COSINES)
 def cosine_library(request):
     """Every test of this file runs once with NumPy's cosine and once with the fast one (``omkl[fast]``)."""
-    with vecmath.using(request.param):
+    with cosine.using(request.param):
         yield request.param
 
 
@@ -63,7 +63,7 @@ def test_feature_map_formula_and_norm_bound(kind, sigma, d, m, seed):
     with ok.compiled.engine("numpy"):                   # the argument by NumPy's product: exactly the formula
         P = cos.transform(X)
     assert P.shape == (5, m)
-    np.testing.assert_allclose(P, np.sqrt(2) * vecmath.cos(X @ cos.omega_ + cos.b_), rtol=0, atol=0)
+    np.testing.assert_allclose(P, np.sqrt(2) * cosine.cos(X @ cos.omega_ + cos.b_), rtol=0, atol=0)
     if ok.compiled.numba_available():
         # the compiled engine sums the d + 1 terms of the argument in another order: |error| <=
         # 2 (d + 1) ulp of sum_k |x_k omega_k| + |b|, and cos is 1-Lipschitz
@@ -331,26 +331,26 @@ def _wide_sweep(n=400_000):
     return np.concatenate([a, np.linspace(-200.0, 200.0, n), [0.0, -0.0, np.pi, 2 * np.pi, 1e-300]])
 
 
-@pytest.mark.parametrize("library", [n for n in vecmath.LIBRARIES if n != "auto"])
+@pytest.mark.parametrize("library", [n for n in cosine.LIBRARIES if n != "auto"])
 def test_each_cosine_library_agrees_with_np_cos_to_2_ulp_on_vaw2_arguments_and_a_wide_sweep(library):
-    """Every cosine library ``vecmath`` can use (where installed) is within ``MAX_ULP`` = 2 units in
+    """Every cosine library ``cosine`` can use (where installed) is within ``MAX_ULP`` = 2 units in
     the last place of ``np.cos`` on the feature map's own arguments (VAW2 on Airfoil) and on
     |x| from 1e-8 to 1e6."""
-    if library not in vecmath.available():
+    if library not in cosine.available():
         pytest.skip(f"{library} not installed")
-    f = vecmath.cos_function(library)
+    f = cosine.cos_function(library)
     for x in (_vaw2_arguments(), _wide_sweep()):
         ref = np.cos(x)
         got = f(x.copy(), np.empty_like(x))
         ulps = np.abs(got - ref) / np.spacing(np.abs(ref))
-        assert ulps.max() <= vecmath.MAX_ULP, (library, float(ulps.max()))
+        assert ulps.max() <= cosine.MAX_ULP, (library, float(ulps.max()))
 
 
 def test_auto_cosine_gives_an_element_the_same_bits_whatever_call_computes_it():
     """The library ``"auto"`` picks computes each element independently of the call: in one array,
     in calls of 7 elements, one at a time and through a strided view -- so ``run`` (blocks of
     steps), ``predict_one`` (one step) and ``feature_blocks`` (groups of kernels) agree bit for bit."""
-    f = vecmath.cos_function("auto")
+    f = cosine.cos_function("auto")
     x = _vaw2_arguments(m=20, T=60)
     whole = f(x.copy(), np.empty_like(x))
     parts = np.concatenate([f(x[s:s + 7].copy(), np.empty(x[s:s + 7].size)) for s in range(0, x.size, 7)])
@@ -365,19 +365,19 @@ def test_cosine_library_choice_auto_prefers_the_fast_one_and_falls_back_to_numpy
     same bits as ``np.cos``); a library asked for by name that is missing is an ImportError; a
     wrong name a ValueError naming ``OMKL_COS``."""
     x = _wide_sweep(1000)
-    with vecmath.using("auto"):
-        assert vecmath.library() == next(n for n in vecmath.PREFERENCE if n in vecmath.available())
-        monkeypatch.setattr(vecmath, "_importable", {n: n == "numpy" for n in vecmath.LIBRARIES})
-        assert vecmath.library() == "numpy"
-        np.testing.assert_array_equal(vecmath.cos(x), np.cos(x))
-    with vecmath.using("mkl"), pytest.raises(ImportError, match="omkl\\[fast\\]"):
-        vecmath.library()
-    monkeypatch.setattr(vecmath, "_library", None)                # no set_library in force: OMKL_COS
+    with cosine.using("auto"):
+        assert cosine.library() == next(n for n in cosine.PREFERENCE if n in cosine.available())
+        monkeypatch.setattr(cosine, "_importable", {n: n == "numpy" for n in cosine.LIBRARIES})
+        assert cosine.library() == "numpy"
+        np.testing.assert_array_equal(cosine.cos(x), np.cos(x))
+    with cosine.using("mkl"), pytest.raises(ImportError, match="omkl\\[fast\\]"):
+        cosine.library()
+    monkeypatch.setattr(cosine._LIBRARY, "override", None)                # no set_library in force: OMKL_COS
     monkeypatch.setenv("OMKL_COS", "fastest")
     with pytest.raises(ValueError, match="OMKL_COS"):
-        vecmath.library()
+        cosine.library()
     with pytest.raises(ValueError, match="library"):
-        vecmath.set_library("fastest")
+        cosine.set_library("fastest")
 
 
 def test_feature_maps_are_on_the_base_class_and_draw_on_first_use_or_reset():

@@ -21,7 +21,7 @@ PINNED = {
     'RandomFourierFeatures', 'RBFDictionary', 'run_online', 'SFGMKL', 'SFGMKLR',
     'SingleCopyKernelOGD', 'StandardScaler', 'TargetScaler', 'Trace', 'validation',
     'oracles', 'regret', 'pairing', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
-    'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd', 'vecmath', 'config', 'show_config',
+    'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd', 'cosine', 'config', 'show_config',
     'baselines', 'RunningMean', 'ExponentialMean', 'LastValue',
 }
 
@@ -42,6 +42,15 @@ def test_the_renamed_linear_module_still_works_for_one_release_with_a_deprecatio
     assert cls is ok.ridge.OnlineRidge
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         ok.linear.Nope  # noqa: B018
+
+
+def test_the_renamed_vecmath_module_still_works_for_one_release_with_a_deprecation_warning():
+    """``omkl_core.vecmath`` became :mod:`omkl_core.cosine`: the old spelling gives the same function and warns."""
+    import pytest
+
+    with pytest.warns(DeprecationWarning, match=r"omkl_core\.cosine\.library"):
+        fn = ok.vecmath.library
+    assert fn is ok.cosine.library
 
 
 def test_every_name_of_all_resolves():

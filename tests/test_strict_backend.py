@@ -72,7 +72,7 @@ def test_dictionary_features_on_device_equal_numpy(xp, feature_map):
     assert isinstance(Z, xp.ndarray)                 # computed on the device, not on the host
     # the host's reference arithmetic (NumPy's products and np.cos: the strict namespace wraps NumPy);
     # the compiled projection and the fast cosine agree with it to rounding (tests/test_features.py)
-    with ok.compiled.engine("numpy"), ok.vecmath.using("numpy"):
+    with ok.compiled.engine("numpy"), ok.cosine.using("numpy"):
         np.testing.assert_array_equal(backend.to_numpy(Z), host.transform(X))
         np.testing.assert_array_equal(backend.to_numpy(dev.transform(X[0])), host.transform(X[0]))
         rff = features.RandomFourierFeatures(kind="laplacian", sigma=0.7, d=3, m=5, seed=1, backend="cupy")
