@@ -30,7 +30,7 @@ import types
 
 import numpy as np
 
-from .validation import check_forecast, check_label, check_matrix, check_point, check_stream, check_vector
+from .validation import check_forecast, check_label, check_matrix, check_point, check_stream, check_vector, validated
 
 #: ``check_point(x, d=None, name="x")`` and ``check_label(y, name="y")`` are the input checks of
 #: every learner (a finite point / label, or a ValueError naming the argument)
@@ -180,7 +180,8 @@ def _checked_run(run):
         t0 = getattr(self, "t_", None)
         token = _RUNNING.set(self)
         try:
-            out = run(self, X, y, *args, **kwargs)
+            with validated(X, y):                     # checked whole once: inner runs skip the scans
+                out = run(self, X, y, *args, **kwargs)
         except NonFiniteRun as inner:                 # an inner learner's (same stream): named by this call
             _restore_state(self, saved, order)
             at = np.full(inner.index + 1, np.nan)

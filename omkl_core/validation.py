@@ -19,6 +19,8 @@ Checks for data (each returns the checked value): :func:`check_point`, :func:`ch
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import numbers
 import os
 
@@ -143,6 +145,33 @@ def check_memory(nbytes: float, what: str, limit: int | None = None) -> None:
                           f"{_fmt_bytes(limit)} available on this machine now{of}; choose smaller parameters")
 
 
+#: The arrays a boundary has checked whole (:func:`validated`): the very objects, for this context.
+_VALIDATED: contextvars.ContextVar[tuple] = contextvars.ContextVar("omkl_validated", default=())
+
+
+@contextlib.contextmanager
+def validated(*arrays):
+    """Within the block, the checks below skip their O(size) scans (finite, :data:`MAX_MAGNITUDE`) of
+    these very array objects: a stream is validated once, at the boundary it enters.
+
+    ``OnlineLearner.run`` checks a stream whole (:func:`check_stream`) and runs the learner inside
+    ``validated(X, y)``, so a wrapper's ``run`` (``TargetScaler`` -> ``Pipeline`` -> the scaler ->
+    the learner) does not scan the same X again on the way down. Only float64 NumPy arrays are
+    marked, by identity: a converted copy, a slice or any other array is checked in full, and
+    the cheap checks (type, shape, length) always run. The arrays must not change inside the block
+    (no learner writes into its inputs)."""
+    marked = tuple(a for a in arrays if isinstance(a, np.ndarray) and a.dtype == np.float64)
+    token = _VALIDATED.set(_VALIDATED.get() + marked)
+    try:
+        yield
+    finally:
+        _VALIDATED.reset(token)
+
+
+def _was_validated(A) -> bool:
+    return any(A is v for v in _VALIDATED.get())
+
+
 def check_matrix(X, name: str = "X") -> np.ndarray:
     """Return ``X`` as a finite float64 2-D array, no entry larger than :data:`MAX_MAGNITUDE`
     in size, or raise naming ``name`` (complex values and strings: ``TypeError``)."""
@@ -155,6 +184,8 @@ def check_matrix(X, name: str = "X") -> np.ndarray:
         raise ValueError(f"{name} must be 2-D (T, d), got shape {A.shape}")
     if A.shape[0] == 0 or A.shape[1] == 0:
         raise ValueError(f"{name} must be non-empty, got shape {A.shape}")
+    if _was_validated(A):                  # scanned whole at the boundary (validated())
+        return A
     if not np.all(np.isfinite(A)):
         bad = np.argwhere(~np.isfinite(A))[0]
         raise ValueError(f"{name} contains NaN or inf (first at row {bad[0]}, column {bad[1]})")
@@ -182,6 +213,8 @@ def check_vector(y, name: str = "y", length: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} must be 1-D, got shape {v.shape}")
     if length is not None and v.shape[0] != length:
         raise ValueError(f"{name} has length {v.shape[0]} but X has {length} rows")
+    if _was_validated(v):                  # scanned whole at the boundary (validated())
+        return v
     if not np.all(np.isfinite(v)):
         i = int(np.flatnonzero(~np.isfinite(v))[0])
         raise ValueError(f"{name} contains NaN or inf (first at index {i})")
@@ -231,6 +264,8 @@ def _stream_array(a, name: str, ragged_ok: bool):
         if ragged_ok and "inhomogeneous" in str(exc):
             return None
         raise TypeError(f"{name} must be a numeric array: {exc}") from None
+    if _was_validated(A):                  # scanned whole at the boundary (validated())
+        return A
     if not bool(xp.all(xp.isfinite(A))):
         first = np.argwhere(~np.isfinite(np.asarray(A.get() if xp is not np else A)))[0]
         raise ValueError(f"{name} contains NaN or inf (first at index {tuple(int(i) for i in first)})")

@@ -187,3 +187,29 @@ def test_river_adapter_refuses_a_missing_label_naming_y():
         with pytest.raises((TypeError, ValueError), match=r"^y\b"):
             model.learn_one({"a": 1.0}, bad)
     assert pickle.dumps(model.learner_) == before
+
+
+@pytest.mark.filterwarnings("ignore:.*not normalised")
+def test_a_stream_is_scanned_once_at_the_boundary_it_enters_and_a_bad_one_is_still_refused(monkeypatch):
+    """``TargetScaler(Pipeline(StandardScaler(), VAW2))``: the outer ``run`` scans X whole (finite, magnitude)
+    and the wrappers below it do not scan the same X again (formerly 4 more scans of it on the way down);
+    the scaled features and the expert forecasts are new streams, scanned at their own boundary. A NaN is
+    still refused by name, with the learner's state untouched."""
+    import omkl_core as ok
+    from omkl_core import validation
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(120, 3)), rng.normal(size=120)
+    scanned = []
+    real = validation.check_magnitude
+    monkeypatch.setattr(validation, "check_magnitude", lambda A, *a, **k: (scanned.append(A), real(A, *a, **k))[1])
+    model = ok.TargetScaler(ok.Pipeline(ok.StandardScaler(), ok.VAW2(m=4, dictionary=[["gaussian"], [1.0]])))
+    model.run(X, y)
+    assert sum(a is X for a in scanned) == 1, "X is scanned once, at the outer run"
+    assert sum(getattr(a, "shape", None) == X.shape for a in scanned) == 2, "X, then the scaled features once"
+    Xbad = X.copy()
+    Xbad[7, 1] = np.nan
+    fresh = ok.TargetScaler(ok.Pipeline(ok.StandardScaler(), ok.VAW2(m=4, dictionary=[["gaussian"], [1.0]])))
+    with pytest.raises(ValueError, match=r"X contains NaN or inf"):
+        fresh.run(Xbad, y)
+    assert fresh.t_ == 0
