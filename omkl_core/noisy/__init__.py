@@ -57,7 +57,7 @@ Deviations from the printed text (each one checked by a test, see THEORY.md)
    (main text) and Example 4 (both forms) fail; the smoothed hinge's ``l'`` is expanded about
    ``a = 0`` (the expansion Lemma 1 needs), see :class:`SmoothedHingeLoss`.
 
-Modules: ``estimator`` (Lemma 1), ``oracles`` (Sec. 2), ``estimates`` (Sec. 4.1),
+Modules: ``estimator`` (Lemma 1), ``noise`` (Sec. 2: the noise laws and the oracle), ``estimates`` (Sec. 4.1),
 ``feature_maps`` (the :class:`NoisyKernel` protocol, Sec. 5.2, App. B), ``losses`` (Examples
 1-4), ``ogd`` (Subroutine 1, Algorithm 1, the single-copy baseline), ``comparator`` (eq. 1).
 """
@@ -89,13 +89,7 @@ from .losses import (  # noqa: F401
     _AnalyticLoss,
     _check_loss,
 )
-from .ogd import (  # noqa: F401
-    NoisyKernelOGD,
-    SingleCopyKernelOGD,
-    _prod_matrix_loop,
-    grad_length_estimate,
-)
-from .oracles import (  # noqa: F401
+from .noise import (  # noqa: F401
     AdversarialScaleNoise,
     CenteredDiscreteNoise,
     GaussianNoise,
@@ -106,6 +100,12 @@ from .oracles import (  # noqa: F401
     StudentTNoise,
     UniformNoise,
     _as_law,
+)
+from .ogd import (  # noqa: F401
+    NoisyKernelOGD,
+    SingleCopyKernelOGD,
+    _prod_matrix_loop,
+    grad_length_estimate,
 )
 
 __all__ = [

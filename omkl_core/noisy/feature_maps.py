@@ -19,7 +19,7 @@ from ..validation import (
 )
 from .estimates import EstimateStore
 from .estimator import check_p, sample_geometric
-from .oracles import Oracle, _as_law
+from .noise import Oracle, _as_law
 
 
 def _store_arrays(counts_list, copies_list, level: int):

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .. import bounds
 from ..backend import host_rng
 from ..base import OnlineLearner
 from ..validation import (
@@ -24,9 +25,9 @@ from ..validation import (
 )
 from .estimates import EstimateStore, prod_matrix, prod_point_matrix
 from .estimator import check_p, sample_geometric
-from .feature_maps import _check_kernel
-from .losses import _check_loss
-from .oracles import Oracle, _as_law
+from .feature_maps import GaussianKernel, _check_kernel, polynomial_kernel
+from .losses import SquaredLoss, _check_loss
+from .noise import GaussianNoise, Oracle, _as_law
 
 
 def _check_eta(value, name):
@@ -49,9 +50,6 @@ _COMMON_CONSTRAINTS = {
 
 
 def _unit_test_params_noisy():
-    from .feature_maps import GaussianKernel  # noqa: PLC0415
-    from .losses import SquaredLoss  # noqa: PLC0415
-    from .oracles import GaussianNoise  # noqa: PLC0415
     return dict(kernel=GaussianKernel(1.0), loss=SquaredLoss(), T=30, eta=0.5, p=2.0, B_w=4.0,
                 noise=GaussianNoise(0.1), seed=2)
 
@@ -215,8 +213,6 @@ class NoisyKernelOGD(OnlineLearner):
 
     def _theorem_eta(self) -> float:
         """Thm. 4's eta = sqrt(B_w / (B_g B_Psi)) (``eta="theorem"``)."""
-        from .. import bounds  # noqa: PLC0415
-
         B_psi = bounds.paper001_feature_bound(self.kernel, self._p, self.B_x)
         B_g = bounds.paper001_lemma2_grad_bound(self.loss, self._p, self.B_w, B_psi, y_max=self.y_max)
         if not (math.isfinite(B_g) and math.isfinite(B_psi)):
@@ -400,7 +396,6 @@ class SingleCopyKernelOGD(OnlineLearner):
 
     @classmethod
     def _unit_test_params(cls):
-        from .feature_maps import polynomial_kernel  # noqa: PLC0415
         params = _unit_test_params_noisy()
         del params["p"]
         yield {**params, "kernel": polynomial_kernel(2, 1.0)}
