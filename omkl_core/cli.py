@@ -8,7 +8,7 @@
     omkl run --csv FILE                    the default Mixture (running mean, VAW2, OnlineRidge by ML-Poly)
     omkl run Mixture --csv FILE [--expert NAME[:k=v,...] ...] [--meta NAME[:k=v,...]]
         a Mixture of omkl learners (and River's, river.MODULE.CLASS, when River is installed)
-    omkl run META --csv experts.csv --experts   a meta-learner on expert predictions
+    omkl run META --csv forecasts.csv --forecasts  a meta-learner on expert predictions
     omkl sweep spec.toml [--executor serial|processes|dask] [--scheduler tcp://host:8786 | --local N]
         [--cache-dir DIR] [--out rows.csv]  a cached grid of cells (omkl_core.sweep)
 
@@ -23,7 +23,7 @@ Two kinds of learners:
 * learners on raw features (VAW, OnlineRidge, VAW2, ...): the non-target columns of the CSV
   (or a bundled dataset) are the features x_t;
 * meta-learners on expert predictions (VAWMeta, EWA, AggregatingAlgorithm, MLProd, MLPoly,
-  BOA): with ``--experts`` the non-target columns are the experts' forecasts z_t of y_t.
+  BOA): with ``--forecasts`` the non-target columns are the experts' forecasts z_t of y_t.
 
 Scaling (``--scale``), the default for a CSV is ``online``: features AND target scaled online,
 from the rows and labels already seen (no look-ahead), by the learners of
@@ -37,7 +37,7 @@ and a Mixture's meta-learner) or centred and standardised where it assumes none 
 to the target's units.  The paper learners keep their class defaults; the wrapper supplies the
 normalisation they assume.  ``standardise`` scales the features only (y as given); ``paper`` is
 paper 000's eqs. (33)-(34) (whole-stream statistics: look-ahead), the default for ``--dataset``
-and ``--experts`` so the published numbers stay; ``none`` uses the values as given.
+and ``--forecasts`` so the published numbers stay; ``none`` uses the values as given.
 The printed ``mse`` and ``baseline_mse`` and ``--predictions`` are in the target's units; the
 baseline is the running mean of the raw labels (y_hat_t = mean of y_1..y_{t-1}, 0 at t = 1),
 the same whatever ``--scale``; ``mse_scaled`` (with ``paper``) is the MSE on the papers' [0, 1]
@@ -93,6 +93,20 @@ class UserError(Exception):
     """A problem with the command line or its inputs: shown as one line, no traceback."""
 
 
+class _Renamed(argparse.Action):
+    """A flag kept for one release under its old spelling: it sets ``const`` and prints one line on
+    stderr naming the spelling to use (``--experts`` -> ``--forecasts``, ``--no-normalise`` ->
+    ``--scale none``)."""
+
+    def __init__(self, option_strings, dest, const=True, instead: str = "", **kwargs):
+        super().__init__(option_strings, dest, nargs=0, const=const, default=None, **kwargs)
+        self.instead = instead
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"omkl: warning: {option_string} is deprecated and will be removed; use {self.instead}", file=sys.stderr)
+        setattr(namespace, self.dest, self.const)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):   # one line instead of usage + message
         raise UserError(f"{message} (see '{self.prog} --help')")
@@ -100,7 +114,7 @@ class _Parser(argparse.ArgumentParser):
 
 # ----------------------------------------------------------------------------- learners
 def _kind(info: registry.LearnerInfo) -> str:
-    kind = "expert predictions (--experts)" if info.input == "experts" else "raw features"
+    kind = "expert predictions (--forecasts)" if info.input == "experts" else "raw features"
     needs = " ".join(f"--param {k}={repr(v).replace(' ', '')}" for k, v in info.needs.items())
     return f"{kind}; needs {needs}" if needs else kind
 
@@ -235,13 +249,13 @@ def _scale_warning(rms, names: list[str], scaling: str) -> None:
 
 
 def _resolve_scaling(args) -> str:
-    if args.no_normalise and args.scale not in (None, "none"):
+    if getattr(args, "no_normalise", None) and args.scale not in (None, "none"):
         raise UserError(f"--no-normalise contradicts --scale {args.scale} (--no-normalise is --scale none)")
-    scaling = "none" if args.no_normalise else args.scale
+    scaling = "none" if getattr(args, "no_normalise", None) else args.scale
     if scaling is None:   # the paper datasets keep the papers' protocol, a user's CSV is scaled online
-        scaling = "paper" if (args.dataset or args.experts) else "online"
-    if args.experts and scaling in ("standardise", "online"):
-        raise UserError(f"--scale {scaling} does not apply to --experts: expert forecasts are scaled as y is "
+        scaling = "paper" if (args.dataset or args.forecasts) else "online"
+    if args.forecasts and scaling in ("standardise", "online"):
+        raise UserError(f"--scale {scaling} does not apply to --forecasts: expert forecasts are scaled as y is "
                         "(--scale paper) or left as given (--scale none)")
     if args.target_scale is not None and scaling != "online":
         raise UserError(f"--target-scale applies to --scale online only, got --scale {scaling}")
@@ -647,18 +661,18 @@ def _cmd_run(args) -> int:
     cls = info.cls
     params = _parse_params(args.param)
     meta = info.input == "experts"
-    if is_mixture and args.experts:
-        raise UserError("Mixture learns from raw features and aggregates its own experts; drop --experts "
-                        "(a meta-learner on a CSV of expert forecasts: omkl run BOA --csv F --experts)")
-    if meta and not args.experts:
+    if is_mixture and args.forecasts:
+        raise UserError("Mixture learns from raw features and aggregates its own experts; drop --forecasts "
+                        "(a meta-learner on a CSV of expert forecasts: omkl run BOA --csv F --forecasts)")
+    if meta and not args.forecasts:
         raise UserError(f"{args.model} is a meta-learner: it aggregates expert predictions, not raw features; "
-                        "pass --csv FILE --experts with one column per expert forecast (or pick a learner on "
+                        "pass --csv FILE --forecasts with one column per expert forecast (or pick a learner on "
                         "raw features: 'omkl models')")
-    if args.experts and not meta:
-        raise UserError(f"{args.model} learns from raw features, not expert predictions; drop --experts "
+    if args.forecasts and not meta:
+        raise UserError(f"{args.model} learns from raw features, not expert predictions; drop --forecasts "
                         "or pick a meta-learner ('omkl models')")
-    if args.experts and args.dataset:
-        raise UserError("--experts needs --csv (the bundled datasets hold raw features)")
+    if args.forecasts and args.dataset:
+        raise UserError("--forecasts needs --csv (the bundled datasets hold raw features)")
     if args.target is not None and not args.csv:
         raise UserError("--target applies to --csv only")
     out = _check_output(args.predictions) if args.predictions else None
@@ -692,9 +706,9 @@ def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
             raise UserError("--variant applies to --dataset only")
         table, feats, col, names, target = _load_csv(args.csv, args.target)
         stack.callback(table.close)
-        if scaling not in ("standardise", "online") and not args.experts:
+        if scaling not in ("standardise", "online") and not args.forecasts:
             _scale_warning(np.sqrt(table.sum_squares[feats] / table.T), names, scaling)
-        lo, width, blocks = _csv_stream(table, feats, col, scaling, args.experts,
+        lo, width, blocks = _csv_stream(table, feats, col, scaling, args.forecasts,
                                         "--csv " + ("standard input" if args.csv == "-" else args.csv))
         shape = (table.T, len(feats))
     mix, in_target_units = None, False
@@ -712,7 +726,7 @@ def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
         from .regret import aggregates_experts  # noqa: PLC0415
 
         if not aggregates_experts(model if mix is None else mix):
-            raise UserError(f"--regret needs a learner that aggregates experts (a meta-learner with --experts, a "
+            raise UserError(f"--regret needs a learner that aggregates experts (a meta-learner with --forecasts, a "
                             f"VAW-family learner or a Mixture); {args.model} is not one")
         if scaling == "online" and not in_target_units:
             raise UserError("--regret evaluates the bounds on a fixed scaling: pass --scale paper or --scale none "
@@ -866,7 +880,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run a learner online (predict, then learn) and print its MSE. Learners on raw "
                     "features (VAW, OnlineRidge, BayesianRidge, KernelRidge, VAW2, VAWEWA, ...) read the "
                     "non-target columns as features; meta-learners (VAWMeta, EWA, AggregatingAlgorithm, "
-                    "MLProd, MLPoly, BOA) read them as expert predictions and need --experts.")
+                    "MLProd, MLPoly, BOA) read them as expert predictions and need --forecasts.")
     run.add_argument("model", nargs="?", default="Mixture",
                      help="a learner class, see 'omkl models' (default: Mixture, the default mixture: the running "
                           "mean, VAW2 and OnlineRidge aggregated by ML-Poly in the target's units)")
@@ -875,15 +889,17 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--csv", help="your own CSV (a header row naming the columns, then numeric rows; "
                                    "'-' reads standard input)")
     run.add_argument("--target", help="target column name or index 0..ncols-1 of --csv (default: last)")
-    run.add_argument("--experts", action="store_true",
+    run.add_argument("--forecasts", action="store_true",
                      help="the non-target columns are expert forecasts of y (for meta-learners)")
+    run.add_argument("--experts", action=_Renamed, dest="forecasts", const=True, instead="--forecasts",
+                     help=argparse.SUPPRESS)
     run.add_argument("--variant", default=None, help="dataset variant (naval: 17, bias: dropna)")
     run.add_argument("--scale", choices=list(SCALINGS), default=None,
                      help="online (default for --csv): features and target scaled online from the rows and "
                           "labels already seen (no look-ahead): each feature column standardised by the running "
                           "mean and sd of its rows 1..t, rows scaled to norm <= 1, the label scaled into the "
                           "range the learner assumes, predictions mapped back (omkl_core.preprocessing). "
-                          "standardise: the features only, y as given. paper (default for --dataset and --experts): paper 000 "
+                          "standardise: the features only, y as given. paper (default for --dataset and --forecasts): paper 000 "
                           "eqs. (33)-(34), y min-max scaled to [0, 1] and X divided by its largest row norm, "
                           "whole-stream statistics as the papers use them. none: as given. The MSE and "
                           "--predictions are in the target's units whichever is used")
@@ -896,7 +912,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "learner of 'omkl models' or a River regressor river.MODULE.CLASS")
     run.add_argument("--meta", metavar="NAME[:k=v,...]",
                      help=f"omkl run Mixture: the meta-learner (default {DEFAULT_META}; EWA, MLPoly, VAWMeta, ...)")
-    run.add_argument("--no-normalise", action="store_true", help="the same as --scale none")
+    run.add_argument("--no-normalise", action=_Renamed, dest="no_normalise", const=True, instead="--scale none",
+                     help=argparse.SUPPRESS)
     run.add_argument("--param", action="append", metavar="NAME=VALUE", help="constructor argument")
     run.add_argument("--predictions", help="write t, y, y_hat, running MSE (in the target's units) to this CSV")
     run.add_argument("--progress", action="store_true", help="show a progress bar on stderr")

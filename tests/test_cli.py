@@ -117,7 +117,7 @@ def csvs(tmp_path):
     (["--csv", "ok.csv", "--predictions", "."], ["--predictions", "directory"]),
     (["--csv", "ok.csv", "--predictions", "no/such/folder/p.csv"], ["--predictions", "does not exist"]),
     (["--csv", "ok.csv", "--predictions", "ok.csv/p.csv"], ["--predictions", "not a folder"]),
-    (["--csv", "ok.csv", "--experts"], ["raw features", "--experts"]),
+    (["--csv", "ok.csv", "--forecasts"], ["raw features", "--forecasts"]),
     (["--dataset", "nosuch"], ["unknown dataset 'nosuch'"]),
     (["--dataset", "airfoil", "--variant", "17"], ["variant '17'"]),
     (["--dataset", "naval", "--variant", "99"], ["variant '99'"]),
@@ -135,7 +135,7 @@ def test_cli_user_errors_are_one_line_without_traceback(csvs, args, needles):
     (["run", "NoSuchModel", "--dataset", "airfoil"], ["unknown model 'NoSuchModel'"]),
     (["run", "KernelRidge", "--csv", "ok.csv"], ["kernel is required"]),
     (["run", "BayesianAlgorithm", "--csv", "ok.csv"], ["needs parameter 'thetas'"]),
-    (["run", "EWA", "--dataset", "airfoil"], ["meta-learner", "expert predictions", "--experts"]),
+    (["run", "EWA", "--dataset", "airfoil"], ["meta-learner", "expert predictions", "--forecasts"]),
     (["frobnicate"], ["invalid choice"]),
 ])
 def test_cli_model_errors_are_one_line(csvs, argv, needles):
@@ -151,7 +151,7 @@ def test_cli_debug_shows_the_traceback(csvs):
 
 def test_cli_target_in_range_selects_that_column(csvs):
     preds = csvs / "p.csv"
-    assert omkl("run", "OnlineRidge", "--csv", "ok.csv", "--target", "0", "--no-normalise",
+    assert omkl("run", "OnlineRidge", "--csv", "ok.csv", "--target", "0", "--scale", "none",
                 "--predictions", preds, cwd=csvs).returncode == 0
     import pandas as pd
 
@@ -160,9 +160,32 @@ def test_cli_target_in_range_selects_that_column(csvs):
 
 def test_cli_meta_learner_on_expert_predictions(csvs):
     (csvs / "z.csv").write_text("e1,e2,y\n0.1,0.9,0.2\n0.2,0.8,0.3\n0.3,0.7,0.25\n")
-    res = omkl("run", "EWA", "--csv", "z.csv", "--experts", cwd=csvs)
+    res = omkl("run", "EWA", "--csv", "z.csv", "--forecasts", cwd=csvs)
     assert res.returncode == 0, res.stderr
     assert "EWA: T=3" in res.stdout
+
+
+def test_cli_old_flag_spellings_work_for_one_release_and_name_the_new_one(csvs):
+    """``--experts`` (a boolean beside the repeatable ``--expert``) is now ``--forecasts``, and ``--no-normalise``
+    is ``--scale none``: the old spellings give the same output, with one line on stderr naming the new one."""
+    (csvs / "z.csv").write_text("e1,e2,y\n0.1,0.9,0.2\n0.2,0.8,0.3\n0.3,0.7,0.25\n")
+    new, old = (omkl("run", "EWA", "--csv", "z.csv", flag, cwd=csvs) for flag in ("--forecasts", "--experts"))
+    assert old.returncode == new.returncode == 0, old.stderr
+    assert _seconds_free(old.stdout) == _seconds_free(new.stdout)
+    assert old.stderr.strip() == "omkl: warning: --experts is deprecated and will be removed; use --forecasts"
+    new = omkl("run", "OnlineRidge", "--csv", "ok.csv", "--scale", "none", cwd=csvs)
+    old = omkl("run", "OnlineRidge", "--csv", "ok.csv", "--no-normalise", cwd=csvs)
+    assert old.returncode == new.returncode == 0, old.stderr
+    assert _seconds_free(old.stdout) == _seconds_free(new.stdout)
+    assert "--no-normalise is deprecated and will be removed; use --scale none" in old.stderr
+    clash = omkl("run", "OnlineRidge", "--csv", "ok.csv", "--scale", "paper", "--no-normalise", cwd=csvs)
+    assert clash.returncode == 2 and "--no-normalise contradicts --scale paper" in clash.stderr
+
+
+def _seconds_free(text: str) -> str:
+    import re
+
+    return re.sub(r"seconds=[0-9.]+", "seconds=?", text)
 
 
 def test_cli_models_says_which_input_each_learner_takes_and_what_it_is():
@@ -196,7 +219,7 @@ def test_cli_reader_that_closes_early_is_no_error(tmp_path):
 
 
 def test_cli_unscaled_data_warns_in_one_line():
-    res = omkl("run", "VAW2", "--dataset", "airfoil", "--no-normalise", "--param", "m=4")
+    res = omkl("run", "VAW2", "--dataset", "airfoil", "--scale", "none", "--param", "m=4")
     assert res.returncode == 0, res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("omkl: warning: VAW2: the stream is not normalised")
@@ -336,8 +359,7 @@ def test_cli_csv_without_header_or_with_duplicate_names_is_refused(csvs, text, n
 @pytest.mark.parametrize("args, needles", [
     (["VAW2", "--dataset", "airfoil", "--param", "lam=nan"], ["--param", "lam must be finite, got nan"]),
     (["VAW2", "--dataset", "airfoil", "--param", "lam=1e-300"], ["--param lam=1e-300"]),
-    (["OnlineRidge", "--csv", "ok.csv", "--scale", "paper", "--no-normalise"], ["--no-normalise", "--scale paper"]),
-    (["EWA", "--csv", "ok.csv", "--experts", "--scale", "standardise"], ["--scale standardise", "--experts"]),
+    (["EWA", "--csv", "ok.csv", "--forecasts", "--scale", "standardise"], ["--scale standardise", "--forecasts"]),
 ])
 def test_cli_parameter_errors_name_the_flag(csvs, args, needles):
     res = omkl("run", *args, cwd=csvs)
