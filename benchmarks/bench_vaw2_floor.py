@@ -102,10 +102,10 @@ def cos_seconds(X, m: int, seed=0, repetitions: int = 1, repeats: int = 3, time_
     (runs of arguments of one bandwidth, mostly small, take its fast path together). ``library``:
     whose cosine (:func:`omkl_core.vecmath.cos_function`; ``"numpy"``: ``np.cos``)."""
     from omkl_core import vecmath  # noqa: PLC0415
-    from omkl_core.mkl.vaw2 import _draw_dictionaries  # noqa: PLC0415
+    from omkl_core.mkl.vaw2 import draw_dictionaries  # noqa: PLC0415
 
     cos = vecmath.cos_function(library)
-    dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, None, "cos", "numpy")
+    dicts = draw_dictionaries(X.shape[1], m, repetitions, seed, None, "cos", "numpy")
     T = X.shape[0]
     if layout == "kernel":
         W = np.concatenate([D.omega_ for D in dicts])                        # (R*N, d, m)

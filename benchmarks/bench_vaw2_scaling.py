@@ -84,9 +84,9 @@ def _once(X, y, m: int, N: int, R: int):
 
 def _features_once(X, m: int, N: int, R: int) -> None:
     """The feature map alone, as VAW2 computes it (R dictionaries drawn, every 256-step block)."""
-    from omkl_core.mkl.vaw2 import _draw_dictionaries, feature_blocks  # noqa: PLC0415
+    from omkl_core.mkl.vaw2 import draw_dictionaries, feature_blocks  # noqa: PLC0415
 
-    dicts = _draw_dictionaries(X.shape[1], m, R, 0, None if N == 76 else dictionary_of(N), "cos", "numpy")
+    dicts = draw_dictionaries(X.shape[1], m, R, 0, None if N == 76 else dictionary_of(N), "cos", "numpy")
     for _ in feature_blocks(X, dicts, reuse=True):
         pass
 

@@ -329,7 +329,7 @@ def sfg_diagnostics(dataset: str, X, y, repetitions: int, seed: int = 0) -> dict
     MSE in units of 1e-3 as the tables.
     """
     from ..mkl.sfg import SFGMKL, SFGMKLR  # noqa: PLC0415
-    from ..registry import paper003  # noqa: PLC0415
+    from ..presets import paper003  # noqa: PLC0415
 
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])

@@ -69,10 +69,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import registry
+from .. import presets, registry
 from ..aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd
 from ..mixture import aggregate
-from ..sweep import _make_learner, code_version, data_hash, map_tasks
+from ..sweep import code_version, data_hash, make_learner, map_tasks
 from . import runner
 
 __all__ = ["NAMES", "DICTS", "VAW_ROWS", "RIVER_POOL", "METAS", "CLAIM_TOLERANCE", "Entry", "Leaderboard",
@@ -81,9 +81,9 @@ __all__ = ["NAMES", "DICTS", "VAW_ROWS", "RIVER_POOL", "METAS", "CLAIM_TOLERANCE
            "wide_table", "best_table", "best_lines", "paper_claims", "cost_table", "plot_mean_ranks",
            "judged_lines", "paper_claim_lines"]
 
-#: Display names of the datasets.
-NAMES = {"ar4": "AR(4)", "airfoil": "Airfoil", "bias": "Bias", "concrete": "Concrete", "naval": "Naval",
-         "wine_white": "Wine"}
+#: Display names of the datasets: a live view of the one dataset table (``presets.DATASETS``, each
+#: entry's ``label``), so a dataset added there has its name here.
+NAMES = presets.DATASET_LABELS
 #: The two kernel dictionaries: paper 000's 76 kernels, paper 003's 41 Gaussian kernels.
 DICTS = {"76": registry.paper000.dictionary(), "41": registry.paper003.dictionary()}
 #: Paper 000's VAW-family rows of the leaderboard, in its row order (classes and presets:
@@ -138,7 +138,7 @@ def entries(T: int, *, river: bool = True) -> list[Entry]:
     out.append(Entry("floor: OnlineRidge (linear)", "omkl", "OnlineRidge", {"a": 1.0, "fit_intercept": True},
                      seeded=False))
     if river:
-        from ..interop.river import RIVER_BASELINES  # noqa: PLC0415  (River is an optional extra)
+        from ..interop.river import RIVER_BASELINES  # noqa: PLC0415  # lazy: River is an optional extra
 
         out += [Entry(label, "river", label, seeded=stochastic) for label, stochastic in RIVER_BASELINES.items()]
     return out
@@ -205,7 +205,7 @@ def _forecast(kind: str, name: str, params: dict, seed: int, X, y):
     if kind == "omkl":
         from ..protocol import run_online  # noqa: PLC0415
 
-        model = _make_learner(registry.learners()[name], params, seed)
+        model = make_learner(registry.learners()[name], params, seed)
         return run_online(model, X, y).predictions, np.zeros(len(y), dtype=bool)
     from ..interop.river import river_forecasts  # noqa: PLC0415
 
@@ -373,10 +373,10 @@ def _aggregate_inputs(Z, A, y, metas) -> np.ndarray:
     """Z with the abstentions replaced by the fallback f_t (what every meta-learner and River's
     EWARegressor see): the one abstention rule of :mod:`omkl_core.protocol` -- the running mean of
     past labels, the midpoint of the bounds at t = 1."""
-    from ..mixture import _first_fallback  # noqa: PLC0415
+    from ..mixture import first_fallback  # noqa: PLC0415
     from ..protocol import abstention_fallbacks  # noqa: PLC0415
 
-    first = {_first_fallback(m) for m in metas.values()}
+    first = {first_fallback(m) for m in metas.values()}
     if len(first) != 1:
         raise ValueError(f"metas disagree on the first fallback (their bounds): {sorted(first)}")
     if not A.any():
@@ -541,8 +541,8 @@ def best_lines(best: pd.DataFrame, mode: str, steps: str, seeds) -> str:
     return "\n".join(lines)
 
 
-#: The datasets of each paper's own tables (paper 000 Table 2; paper 003 Tables 1-4).
-PAPER_DATA = {"000": ["AR(4)", "Airfoil", "Bias", "Concrete", "Naval"], "003": ["Airfoil", "Concrete", "Naval", "Wine"]}
+#: The datasets of each paper's own tables (paper 000 Table 2; paper 003 Tables 1-4), by display label.
+PAPER_DATA = {"000": [NAMES[d] for d in presets.paper000.DATASETS], "003": [NAMES[d] for d in presets.paper003.DATASETS]}
 
 
 def _claim(paper, text, per_dataset, detail, mode):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import registry
+from .. import presets, registry
 from ..sweep import map_tasks
 from . import baselines, claims, paper_values, report, runner, style, verdicts
 
@@ -37,11 +37,12 @@ __all__ = ["STREAM", "VARIANTS", "FIG1_ROWS", "FIG2_ROWS", "Settings", "settings
            "row_ratio_table", "ar4_noise", "plot_fig1", "plot_fig2", "ar4_series", "streams",
            "merge_repetitions", "RAKER_PROBES", "raker_ar4_investigation", "investigation_text"]
 
-#: Table 2's streams: display name -> (registry dataset, the settings it takes). AR(4): eq. (32),
-#: T = 5000, one realisation per repetition, repetition r's noise from seed ``s.seed + r``
-#: (:func:`ar4_series`).
-STREAM = {"AR(4)": ("ar4", ("seed",)), "Airfoil": ("airfoil", ()), "Bias": ("bias", ()), "Concrete": ("concrete", ()),
-          "Naval": ("naval", ())}
+#: Table 2's streams: display name -> (registry dataset, the settings it takes), read from the one dataset
+#: table (``presets.DATASETS``: the label; a generator takes its ``seed``) for Table 2's datasets
+#: (``presets.paper000.DATASETS``). AR(4): eq. (32), T = 5000, one realisation per repetition, repetition
+#: r's noise from seed ``s.seed + r`` (:func:`ar4_series`).
+STREAM = {presets.dataset_label(name): (name, ("seed",) if presets.DATASETS[name].generator else ())
+          for name in presets.paper000.DATASETS}
 
 #: The named variants (not the paper's text): key -> (label, streams (None: every dataset), rows,
 #: stream variants, expert-layer options). See the notebook's "Named variants" section.
