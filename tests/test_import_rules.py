@@ -41,9 +41,51 @@ LAZY_REASON = re.compile(r"#\s*lazy:\s*(River|CuPy|Numba|pandas|Dask|matplotlib|
 #: Violations in files owned by other work of issue 40, as ``(file, rule, name)``; the owner in the
 #: comment. The lead empties this list when the branches merge: an entry that no longer occurs fails.
 _PENDING: set[tuple[str, str, str]] = {
-    # --- part B (makes the names of aggregation/, base.py, protocol.py, preprocessing.py, mixture.py,
-    #     pairing.py, regret.py, interop/, baselines.py and mkl's _VAWFamily/_MetaLearner public)
-    ("omkl_core/registry.py", "private", "omkl_core.aggregation._MetaLearner"),
+    # --- part B: the public names of aggregation/, base.py, protocol.py, preprocessing.py, mixture.py,
+    #     pairing.py, regret.py, interop/, baselines.py, and vaw2's _VAWFamily / aggregation's _MetaLearner
+    ("omkl_core/registry.py", "private", "omkl_core.aggregation._MetaLearner"),   # takes_expert_predictions
+    ("omkl_core/regret.py", "private", "omkl_core.aggregation._MetaLearner"),
+    ("omkl_core/regret.py", "private", "omkl_core.mkl.vaw2._VAWFamily"),
+    ("omkl_core/regret.py", "lazy", "omkl_core.features"),
+    ("omkl_core/regret.py", "lazy", "omkl_core.mkl.vaw2"),
+    ("omkl_core/mkl/vaw2.py", "private", "omkl_core.features._check_map"),        # vaw2 beyond its preset lines
+    ("omkl_core/aggregation/_base.py", "lazy", "omkl_core.aggregation._stated"),
+    ("omkl_core/aggregation/_base.py", "lazy", "omkl_core.validation"),
+    ("omkl_core/aggregation/vaw_meta.py", "private", "omkl_core.vaw._aligned_rows"),  # with the lead's vaw.py split
+    ("omkl_core/mixture.py", "lazy", "omkl_core.aggregation"),
+    ("omkl_core/mixture.py", "lazy", "omkl_core.baselines"),
+    ("omkl_core/mixture.py", "lazy", "omkl_core.linear"),
+    ("omkl_core/mixture.py", "lazy", "omkl_core.mkl"),
+    ("omkl_core/mixture.py", "lazy", "omkl_core.preprocessing"),
+    ("omkl_core/mixture.py", "lazy", "omkl_core.regret"),
+    ("omkl_core/preprocessing.py", "lazy", "omkl_core.linear"),
+    ("omkl_core/preprocessing.py", "lazy", "omkl_core.mkl"),
+    ("omkl_core/preprocessing.py", "lazy", "omkl_core.validation"),
+    ("omkl_core/interop/__init__.py", "lazy", "omkl_core.interop.river"),      # River / scikit-learn: annotate
+    ("omkl_core/interop/__init__.py", "lazy", "omkl_core.interop.sklearn"),
+    ("omkl_core/interop/river.py", "lazy", "omkl_core.linear"),
+    ("omkl_core/interop/river.py", "lazy", "omkl_core.validation"),
+    ("omkl_core/interop/sklearn.py", "lazy", "omkl_core.linear"),
+    # --- the lead: the split of vaw.py, linear.py, cli.py, vecmath.py, compiled.py, noisy/, additive/
+    ("omkl_core/cli.py", "lazy", "omkl_core"),                 # load time of the CLI: annotate or hoist
+    ("omkl_core/cli.py", "lazy", "omkl_core._progress"),
+    ("omkl_core/cli.py", "lazy", "omkl_core.backend"),
+    ("omkl_core/cli.py", "lazy", "omkl_core.csvstream"),
+    ("omkl_core/cli.py", "lazy", "omkl_core.interop.river"),
+    ("omkl_core/cli.py", "lazy", "omkl_core.mixture"),
+    ("omkl_core/cli.py", "lazy", "omkl_core.protocol"),
+    ("omkl_core/cli.py", "lazy", "omkl_core.regret"),
+    ("omkl_core/cli.py", "lazy", "omkl_core.validation"),
+    ("omkl_core/linear.py", "lazy", "omkl_core.kernels"),
+    ("omkl_core/noisy/ogd.py", "lazy", "omkl_core"),
+    ("omkl_core/noisy/ogd.py", "lazy", "omkl_core.noisy.feature_maps"),
+    ("omkl_core/noisy/ogd.py", "lazy", "omkl_core.noisy.losses"),
+    ("omkl_core/noisy/ogd.py", "lazy", "omkl_core.noisy.oracles"),
+    ("omkl_core/additive/gibbs.py", "lazy", "omkl_core.validation"),
+    # --- no owner in issue 40's split (the lead decides): omkl_core._progress is a private module that the
+    #     mkl learners (outside vaw2/raker/omkl_gf) import; rename it public or move the progress bar
+    ("omkl_core/mkl/_rfbase.py", "private", "omkl_core._progress"),
+    ("omkl_core/mkl/omkr.py", "private", "omkl_core._progress"),
 }
 
 

@@ -39,9 +39,10 @@ import numpy as np
 import pandas as pd
 
 from .. import presets, registry, sweep
+from ..mkl.sfg import SFGMKL
 from ..protocol import run_online
 from . import claims as C
-from . import report, runner, timing
+from . import paper_values, report, runner, style, timing
 
 __all__ = ["TABLE", "FILES", "ROWS", "CODE_VARIANTS", "LEGEND", "Settings", "settings", "load_stream", "learner",
            "run_dataset", "lone_cpu_seconds", "run_all", "tables", "section5_claims", "scorecard_claims",
@@ -191,8 +192,6 @@ def run_all(s: Settings) -> tuple[dict, dict]:
 
 
 def _published(name: str, row: str, metric: str) -> float:
-    from . import paper_values  # noqa: PLC0415
-
     return paper_values.published_value("003", TABLE[name], name, row.split(" [")[0], metric)
 
 
@@ -340,8 +339,6 @@ def sfg_cost(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The cost of one SFG-MKL step on the first dataset (timings): CPU time per step for R = 1,
     10, 50 repetitions batched, fitted as a + b R (``paper003_sfg_per_step_timing``), and the
     cProfile split of one run (``paper003_sfg_profile_timing``). Returns ``(cost, profile, split)``."""
-    from ..mkl.sfg import SFGMKL  # noqa: PLC0415
-
     name = s.datasets[0]
     Xp, yp = load_stream(name, s)
     p_sfg = P003.defaults(len(yp))["SFGMKL"]
@@ -387,7 +384,6 @@ def figure(results: dict, name: str, fig_no: int, s: Settings):
     band from the per-repetition curves and cannot offset markers per line."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
 
     res = results[name]
     variants = [r for r in res if r not in ROWS]

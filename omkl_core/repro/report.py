@@ -42,6 +42,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import __version__
+from ..validation import physical_memory
 from . import errata, paper_values, papers, verdicts
 from .counts import (  # noqa: F401  (the counting lives in counts; these names stay importable from here)
     CLAIM_KIND_LABELS,
@@ -80,8 +82,6 @@ def set_mode(mode: str) -> None:
 @lru_cache(maxsize=1)
 def _commit() -> str:
     if _checkout() is None:
-        from .. import __version__  # noqa: PLC0415
-
         return f"omkl {__version__} (installed package, not a checkout)"
     try:
         out = subprocess.run(["git", "-C", str(_REPO), "describe", "--always", "--dirty", "--abbrev=10"],
@@ -94,8 +94,6 @@ def _commit() -> str:
 @lru_cache(maxsize=1)
 def _machine() -> str:
     import numpy  # noqa: PLC0415
-
-    from ..validation import physical_memory  # noqa: PLC0415
 
     mem = physical_memory()
     parts = [f"{platform.system()} {platform.machine()}", f"{os.cpu_count()} CPUs",
