@@ -29,6 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+import omkl_core as ok
+from omkl_core import cli as omkl_cli
+from omkl_core.protocol import running_mean
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 STREAMS = ("diabetes", "TrumpApproval", "ChickWeights", "Friedman", "AirlinePassengers", "Planes2D", "Mv",
@@ -71,21 +75,16 @@ def write_csv(name: str, folder: Path) -> Path:
 
 def cli(args: list[str]) -> tuple[float, str]:
     """``omkl ARGS`` in this process -> (the printed mse, the whole output)."""
-    from omkl_core.cli import main  # noqa: PLC0415
-
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        status = main(args)
+        status = omkl_cli.main(args)
     if status != 0:
         raise RuntimeError(f"omkl {' '.join(args)} exited {status}")
     return float(re.search(r" mse=(\S+)", buf.getvalue()).group(1)), buf.getvalue()
 
 
 def measure(name: str, folder: Path) -> dict:
-    import omkl_core as ok  # noqa: PLC0415
-    from omkl_core.protocol import running_mean  # noqa: PLC0415
-
     path = write_csv(name, folder)
     _, X, y = load(name)
     t0 = time.perf_counter()

@@ -23,15 +23,15 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from omkl_core import registry, vecmath  # noqa: E402
+from omkl_core.mkl.vaw2 import draw_dictionaries  # noqa: E402
+
 
 def run_arguments(m: int = 100, seed=0, time_block: int = 256, dataset: str = "airfoil"):
     """The arguments <omega_j, x_t> + b_j of VAW2(m=m, seed=seed) on the whole stream, as the
     learner lays them out: a list of (N, T_b, m) blocks."""
-    from omkl_core import registry  # noqa: PLC0415
-    from omkl_core.mkl.vaw2 import _draw_dictionaries  # noqa: PLC0415
-
     X, _ = registry.load_dataset(dataset, None)
-    (D,) = _draw_dictionaries(X.shape[1], m, 1, seed, None, "cos", "numpy")
+    (D,) = draw_dictionaries(X.shape[1], m, 1, seed, None, "cos", "numpy")
     W, b = D.omega_, D.b_[:, None, :]
     return [np.matmul(X[s:s + time_block], W) + b for s in range(0, X.shape[0], time_block)]
 
@@ -80,8 +80,6 @@ def seconds(f, blocks, repeats: int = 3) -> float:
 
 
 def main(argv=None) -> int:
-    from omkl_core import vecmath  # noqa: PLC0415
-
     ap = argparse.ArgumentParser(prog="benchmarks/bench_cosine.py", description=__doc__.split("\n")[0])
     ap.add_argument("--m", type=int, nargs="+", default=[100], help="random features per kernel")
     ap.add_argument("--repeats", type=int, default=3)

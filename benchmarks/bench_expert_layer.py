@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from omkl_core import backend as _backend
+from omkl_core import compiled, mkl, registry
 from omkl_core.features import paper000_dictionary
 from omkl_core.vaw import VAWExperts, naive_expert_layer
 
@@ -79,8 +80,6 @@ def bench_naive(R: int = 1, T: int = 100, d: int = 5, m: int = 50, seed: int = 0
 def bench_table2(repetitions: int = 5, backend: str = "numpy", quick: bool = False) -> dict:
     """Wall-clock of the whole VAW family of Table 2: per dataset the expert layer once
     (R repetitions batched) + the 7 meta-learners on the shared expert predictions."""
-    from omkl_core import mkl, registry  # noqa: PLC0415
-
     out = {}
     t_all = time.perf_counter()
     for name in ("ar4", "airfoil", "bias", "concrete", "naval"):
@@ -136,8 +135,6 @@ def bench_floor(T: int = 1500, repeats: int = 5, method: str = "block", N: int =
     experts at the matrix throughput measured just before and just after (best of both).
     All are CPU time of this process (``time.process_time``), so other processes sharing the
     cores slow neither side of the ratio. ``method``: a driver name or a tuple of them."""
-    from omkl_core import compiled  # noqa: PLC0415
-
     try:
         from threadpoolctl import threadpool_limits  # noqa: PLC0415
         limit = threadpool_limits(limits=1)
@@ -192,8 +189,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     T, nT = (200, 20) if args.quick else (args.T, args.naive_T)
 
-    from omkl_core import compiled  # noqa: PLC0415
-    from omkl_core.vaw import VAWExperts  # noqa: PLC0415
 
     with compiled.engine("auto"):
         auto = "numba" if compiled.use_numba() else "numpy"

@@ -38,14 +38,14 @@ def river_knn(seed: int = 0):
     """River's scaled KNN regressor (the leaderboard's KNN row, behind a StandardScaler)."""
     from river import preprocessing  # noqa: PLC0415
 
-    from omkl_core.interop.river import river_baseline  # noqa: PLC0415
+    from omkl_core.interop.river import river_baseline  # noqa: PLC0415  # lazy: River is an optional extra
 
     return preprocessing.StandardScaler() | river_baseline("River KNNRegressor(5)", seed)
 
 
 def pool(seed: int = 0) -> list:
     """The three experts of issue 24's "done when" as omkl learners (River's through from_river)."""
-    from omkl_core.interop import from_river  # noqa: PLC0415
+    from omkl_core.interop import from_river  # noqa: PLC0415  # lazy: River is an optional extra
 
     return [ok.OnlineRidge(fit_intercept=True), ok.VAW2(), from_river(river_knn(seed))]
 
@@ -73,7 +73,7 @@ def rows(name: str, max_steps: int | None = None, seed: int = 0) -> pd.DataFrame
     """One row per expert, mixture and River EWARegressor on dataset ``name`` (whole stream)."""
     from river import ensemble  # noqa: PLC0415
 
-    from omkl_core.interop import to_river  # noqa: PLC0415
+    from omkl_core.interop import to_river  # noqa: PLC0415  # lazy: River is an optional extra
 
     X, y = registry.load_dataset(name, max_steps)
     out = []

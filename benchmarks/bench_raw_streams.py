@@ -24,6 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+import omkl_core as ok
+from omkl_core import cli
+from omkl_core.cli import DEFAULT_EXPERTS
+from omkl_core.protocol import running_mean
+
 #: The issue's four streams, then the ones added here (River's other offline regression data).
 ISSUE_STREAMS = ("diabetes", "TrumpApproval", "ChickWeights", "Friedman")
 ADDED_STREAMS = ("AirlinePassengers", "Planes2D", "Mv", "FriedmanDrift")
@@ -84,12 +89,10 @@ def write_csv(name: str, folder: Path) -> Path:
 
 def _cli_mse(args: list[str]) -> float:
     """``omkl run ARGS`` in this process -> the printed mse (target units)."""
-    from omkl_core.cli import main  # noqa: PLC0415
-
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        status = main(args)
+        status = cli.main(args)
     if status != 0:
         raise RuntimeError(f"omkl {' '.join(args)} exited {status}")
     return float(re.search(r" mse=(\S+)", buf.getvalue()).group(1))
@@ -97,7 +100,7 @@ def _cli_mse(args: list[str]) -> float:
 
 def _river_experts():
     """River's reference models used as experts of the omkl + River mixture (River's defaults)."""
-    from omkl_core.interop.river import river_baseline  # noqa: PLC0415
+    from omkl_core.interop.river import river_baseline  # noqa: PLC0415  # lazy: River is an optional extra
 
     return [river_baseline("River KNNRegressor(5)", 0), river_baseline("River ARF(10)", 0)]
 
@@ -105,19 +108,15 @@ def _river_experts():
 def mixed_mixture():
     """A Mixture of omkl and River learners on a raw stream: VAW2, OnlineRidge, River's
     KNNRegressor(5) and ARF(10), each in its own TargetScaler, the whole scaled online."""
-    import omkl_core as ok  # noqa: PLC0415
-    from omkl_core.interop import from_river  # noqa: PLC0415
+    from omkl_core.interop import from_river  # noqa: PLC0415  # lazy: River is an optional extra
 
     experts = [ok.VAW2(), ok.OnlineRidge(), *(from_river(m) for m in _river_experts())]
     return ok.TargetScaler(ok.StandardScaler(max_norm=1.0) | ok.Mixture([ok.TargetScaler(e) for e in experts]))
 
 
 def measure(name: str, folder: Path) -> dict:
-    import omkl_core as ok  # noqa: PLC0415
-    from omkl_core.cli import DEFAULT_EXPERTS  # noqa: PLC0415
-    from omkl_core.interop import to_river  # noqa: PLC0415
-    from omkl_core.interop.river import RIVER_BASELINES, evaluate_river  # noqa: PLC0415
-    from omkl_core.protocol import running_mean  # noqa: PLC0415
+    from omkl_core.interop import to_river  # noqa: PLC0415  # lazy: River is an optional extra
+    from omkl_core.interop.river import RIVER_BASELINES, evaluate_river  # noqa: PLC0415  # lazy: River is an optional extra
 
     path = write_csv(name, folder)
     _, X, y = load_stream(name)

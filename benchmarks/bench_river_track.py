@@ -48,6 +48,11 @@ from pathlib import Path
 
 import numpy as np
 
+import omkl_core as ok
+from omkl_core import registry
+from omkl_core.mixture import aggregate, default_pool
+from omkl_core.protocol import fill_abstentions
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 TRACK = ("ChickWeights", "TrumpApproval", "Friedman", "AirlinePassengers", "WaterFlow", "Planes2D", "Mv",
@@ -70,8 +75,6 @@ def iid_returns(T: int = 1250, seed: int = 0):
 
 def load(name: str):
     """(X, y) in raw units."""
-    from omkl_core import registry  # noqa: PLC0415
-
     if name == "iid_returns":
         return iid_returns()
     if name in registry.dataset_names():            # the bundled streams and AR(4) (2000 steps), raw units
@@ -108,9 +111,7 @@ def river_models(seed: int = 0) -> dict:
 
 def omkl_pool() -> dict:
     """The pool as omkl experts in the target's units (module docstring)."""
-    import omkl_core as ok  # noqa: PLC0415
-    from omkl_core.interop import from_river  # noqa: PLC0415
-    from omkl_core.mixture import default_pool  # noqa: PLC0415
+    from omkl_core.interop import from_river  # noqa: PLC0415  # lazy: River is an optional extra
 
     pool = dict(default_pool())          # running mean, VAW2, OnlineRidge as the default Mixture holds them
     for k, m in river_models().items():
@@ -144,8 +145,7 @@ def river_side(name: str, X, y, cache: Path) -> dict:
         return dict(np.load(f))
     from river import compose, dummy, ensemble, preprocessing, stats, stream  # noqa: PLC0415
 
-    import omkl_core as ok  # noqa: PLC0415
-    from omkl_core.interop import to_river  # noqa: PLC0415
+    from omkl_core.interop import to_river  # noqa: PLC0415  # lazy: River is an optional extra
 
     def pool(mean: bool):
         out = {"VAW2": to_river(ok.StandardScaler(max_norm=1.0) | ok.VAW2()),
@@ -204,8 +204,6 @@ def run_rule(rule, Z, A, y, scale: str = "target"):
     """The rule's forecasts in the target's units over Z (abstentions: sleeping experts, as the Mixture
     does), the rule handed the labels and forecasts in the target's units or scaled online by the
     labels before each step (``minmax``: into [0, 1]; ``standard``: standardised)."""
-    from omkl_core.mixture import aggregate  # noqa: PLC0415
-
     if scale == "target":
         return aggregate(np.where(A, 0.0, Z), y, meta=rule, abstained=A)
     c, s = _online_scale(y, scale)
@@ -233,8 +231,6 @@ def ewa_true(Z, A, y, eta_of):
 
 def variants(Z, A, y) -> dict:
     """label -> (forecasts, holds: whether the rule's bound is one in the target's units)."""
-    import omkl_core as ok  # noqa: PLC0415
-
     _, sd = _online_scale(y, "standard")
     c, width = _online_scale(y, "minmax")
     out = {}
@@ -266,8 +262,6 @@ def rmse(p, y) -> float:
 
 
 def _expert_rmse(Z, A, y):
-    from omkl_core.protocol import fill_abstentions  # noqa: PLC0415
-
     return np.array([rmse(fill_abstentions(np.where(A[:, j], 0.0, Z[:, j]), y, A[:, j]), y) for j in range(Z.shape[1])])
 
 
@@ -278,8 +272,6 @@ def vaw2_minmax(name: str, X, y, cache: Path):
     f = cache / f"vaw2_minmax_{name}.npz"
     if f.exists():
         return np.load(f)["z"]
-    import omkl_core as ok  # noqa: PLC0415
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         z = np.asarray(ok.TargetScaler(ok.StandardScaler(max_norm=1.0) | ok.VAW2()).run(X, y), dtype=np.float64)
@@ -288,8 +280,6 @@ def vaw2_minmax(name: str, X, y, cache: Path):
 
 
 def study(cache: Path) -> list[dict]:
-    import omkl_core as ok  # noqa: PLC0415
-
     rows = []
     for name in STUDY:
         X, y = load(name)
@@ -318,8 +308,6 @@ def study(cache: Path) -> list[dict]:
 
 
 def track(cache: Path) -> list[dict]:
-    import omkl_core as ok  # noqa: PLC0415
-
     rows = []
     for name in TRACK:
         X, y = load(name)

@@ -31,6 +31,9 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from omkl_core import compiled, mkl, registry, vecmath  # noqa: E402
+from omkl_core.mkl.vaw2 import draw_dictionaries  # noqa: E402
+
 __all__ = ["gemm_rate", "cos_seconds", "vaw2_once", "vaw2_seconds", "floor_table", "main"]
 
 N_PAPER = 76
@@ -101,11 +104,8 @@ def cos_seconds(X, m: int, seed=0, repetitions: int = 1, repeats: int = 3, time_
     row per step. The same numbers, but NumPy's cos runs about twice as fast kernel by kernel
     (runs of arguments of one bandwidth, mostly small, take its fast path together). ``library``:
     whose cosine (:func:`omkl_core.vecmath.cos_function`; ``"numpy"``: ``np.cos``)."""
-    from omkl_core import vecmath  # noqa: PLC0415
-    from omkl_core.mkl.vaw2 import _draw_dictionaries  # noqa: PLC0415
-
     cos = vecmath.cos_function(library)
-    dicts = _draw_dictionaries(X.shape[1], m, repetitions, seed, None, "cos", "numpy")
+    dicts = draw_dictionaries(X.shape[1], m, repetitions, seed, None, "cos", "numpy")
     T = X.shape[0]
     if layout == "kernel":
         W = np.concatenate([D.omega_ for D in dicts])                        # (R*N, d, m)
@@ -134,8 +134,6 @@ def cos_seconds(X, m: int, seed=0, repetitions: int = 1, repeats: int = 3, time_
 def vaw2_once(X, y, m: int, repetitions: int = 1, seed=0, dictionary=None) -> None:
     """VAW2 end to end once: ``VAW2(m=m).run(X, y)`` (R = 1) or the R repetitions batched
     (the expert layer of all R at once, then R meta VAWs)."""
-    from omkl_core import mkl  # noqa: PLC0415
-
     if repetitions == 1:
         mkl.VAW2(m=m, seed=seed, dictionary=dictionary).run(X, y)
         return
@@ -157,12 +155,6 @@ def vaw2_seconds(X, y, m: int, repetitions: int = 1, repeats: int = 3, seed=0) -
 def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, dataset: str = "airfoil",
                 max_steps: int | None = None) -> dict:
     """CPU, floor and ratio of VAW2 for each m and each R, all measured in this process."""
-    from omkl_core import (  # noqa: PLC0415
-        compiled,
-        mkl,  # noqa: PLC0415
-        registry,
-    )
-
     X, y = registry.load_dataset(dataset, max_steps)
     T = X.shape[0]
     limit = _limit_threads()
@@ -170,7 +162,6 @@ def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, datase
         mkl.VAW2(m=8).run(X[:40], y[:40])                       # compile / load the kernels
         mkl.expert_predictions(X[:40], y[:40], m=8, repetitions=2)
         g0 = gemm_rate()
-        from omkl_core import vecmath  # noqa: PLC0415
         fast_libs = [n for n in vecmath.available() if n != "mkl_umath"]   # mkl_umath: not call-invariant
         rows = []
         for m in ms:
@@ -204,7 +195,6 @@ def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, datase
         r["ratio_strict"] = r["cpu"] / r["floor_strict"]
     with compiled.engine("auto"):
         eng = "numba" if compiled.use_numba() else "numpy"
-    from omkl_core import vecmath  # noqa: PLC0415
     return {"cos_library": vecmath.library(), "T": T, "dataset": dataset, "gflops": g / 1e9, "engine": eng, "rows": rows, "blas_kernel": arch,
             "native": None if native is None else {"gflops": native[0] / 1e9, "blas_kernel": native[1]}}
 

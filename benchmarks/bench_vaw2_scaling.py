@@ -38,6 +38,9 @@ import tracemalloc
 import bench_vaw2_floor as _floor  # before NumPy: it pins BLAS/OpenMP to one thread
 import numpy as np
 
+from omkl_core import compiled, registry
+from omkl_core.mkl.vaw2 import draw_dictionaries, feature_blocks
+
 __all__ = ["dictionary_of", "sweep", "fit_exponent", "fit_two_term", "state_bytes", "largest_fitting", "main"]
 
 GIB = 2.0 ** 30
@@ -71,8 +74,6 @@ def largest_fitting(limit: float, N: int | None = None, m: int | None = None, R:
 
 
 def _stream(T: int):
-    from omkl_core import registry  # noqa: PLC0415
-
     X, y = registry.load_dataset("airfoil")
     reps = -(-T // X.shape[0])
     return np.tile(X, (reps, 1))[:T].copy(), np.tile(y, reps)[:T].copy()
@@ -84,9 +85,7 @@ def _once(X, y, m: int, N: int, R: int):
 
 def _features_once(X, m: int, N: int, R: int) -> None:
     """The feature map alone, as VAW2 computes it (R dictionaries drawn, every 256-step block)."""
-    from omkl_core.mkl.vaw2 import _draw_dictionaries, feature_blocks  # noqa: PLC0415
-
-    dicts = _draw_dictionaries(X.shape[1], m, R, 0, None if N == 76 else dictionary_of(N), "cos", "numpy")
+    dicts = draw_dictionaries(X.shape[1], m, R, 0, None if N == 76 else dictionary_of(N), "cos", "numpy")
     for _ in feature_blocks(X, dicts, reuse=True):
         pass
 
@@ -259,7 +258,6 @@ def main(argv=None) -> int:
     finally:
         if limit is not None:
             limit.restore_original_limits()
-    from omkl_core import compiled  # noqa: PLC0415
     with compiled.engine("auto"):
         eng = "numba" if compiled.use_numba() else "numpy"
     header = (f"VAW2 cost per step on Airfoil, one thread, CPU time (process_time), engine {eng}, best of "

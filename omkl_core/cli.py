@@ -377,8 +377,8 @@ def _run_blocks(model, blocks, T: int, *, paper: bool, lo: float, width: float, 
     a list that gets each block's (X, y) (``--regret`` needs the whole stream)."""
     import time  # noqa: PLC0415
 
-    from ._progress import progress_bar  # noqa: PLC0415
     from .backend import to_numpy  # noqa: PLC0415
+    from .progress import progress_bar  # noqa: PLC0415
     from .protocol import fill_abstentions  # noqa: PLC0415
     from .validation import check_forecast  # noqa: PLC0415
 

@@ -8,22 +8,34 @@ the code of Ghari & Shen (2023):
 * (34)  x_i := x_i / max_j ||x_j||_2                              -> largest row norm 1.
 
 Column choices follow ``omkl_core/data/SOURCES.md`` (see :func:`info` for each dataset's notes).
+Which datasets exist, their files and facts: the one table :data:`omkl_core.presets.DATASETS`
+(``DatasetInfo`` is defined there and re-exported here). A new CSV whose target is its last column
+needs no code here: see "Adding a dataset" in :mod:`omkl_core.presets`.
 """
 from __future__ import annotations
 
 import csv
 import os
 import warnings
-from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import numpy as np
 
-from .validation import check_int, check_magnitude, check_matrix, check_vector
+from .presets import DATASETS, DatasetInfo
+from .validation import (
+    check_int,
+    check_interval,
+    check_magnitude,
+    check_matrix,
+    check_nonneg,
+    check_option,
+    check_seed,
+    check_vector,
+)
 
-__all__ = ["load", "names", "info", "ar4", "normalise_stream", "DATA_DIR", "DatasetInfo"]
+__all__ = ["load", "names", "info", "ar4", "normalise_stream", "DATA_DIR", "DatasetInfo", "GENERATORS"]
 
 #: Folder holding the CSVs, SOURCES.md and published_tables.csv: the package data ``omkl_core/data``,
 #: located with :mod:`importlib.resources`, so that a checkout, an editable install and an installed
@@ -31,64 +43,17 @@ __all__ = ["load", "names", "info", "ar4", "normalise_stream", "DATA_DIR", "Data
 DATA_DIR: Traversable = resources.files(__package__) / "data"
 
 
-@dataclass(frozen=True)
-class DatasetInfo:
-    """Static description of one dataset (Table 1 of paper 000, plus provenance)."""
-
-    name: str
-    file: str
-    title: str
-    target: str
-    source: str
-    T: int
-    d: int
-    variants: dict[str, str] = field(default_factory=dict)
-    notes: str = ""
-
-
+#: Naval's feature columns (the table's ``variants``): 15 by default, 17 in the graph-aided code.
 _NAVAL_15 = list(range(1, 16))  # ship speed ... fuel flow (ICML 2020 code, graph-aided text)
 _NAVAL_17 = list(range(1, 18))  # graph-aided code: all columns but the target, incl. decay coeffs
-
-_REGISTRY: dict[str, DatasetInfo] = {
-    "airfoil": DatasetInfo(
-        name="airfoil", file="airfoil.csv", title="Airfoil Self-Noise",
-        target="scaled-sound-pressure",
-        source="UCI id 291, doi:10.24432/C5VW2C (Brooks, Pope & Marcolini 1989)",
-        T=1503, d=5, notes="all 5 columns but the last are features; target = last column"),
-    "bias": DatasetInfo(
-        name="bias", file="bias_correction.csv",
-        title="Bias correction of numerical prediction model temperature forecast",
-        target="Next_Tmin", source="UCI id 514, doi:10.24432/C59K76 (Cho et al. 2020)",
-        T=7750, d=20,
-        variants={None: "Present_Tmin ... Solar radiation (20 columns); NaN -> column mean",
-                  "dropna": "same 20 columns; rows with any missing value dropped (T = 7588)"},
-        notes="station, Date and Present_Tmax excluded, as the authors' code ended up doing"),
-    "concrete": DatasetInfo(
-        name="concrete", file="concrete.csv", title="Concrete Compressive Strength",
-        target="Concrete compressive strength(MPa, megapascals)",
-        source="UCI id 165, doi:10.24432/C5PK67 (Yeh 1998)",
-        T=1030, d=8, notes="8 mixture features; target = last column"),
-    "naval": DatasetInfo(
-        name="naval", file="naval.csv",
-        title="Condition Based Maintenance of Naval Propulsion Plants",
-        target="Lever position (lp) [ ]",
-        source="UCI id 316, doi:10.24432/C5K31K (Coraddu et al. 2014)",
-        T=11934, d=15,
-        variants={None: "15 measurement columns 1..15 (graph-aided paper's text, ICML-2020 code)",
-                  "17": "17 columns 1..17 incl. both decay coefficients (graph-aided paper's code)"},
-        notes="target = column 0 (lever position), not the UCI decay targets"),
-    "wine_white": DatasetInfo(
-        name="wine_white", file="wine_white.csv", title="Wine Quality (white)",
-        target="quality", source="UCI id 186, doi:10.24432/C56S3T (Cortez et al. 2009)",
-        T=4898, d=11, notes="11 physico-chemical features; target = last column"),
-}
 
 _BIAS_FIRST, _BIAS_LAST = "Present_Tmin", "Solar radiation"
 
 
 def names() -> list[str]:
-    """Names accepted by :func:`load` (``ar4`` is a generator: see :func:`ar4`)."""
-    return list(_REGISTRY)
+    """Names accepted by :func:`load`: the file entries of :data:`omkl_core.presets.DATASETS`
+    (``ar4`` is a generator: see :func:`ar4`)."""
+    return [name for name, entry in DATASETS.items() if not entry.generator]
 
 
 def info(name: str) -> dict:
@@ -101,10 +66,11 @@ def info(name: str) -> dict:
 
 
 def _lookup(name: str) -> DatasetInfo:
-    if not isinstance(name, str) or name not in _REGISTRY:
-        raise ValueError(f"unknown dataset {name!r}; known datasets: {', '.join(_REGISTRY)} "
+    files = names()
+    if not isinstance(name, str) or name not in files:
+        raise ValueError(f"unknown dataset {name!r}; known datasets: {', '.join(files)} "
                          "(and the generator ar4())")
-    return _REGISTRY[name]
+    return DATASETS[name]
 
 
 def read_csv(path: str | os.PathLike | Traversable) -> tuple[list[str], np.ndarray, list[list[str]]]:
@@ -301,6 +267,11 @@ def ar4(T: int = 5000, seed: int = 0, normalise: bool = True) -> tuple[np.ndarra
     return np.ascontiguousarray(X), y
 
 
+#: Generator entries of :data:`omkl_core.presets.DATASETS` (``DatasetInfo.generator``) -> the function
+#: that draws the stream from the entry's ``params`` (and ``normalise``).
+GENERATORS = {"ar4": ar4}
+
+
 def sparse_regression(n: int, p: int, s: int, *, sigma: float = 1.0, seed=0, design: str = "gaussian",
                       rho: float = 0.5, amplitude: float = 1.0):
     """The sparse linear model (11) of paper 004: Y = X w_bar + eps, ||w_bar||_0 = s.
@@ -316,8 +287,6 @@ def sparse_regression(n: int, p: int, s: int, *, sigma: float = 1.0, seed=0, des
 
     Returns (X, y, w_bar, eps) with shapes (n, p), (n,), (p,), (n,).
     """
-    from .validation import check_interval, check_nonneg, check_option, check_seed
-
     n = check_int(n, "n", minimum=1)
     p = check_int(p, "p", minimum=1)
     s = check_int(s, "s", minimum=0)

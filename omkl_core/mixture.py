@@ -281,8 +281,9 @@ def _fresh_meta(meta, N: int):
         raise ValueError(f"meta {meta!r} cannot aggregate N={N} learners: {exc}") from None
 
 
-def _first_fallback(meta) -> float:
-    """f_1: the midpoint of the meta-learner's ``bounds`` (0.0 when it has none)."""
+def first_fallback(meta) -> float:
+    """f_1: the midpoint of the meta-learner's ``bounds`` (0.0 when it has none): the forecast that
+    stands in for an abstaining expert before any label was seen."""
     bounds = getattr(meta, "bounds", None)
     return 0.0 if bounds is None else 0.5 * (float(bounds[0]) + float(bounds[1]))
 
@@ -359,7 +360,7 @@ def aggregate(Z, y, *, meta=None, abstained=None):
         raise ValueError("Z contains NaN or inf outside the abstentions (mark them in abstained)")
     meta_ = _fresh_meta(meta, Z.shape[1])
     Z = np.where(A, 0.0, Z)
-    fallbacks = _fallback_sequence(0.0, 0, y, _first_fallback(meta_))
+    fallbacks = _fallback_sequence(0.0, 0, y, first_fallback(meta_))
     return _sleeping_stream(meta_, Z, A, y, fallbacks)[1]
 
 
@@ -486,7 +487,7 @@ class Mixture(Pairing):
         self._trusted = [_refuses_before_learning(e) for e in self.learners_]
         self._learn_order = sorted(range(N), key=lambda j: self._trusted[j])   # experts are independent
         self._undo = []
-        self._first_fallback = _first_fallback(self.meta_)
+        self._first_fallback = first_fallback(self.meta_)
         self.label_sum_ = 0.0
         self.abstained_ = None
         self.n_abstained_ = np.zeros(N, dtype=np.int64)

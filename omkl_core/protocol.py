@@ -49,8 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._progress import progress_bar, progress_iter
 from .backend import to_numpy
+from .progress import progress_bar, progress_iter
 from .validation import check_forecast, check_magnitude, check_matrix, check_vector
 
 __all__ = ["Trace", "run_online", "running_mean", "mse_curve", "PROGRESS_CHUNK", "abstention_fallback",

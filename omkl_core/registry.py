@@ -12,10 +12,12 @@ Learners
     can be built from plain parameter values (``omkl run --param``, a sweep spec).
 
 Datasets
-    :func:`dataset_names` -- the five bundled UCI streams of :func:`omkl_core.datasets.load`
-    and the generator ``ar4`` (paper 000 eq. 32, :func:`omkl_core.datasets.ar4`, parameters
-    ``T`` and ``seed``). :func:`load_dataset` returns any of them as ``(X, y)``, normalised by
-    paper 000 eqs. (33)-(34) on the whole stream and then cut to ``max_steps``.
+    :func:`dataset_names` -- every entry of the one dataset table :data:`omkl_core.presets.DATASETS`:
+    the generator ``ar4`` (paper 000 eq. 32, :func:`omkl_core.datasets.ar4`, parameters ``T`` and
+    ``seed``) and the bundled UCI streams of :func:`omkl_core.datasets.load`. Adding a dataset is its
+    CSV, its ``SOURCES.md`` entry and one line in that table (:mod:`omkl_core.presets`).
+    :func:`load_dataset` returns any of them as ``(X, y)``, normalised by paper 000 eqs. (33)-(34)
+    on the whole stream and then cut to ``max_steps``.
 
     Why ``registry.load_dataset`` and not a ``datasets.get``: :mod:`omkl_core.datasets` is the
     data layer (reading and checking the CSV files, the AR(4) recursion, the normalisation) and
@@ -25,7 +27,8 @@ Datasets
     it lives with them.
 
 Paper presets
-    ``paper000.defaults(learner)`` (paper 000, section 4) and ``paper003.defaults(T, learner)``
+    Defined as plain data in :mod:`omkl_core.presets` (a low module the learners may read) and
+    re-exported here unchanged. ``paper000.defaults(learner)`` (paper 000, section 4) and ``paper003.defaults(T, learner)``
     (paper 003, section 5): the constructor parameters as the papers state them, as plain
     values (the kernel dictionary as ``[kinds, sigmas]`` lists), so that a preset can go into a
     sweep spec as it is. ``paper000.REPETITIONS`` and ``paper003.REPETITIONS`` are the papers'
@@ -36,17 +39,22 @@ Paper presets
     ``paper000.baseline_rows()`` (paper 000's Raker / OMKL-GF rows, text and authors' code) and
     ``paper003.variant_rows(T)`` (paper 003's code variants), each ``{row label: (class name,
     parameters)}``; a label's part before " [" is the published row it is compared with.
+
+Layering: the registry sits above the learner families and imports them at its top; no learner
+module imports the registry (a preset a learner module publishes comes from :mod:`omkl_core.presets`).
 """
 from __future__ import annotations
 
 import inspect
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import aggregation, baselines, mixture, mkl, noisy, preprocessing, ridge, vaw
 from . import datasets as _datasets
-from .features import paper000_sigmas, paper003_sigmas
+from .aggregation import _MetaLearner
+from .base import OnlineLearner
+from .presets import DATASETS, paper000, paper003
 from .validation import check_int
 
 __all__ = ["learners", "learner_info", "buildable", "required_parameters", "takes_expert_predictions", "LearnerInfo",
@@ -77,8 +85,11 @@ _NOT_BUILDABLE = {
 
 #: The modules whose export lists (``__all__``) hold the online learners, in the order
 #: ``omkl models`` lists them. A learner class exported by one of them is registered without an
-#: edit here; a new family adds its module to this tuple.
-LEARNER_MODULES = ("baselines", "aggregation", "vaw", "ridge", "mixture", "noisy", "mkl", "preprocessing")
+#: edit here; a new family adds its module to this tuple (and to the imports above: the registry
+#: sits above the learner families and imports them; none of them imports the registry).
+_FAMILIES = (baselines, aggregation, vaw, ridge, mixture, noisy, mkl, preprocessing)
+#: The names of :data:`_FAMILIES`' modules, in that order.
+LEARNER_MODULES = tuple(module.__name__.rpartition(".")[2] for module in _FAMILIES)
 #: Learners registered from outside the package (:func:`register`), by name.
 _REGISTERED: dict[str, type] = {}
 
@@ -114,18 +125,8 @@ def learners() -> dict[str, type]:
 
 
 def _discovered() -> dict[str, type]:
-    import importlib  # noqa: PLC0415
-
-    from .base import OnlineLearner  # noqa: PLC0415
-
     found: dict[str, type] = {}
-    for module in LEARNER_MODULES:
-        try:
-            mod = importlib.import_module(f"{__package__}.{module}")
-        except ModuleNotFoundError as exc:                 # a family not in this version of the package
-            if exc.name != f"{__package__}.{module}":
-                raise
-            continue
+    for mod in _FAMILIES:
         for name in getattr(mod, "__all__", ()):
             obj = getattr(mod, name, None)
             if (isinstance(obj, type) and issubclass(obj, OnlineLearner) and obj is not OnlineLearner
@@ -165,8 +166,6 @@ class LearnerInfo:
 
 def takes_expert_predictions(cls: type) -> bool:
     """True for the meta-learners, whose input z_t is the vector of expert forecasts."""
-    from .aggregation import _MetaLearner  # noqa: PLC0415
-
     return issubclass(cls, _MetaLearner)
 
 
@@ -219,30 +218,19 @@ class DatasetEntry:
     params: dict = field(default_factory=dict)
 
 
-#: The generator entry: paper 000 eq. (32), T = 5000 steps ("t = 1, ..., 5000"), noise seed 0.
-_AR4 = DatasetEntry(name="ar4", title="AR(4)", T=5000, d=1, target="x_{t+1}", source="synthetic, paper 000 eq. (32)",
-                    generator=True, params={"T": 5000, "seed": 0})
-
-
-#: Generator entries -> the function that draws the stream from the entry's parameters.
-_GENERATORS = {_AR4.name: _datasets.ar4}
-
-
 def dataset_names() -> list[str]:
-    """Every dataset name: the generator ``ar4`` (first, as in paper 000's Table 2), then the
-    bundled files (:func:`omkl_core.datasets.names`)."""
-    return [_AR4.name, *_datasets.names()]
+    """Every dataset name of the one table :data:`omkl_core.presets.DATASETS`: the generator ``ar4``
+    (first, as in paper 000's Table 2), then the bundled files (:func:`omkl_core.datasets.names`)."""
+    return list(DATASETS)
 
 
 def dataset_info(name: str) -> DatasetEntry:
     """T, d, target and source of dataset ``name`` (ValueError naming it when unknown)."""
-    if name == _AR4.name:
-        return _AR4
-    if not isinstance(name, str) or name not in _datasets.names():
+    if not isinstance(name, str) or name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known: {', '.join(dataset_names())}")
-    meta = _datasets.info(name)
-    return DatasetEntry(name=name, title=meta["title"], T=meta["T"], d=meta["d"], target=meta["target"],
-                        source=meta["source"])
+    meta = DATASETS[name]
+    return DatasetEntry(name=name, title=meta.title, T=meta.T, d=meta.d, target=meta.target, source=meta.source,
+                        generator=bool(meta.generator), params=dict(meta.params))
 
 
 def load_dataset(name: str, max_steps: int | None = None, *, normalise: bool = True, variant: str | None = None,
@@ -281,193 +269,9 @@ def load_dataset(name: str, max_steps: int | None = None, *, normalise: bool = T
     if entry.generator:
         if variant is not None:
             raise ValueError(f"variant {variant!r}: dataset {name!r} has no variants")
-        X, y = _GENERATORS[name](**{**entry.params, **params}, normalise=normalise)
+        X, y = _datasets.GENERATORS[DATASETS[name].generator](**{**entry.params, **params}, normalise=normalise)
     else:
         X, y = _datasets.load(name, normalise=normalise, variant=variant)
     if max_steps is not None:
         X, y = X[:max_steps], y[:max_steps]
     return np.ascontiguousarray(X), np.ascontiguousarray(y)
-
-
-# ----------------------------------------------------------------------------- presets
-def _plain_dictionary(kinds_sigmas) -> list:
-    """``(kinds, sigmas)`` as JSON-able ``[kinds, sigmas]`` lists (floats round-trip exactly)."""
-    kinds, sigmas = kinds_sigmas
-    return [list(kinds), [float(s) for s in sigmas]]
-
-
-def _pick(presets: dict, learner: str | None, paper: str) -> dict:
-    if learner is None:
-        return presets
-    if learner not in presets:
-        raise ValueError(f"learner {learner!r} has no paper {paper} preset; presets: {', '.join(presets)}")
-    return presets[learner]
-
-
-class paper000:  # noqa: N801 - a namespace read as ``registry.paper000.defaults(...)``
-    """Paper 000 (Rokhlin & Gurtovaya 2025), section 4 "Computer experiments".
-
-    "All algorithms were run using N = 76 kernels: 51 Gaussian and 25 Laplacian" with
-    sigma^2 in {10^(2i/25 - 2)}, i = 0..50 (Gaussian) and sigma in {10^(i/6 - 2)}, i = 0..24
-    (Laplacian); "The number m of random features was set to 50"; "averaged over 5
-    experiments"; "We chose lambda = 1 for the VAW algorithm in all cases" (both levels of
-    VAW2 and the VAW experts of every meta-learner). The baselines Raker and OMKL-GF follow
-    "[Ghari2023graph] and the related code" (section 4, first line): lambda = 1e-3,
-    eta_t = 0.1/sqrt(t) and OMKL-GF's M = 10 kernels per step (reference/algorithms.md, C.1
-    and C.3), on the same 76 kernels and m = 50.
-    """
-
-    REPETITIONS = 5          # section 4: "averaged over 5 experiments"
-    M_FEATURES = 50          # section 4: m = 50
-    LAM = 1.0                # section 4: lambda = 1 for the VAW algorithm
-    AR4_T = 5000             # eq. (32): t = 1, ..., 5000
-
-    @staticmethod
-    def dictionary() -> list:
-        """The N = 76 kernels of section 4 as ``[kinds, sigmas]`` (sigma, not sigma^2)."""
-        return _plain_dictionary(paper000_sigmas())
-
-    @staticmethod
-    def defaults(learner: str | None = None) -> dict:
-        """Constructor parameters of ``learner`` (a class name: VAW2, VAWEWA, VAWAggr, VAWMLProd,
-        VAWMLPoly, VAWBOA, Raker, OMKLGF) as section 4 states them; None: all, by class name."""
-        dic = paper000.dictionary()
-        vaw = {"m": paper000.M_FEATURES, "lam": paper000.LAM, "dictionary": dic}
-        base = {"m": paper000.M_FEATURES, "lam": 1e-3, "eta": 0.1, "schedule": "inv_sqrt_t", "dictionary": dic}
-        presets = {"VAW2": {**vaw, "lam_meta": paper000.LAM},
-                   **{cls: dict(vaw) for cls in ("VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA")},
-                   "Raker": base, "OMKLGF": {**base, "M": 10}}
-        return _pick(presets, learner, "000")
-
-    @staticmethod
-    def vaw_rows(form: str | None = None) -> dict:
-        """Paper 000's VAW-family rows of Table 2 -> ``{label: (class name, parameters)}``.
-
-        ``form="text"``: the seven rows of Table 2 in the paper's order -- "VAW2" (Theorem 2),
-        "VAW2 (trunc)" (the meta VAW on zbar_t, eq. 28), "VAW-Aggr", "VAW-EWA" (eq. 29,
-        Theorem 3), "VAW-BOA", "VAW-ML-Poly", "VAW-ML-Prod" (section 4), each with the
-        :meth:`defaults` of its class. ``form="code"``: "VAW-EWA [opera calibrated]", VAW-EWA
-        with opera's default online-calibrated EWA (``ewaCalib``, reference A.2) instead of
-        eq. (29)'s fixed eta. None: both forms, text first. A row's meta-learner alone (for
-        stored expert predictions): :func:`omkl_core.mkl.make_meta`.
-        """
-        d = paper000.defaults()
-        forms = {"text": {"VAW2": ("VAW2", d["VAW2"]),
-                          "VAW2 (trunc)": ("VAW2", {**d["VAW2"], "truncate": True}),
-                          "VAW-Aggr": ("VAWAggr", d["VAWAggr"]),
-                          "VAW-EWA": ("VAWEWA", d["VAWEWA"]),
-                          "VAW-BOA": ("VAWBOA", d["VAWBOA"]),
-                          "VAW-ML-Poly": ("VAWMLPoly", d["VAWMLPoly"]),
-                          "VAW-ML-Prod": ("VAWMLProd", d["VAWMLProd"])},
-                 "code": {"VAW-EWA [opera calibrated]": ("VAWEWA", {**d["VAWEWA"], "calibrated": True})}}
-        if form is None:
-            return {**forms["text"], **forms["code"]}
-        if form not in forms:
-            raise ValueError(f"form must be one of {list(forms)} or None, got {form!r}")
-        return forms[form]
-
-    @staticmethod
-    def baseline_rows(form: str | None = None) -> dict:
-        """Paper 000's Raker and OMKL-GF rows of Table 2 -> ``{label: (class name, parameters)}``.
-
-        ``form="text"``: "Raker" and "OMKL-GF" of :meth:`defaults` (the text's algorithms, J = 1
-        selective node as in paper 003's section 5, with the code's eta_t = 0.1/sqrt(t)).
-        ``form="code"``: "Raker [authors' code]" and "OMKL-GF [authors' code: J = 2]", the
-        graph-aided authors' code that paper 000 says it ran ("[Ghari2023graph] and the related
-        code"): Raker with lam |theta_{t+1}|^2 in the weight update (reference D.1,
-        :data:`omkl_core.mkl.raker.AUTHORS_CODE`); OMKL-GF with J = 2 selective nodes,
-        off-by-one edge draws, 1/q clipped at 20, the graph frozen after step index 301 and
-        lam |theta_{t+1}|^2 (reference C.1/C.3, the 2022 notebooks,
-        :data:`omkl_core.mkl.omkl_gf.AUTHORS_CODE`), M = 10 (the notebooks' plotted setting).
-        None: both forms, text first.
-        """
-        from .mkl import omkl_gf, raker  # noqa: PLC0415
-
-        d = paper000.defaults()
-        forms = {"text": {"Raker": ("Raker", d["Raker"]), "OMKL-GF": ("OMKLGF", d["OMKLGF"])},
-                 "code": {"Raker [authors' code]": ("Raker", {**d["Raker"], **raker.AUTHORS_CODE}),
-                          "OMKL-GF [authors' code: J = 2]": ("OMKLGF", {**d["OMKLGF"], **omkl_gf.AUTHORS_CODE})}}
-        if form is None:
-            return {**forms["text"], **forms["code"]}
-        if form not in forms:
-            raise ValueError(f"form must be one of {list(forms)} or None, got {form!r}")
-        return forms[form]
-
-
-class paper003:  # noqa: N801 - a namespace read as ``registry.paper003.defaults(...)``
-    """Paper 003 (Ghari & Shen, Graph-Aided Online Multi-Kernel Learning), section 5 "Experiments".
-
-    "we average the MSE over R = 50 different sets of random features"; "The number of random
-    features D = 50"; "The kernel dictionary contains 41 radial basis function (RBF) kernels.
-    The bandwidth of the i-th kernel is as 10^{sigma_i} where sigma_i = (i - 21)/10" (read as
-    sigma^2, :func:`omkl_core.features.paper003_sigmas`); "Parameters xi and eta are set to
-    1/sqrt(T) for all algorithms"; "Parameter lambda is set to 10^-3"; "the number of
-    out-neighbors for each node is set to be 5"; SFG-MKL-R's beta uses "the tenth greatest
-    value"; "after 300 time instants, both algorithms choose I_t = argmax_i u_it/U_t"; "For
-    OMKL-GF, the number of selective nodes is set to be 1 and the maximum number of kernels
-    chosen at each time instant is 10". OMKR (exact kernels, no random features) takes eta only.
-    """
-
-    REPETITIONS = 50         # section 5: R = 50
-    M_FEATURES = 50          # section 5: D = 50
-    LAM = 1e-3               # section 5: lambda = 10^-3
-
-    @staticmethod
-    def dictionary() -> list:
-        """The 41 Gaussian kernels of section 5 as ``[kinds, sigmas]`` (sigma, not sigma^2)."""
-        return _plain_dictionary(paper003_sigmas())
-
-    @staticmethod
-    def eta(T: int) -> float:
-        """eta = xi = 1/sqrt(T) (section 5), T the length of the stream."""
-        return 1.0 / math.sqrt(check_int(T, "T", minimum=1))
-
-    @staticmethod
-    def defaults(T: int, learner: str | None = None) -> dict:
-        """Constructor parameters of ``learner`` (OMKR, Raker, OMKLGF, SFGMKL, SFGMKLR) for a
-        stream of ``T`` steps as section 5 states them; None: all five, by class name."""
-        eta = paper003.eta(T)
-        rf = {"m": paper003.M_FEATURES, "lam": paper003.LAM, "eta": eta, "dictionary": paper003.dictionary()}
-        sfg = {**rf, "xi": eta, "M": 5, "greedy_after": 300}
-        presets = {"OMKR": {"eta": eta}, "Raker": rf, "OMKLGF": {**rf, "M": 10},
-                   "SFGMKL": sfg, "SFGMKLR": {**sfg, "beta_rank": 10}}
-        return _pick(presets, learner, "003")
-
-    @staticmethod
-    def rows(T: int) -> dict:
-        """The five scored rows of Tables 1-4 -> ``{label: (class name, parameters)}``."""
-        p = paper003.defaults(T)
-        return {"OMKR": ("OMKR", p["OMKR"]), "Raker": ("Raker", p["Raker"]), "OMKL-GF": ("OMKLGF", p["OMKLGF"]),
-                "SFG-MKL": ("SFGMKL", p["SFGMKL"]), "SFG-MKL-R": ("SFGMKLR", p["SFGMKLR"])}
-
-    @staticmethod
-    def variant_rows(T: int) -> dict:
-        """The named variant rows beside Tables 1-4 -> ``{label: (class name, parameters)}``:
-
-        * "SFG-MKL [code: node 0]": after step 300 the node is the constant 0 (the notebook
-          passes 0, never argmax u; reference E.4);
-        * "SFG-MKL-R [node 0 after 300: not the code]": the same fixed node for SFG-MKL-R --
-          *not* what the code does (kept as an ablation: it isolates the fixed subset N_0^out);
-        * "SFG-MKL-R [code: frozen refinement, drawn node, clip]": what the code does (E.4):
-          after step 300 only the refinement (D'_t, A'_t) is frozen and a second, unconditional
-          draw keeps the node random (``freeze_refinement=True``), with the code's clipping of
-          the importance weights (``clip=(0.1, 0.2)``: 1/q <= 10, 1/p <= 5). The clip belongs to
-          this row: with nodes still drawn after the switch, a rarely drawn node's 1/q has no
-          bound and the text's unclipped steps diverge (Naval: MSE ~ 1e27 without it);
-        * "OMKL-GF [code]": the graph-aided code's J = 1 form (C.1/C.3): off-by-one edge draws,
-          1/q clipped at 20, eta_t = 0.1/sqrt(t), graph frozen after 300 steps;
-        * "OMKL-GF [ICML-2020: unweighted theta step]": the ICML-2020 paper's own code's update
-          (C.2: theta_k <- theta_k - eta grad L_k, no 1/q_k), section 5's settings otherwise.
-
-        Everything a label does not name is section 5's text (:meth:`defaults`).
-        """
-        p = paper003.defaults(T)
-        return {
-            "SFG-MKL [code: node 0]": ("SFGMKL", {**p["SFGMKL"], "greedy_node": 0}),
-            "SFG-MKL-R [node 0 after 300: not the code]": ("SFGMKLR", {**p["SFGMKLR"], "greedy_node": 0}),
-            "SFG-MKL-R [code: frozen refinement, drawn node, clip]": ("SFGMKLR", {**p["SFGMKLR"], "freeze_refinement": True,
-                                                                                  "clip": [0.1, 0.2]}),
-            "OMKL-GF [code]": ("OMKLGF", {**p["OMKLGF"], "eta": 0.1, "schedule": "inv_sqrt_t", "q_clip": 0.05,
-                                          "freeze_after": 300, "off_by_one": True}),
-            "OMKL-GF [ICML-2020: unweighted theta step]": ("OMKLGF", {**p["OMKLGF"], "weighted_gradient": False}),
-        }

@@ -100,13 +100,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import registry
-from ._progress import progress_bar
+from . import compiled, registry, vecmath
+from .progress import progress_bar
 from .protocol import Trace, run_online
-from .validation import check_bool, check_int, check_option
+from .validation import check_bool, check_int, check_memory, check_option
 
 __all__ = ["run", "map_tasks", "TaskResults", "task_key", "load_spec", "cells", "code_version", "numerics", "data_hash", "summarise", "mean_ranks",
-           "to_frame", "local_client", "EXECUTORS", "ROW_COLUMNS", "Store", "MAX_CELLS"]
+           "to_frame", "local_client", "EXECUTORS", "ROW_COLUMNS", "Store", "MAX_CELLS",
+           "make_learner", "one_blas_thread"]
 
 EXECUTORS = ("serial", "processes", "dask")
 #: Columns of the rows :func:`run` returns, in order.
@@ -174,7 +175,7 @@ def load_spec(spec) -> dict:
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{where}['params'] must hold plain values (numbers, strings, lists, tables): {exc}") from None
         try:                                           # bad hyper-parameters fail here, not in every cell
-            _make_learner(known[name], params, 0)
+            make_learner(known[name], params, 0)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{where}['params'] rejected by {name}: {exc}") from None
         label = item.get("label", name)
@@ -197,8 +198,9 @@ def load_spec(spec) -> dict:
             "max_steps": max_steps, "curve_points": curve_points}
 
 
-def _make_learner(cls: type, params: dict, seed: int):
-    """``cls(**params, seed=seed)`` when the constructor takes ``seed``, else ``cls(**params)``."""
+def make_learner(cls: type, params: dict, seed: int):
+    """``cls(**params, seed=seed)`` when the constructor takes ``seed``, else ``cls(**params)``: how the
+    sweep (and the leaderboard) build a learner of a cell."""
     try:
         takes_seed = "seed" in inspect.signature(cls).parameters
     except (TypeError, ValueError):
@@ -239,8 +241,6 @@ def numerics() -> str:
     """The libraries behind this process's arithmetic that can change a result's last bits: the
     compiled engine (:mod:`omkl_core.compiled`: Numba or NumPy loops) and the feature map's cosine
     (:mod:`omkl_core.vecmath`: NumPy's or oneMKL's). Part of :func:`code_version`."""
-    from . import compiled, vecmath  # noqa: PLC0415
-
     return f"engine={'numba' if compiled.use_numba() else 'numpy'};cos={vecmath.library()}"
 
 
@@ -418,7 +418,7 @@ def _normalised(result):
 
 # ------------------------------------------------------------------------- one cell
 @contextmanager
-def _one_blas_thread():
+def one_blas_thread():
     """Run with one BLAS/OpenMP thread (threadpoolctl when installed, else unchanged)."""
     try:
         from threadpoolctl import threadpool_limits  # noqa: PLC0415
@@ -438,7 +438,7 @@ def _curve_points(trace, n: int) -> tuple[list[int], list[float]]:
 def _run_repetitions(model, cell: dict, X, y, row: dict) -> None:
     """A batched cell: ``model.run_repetitions(X, y, R)`` once -> ``row["runs"]``, one entry a repetition."""
     R = cell["repetitions"]
-    with _one_blas_thread():
+    with one_blas_thread():
         t0, c0 = time.perf_counter(), time.thread_time()
         P = np.asarray(model.run_repetitions(X, y, R), dtype=np.float64)
         seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
@@ -459,11 +459,11 @@ def _run_cell(cell: dict, X, y) -> dict:
            "seconds": math.nan, "cpu_seconds": math.nan, "curve_t": [], "curve": [], "error": "", "T": int(len(y))}
     try:
         cls = registry.learners()[cell["learner"]]
-        model = _make_learner(cls, json.loads(cell["params"]), cell["seed"])
+        model = make_learner(cls, json.loads(cell["params"]), cell["seed"])
         if cell.get("repetitions") is not None:
             _run_repetitions(model, cell, X, y, row)
             return row
-        with _one_blas_thread():
+        with one_blas_thread():
             t0, c0 = time.perf_counter(), time.thread_time()
             trace = run_online(model, X, y)
             seconds, cpu_seconds = time.perf_counter() - t0, time.thread_time() - c0
@@ -509,7 +509,7 @@ def task_key(fn, task: dict, arrays=(), *, version: str | None = None) -> str:
 
 def _call_task(fn, task: dict, *args) -> dict:
     """Run one task in whichever process: one BLAS thread, the worker's code version attached."""
-    with _one_blas_thread():
+    with one_blas_thread():
         result = fn(task, *args)
     if not isinstance(result, dict):
         raise TypeError(f"{_qualname(fn)} must return a dict, got {type(result).__name__}")
@@ -733,8 +733,6 @@ _ROW_BYTES, _POINT_BYTES = 1500, 40
 def _check_grid(spec: dict, n_rows: int, max_cells: int) -> None:
     """Refuse, before any work, a grid of more than ``max_cells`` rows or whose rows would not fit
     in the memory available (the size and the limit named)."""
-    from .validation import check_memory  # noqa: PLC0415
-
     shape = (f"{len(spec['datasets'])} dataset(s) x {len(spec['learners'])} learner(s) x "
              f"{len(spec['seeds']):,} seed(s)")
     per = _ROW_BYTES + _POINT_BYTES * spec["curve_points"]

@@ -321,7 +321,7 @@ def test_shifted_projection_engines_agree(seed, J, T, d, m):
 def _vaw2_arguments(m=50, T=300):
     """The arguments <omega_j, x_t> + b_j of VAW2(m=m, seed=0) on the first T steps of Airfoil."""
     X, _ = ok.datasets.load("airfoil")
-    (D,) = ok.mkl.vaw2._draw_dictionaries(X.shape[1], m, 1, 0, None, "cos", "numpy")
+    (D,) = ok.mkl.vaw2.draw_dictionaries(X.shape[1], m, 1, 0, None, "cos", "numpy")
     return (np.matmul(X[:T], D.omega_) + D.b_[:, None, :]).ravel()
 
 

@@ -166,7 +166,7 @@ _PinnedFallback.run = None
 def test_mixture_rows_are_the_mixture_of_the_pool_bit_for_bit(tmp_path):
     from omkl_core.interop import from_river
     from omkl_core.interop.river import river_baseline
-    from omkl_core.sweep import _make_learner
+    from omkl_core.sweep import make_learner
 
     ds, seeds, T = ["concrete"], [1], 40
     rows, F = lb.run_singles(ds, seeds, max_steps=T, executor="processes", max_workers=2, cache_dir=tmp_path,
@@ -177,7 +177,7 @@ def test_mixture_rows_are_the_mixture_of_the_pool_bit_for_bit(tmp_path):
     pool = lb.pool_labels(list(ent))
     assert len(pool) == 26 and set(lb.RIVER_POOL) <= set(pool)
     assert not {"River AMF(10)", "River LinearRegression"} & set(pool)
-    learners = [_make_learner(ok.registry.learners()[ent[lab].name], ent[lab].params, seeds[0])
+    learners = [make_learner(ok.registry.learners()[ent[lab].name], ent[lab].params, seeds[0])
                 if ent[lab].kind == "omkl" else from_river(river_baseline(lab, seeds[0])) for lab in pool]
     mix = lb.mixture_runs(F, ds, seeds, max_steps=T, metas={"BOA": lb.METAS["BOA"], "ML-Poly": lb.METAS["ML-Poly"]})
     pinned = [_PinnedFallback(e) if ent[lab].kind == "river" else e for lab, e in zip(pool, learners)]

@@ -73,20 +73,18 @@ def test_importing_the_library_loads_no_reproduction_dependency():
 
 def test_the_library_never_imports_the_reproduction_wing_or_the_package_init():
     """No module of the library wing names ``omkl_core.repro`` or imports the package ``__init__``
-    from below (``import omkl_core`` / ``from omkl_core import``), and the import graph inside the
-    package has no circle."""
+    from below (``import omkl_core`` / ``from omkl_core import``). (No import circle in the package:
+    ``tests/test_import_rules.py``.)"""
     import ast
     from pathlib import Path
 
     root = Path(ok.__file__).resolve().parent
-    graph: dict[str, set[str]] = {}
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root)
         if rel.parts[0] == "repro":
             continue
         mod = ".".join(("omkl_core", *rel.with_suffix("").parts)).removesuffix(".__init__")
         is_pkg = path.name == "__init__.py"
-        edges = graph.setdefault(mod, set())
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom):
                 if node.level:
@@ -108,30 +106,18 @@ def test_the_library_never_imports_the_reproduction_wing_or_the_package_init():
                 assert submodules == names, f"{mod} imports from the package __init__: {names}"
             if any(n == "omkl_core" for n in names if isinstance(node, ast.Import)):
                 raise AssertionError(f"{mod} imports the package __init__ (import omkl_core)")
-            for t in names if isinstance(node, ast.ImportFrom) else names:
-                if t.startswith("omkl_core"):
-                    edges.add(t)
-    # keep the edges that are modules of the graph (a name imported from a module -> that module)
-    def resolve(name: str) -> str | None:
-        while name and name not in graph:
-            name = name.rpartition(".")[0]
-        return name or None
+    # the import circles of the whole package, reproduction wing included: tests/test_import_rules.py
 
-    adj = {m: {r for e in es if (r := resolve(e)) and r != m} for m, es in graph.items()}
-    state: dict[str, int] = {}
-    stack: list[str] = []
 
-    def visit(m: str) -> None:
-        state[m] = 1
-        stack.append(m)
-        for t in sorted(adj[m]):
-            if state.get(t) == 1:
-                raise AssertionError(f"import circle: {' -> '.join(stack[stack.index(t):] + [t])}")
-            elif t not in state:
-                visit(t)
-        stack.pop()
-        state[m] = 2
+def test_removed_meta_learners_is_given_back_with_a_deprecation_warning():
+    """``omkl_core.mkl.META_LEARNERS`` (removed in issue 30 without a CHANGELOG line) comes back for one
+    release: ``{row: (factory, {})}`` with ``factory()`` the row's meta-learner, and a DeprecationWarning."""
+    import pytest
 
-    for m in sorted(adj):
-        if m not in state:
-            visit(m)
+    with pytest.warns(DeprecationWarning, match="META_LEARNERS is deprecated"):
+        old = ok.mkl.META_LEARNERS
+    assert list(old) == ok.mkl.TABLE2_ROWS
+    factory, fixed = old["VAW2 (trunc)"]
+    assert fixed == {} and repr(factory()) == repr(ok.mkl.make_meta("VAW2 (trunc)"))
+    with pytest.raises(AttributeError, match="no attribute 'NO_SUCH_NAME'"):
+        ok.mkl.NO_SUCH_NAME  # noqa: B018

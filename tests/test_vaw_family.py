@@ -251,7 +251,7 @@ def test_expert_layer_options_sincos_and_ridge(small_stream):
     assert Phi.shape[-1] == 12
     np.testing.assert_allclose(Zs[0].T, naive_expert_layer(Phi, y), rtol=1e-10, atol=1e-10)
     Zr = mkl.expert_predictions(X, y, m=6, repetitions=1, seed=0, ridge=True)
-    Phi_c = mkl._draw_dictionaries(X.shape[1], 6, 1, 0, None, "cos", "numpy")[0].transform(X)
+    Phi_c = mkl.draw_dictionaries(X.shape[1], 6, 1, 0, None, "cos", "numpy")[0].transform(X)
     np.testing.assert_allclose(Zr[0].T, naive_expert_layer(Phi_c.transpose(1, 0, 2), y, ridge=True),
                                rtol=1e-10, atol=1e-10)
     assert np.all(Zr[0, 0] == 0)

@@ -533,7 +533,7 @@ MUTANTS: list[Mutant] = [
       "bounds=tuple(self.bounds) if self.truncate else None",
       "bounds=None",
       "VAW2 (trunc) runs the meta VAW on z_t instead of zbar_t = clip(z_t, A, B) (eq. 28)"),
-    M("pair-row-aggr-is-ewa", "pairing", "omkl_core/registry.py",
+    M("pair-row-aggr-is-ewa", "pairing", "omkl_core/presets.py",
       '"VAW-Aggr": ("VAWAggr", d["VAWAggr"])',
       '"VAW-Aggr": ("VAWEWA", d["VAWAggr"])',
       "Table 2's VAW-Aggr row mapped to the EWA class"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validation import check_positive, check_vector
+from ..validation import check_matrix, check_positive, check_vector
 
 __all__ = ["gibbs_posterior", "gibbs_objective", "kl_divergence"]
 
@@ -27,7 +27,6 @@ def _prior(prior, N):
 def _risks(Phi):
     A = np.asarray(Phi, dtype=np.float64)
     if A.ndim == 2:
-        from ..validation import check_matrix
         return check_matrix(A, "Phi").mean(axis=1)
     return check_vector(A, "Phi")
 

@@ -23,9 +23,9 @@ import copy
 import numpy as np
 
 from .. import backend as _backend
-from .._progress import progress_iter
 from ..base import OnlineLearner
 from ..features import KernelDictionary, dictionary_spec
+from ..progress import progress_iter
 from ..validation import (
     Check,
     Integer,

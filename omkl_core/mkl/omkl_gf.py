@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..presets import OMKLGF_AUTHORS_CODE
 from ..validation import Boolean, Integer, Optional, Real
 from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
 
@@ -50,9 +51,9 @@ __all__ = ["OMKLGF", "AUTHORS_CODE"]
 #: The graph-aided authors' code of OMKL-GF as paper 000 ran it (reference C.1, C.3; 2022
 #: notebooks): J = 2, off-by-one edge draws, 1/q clipped at 1/0.05 = 20, graph frozen after
 #: step index 301, regulariser at the updated theta, eta_t = 0.1/sqrt(t). M = 10 is the
-#: notebooks' plotted setting (a separate parameter, kept as the caller gives it).
-AUTHORS_CODE = {"J": 2, "off_by_one": True, "q_clip": 0.05, "freeze_after": 302, "loss_after_step": True,
-                "eta": 0.1, "schedule": "inv_sqrt_t"}
+#: notebooks' plotted setting (a separate parameter, kept as the caller gives it). Defined with the
+#: papers' presets, :data:`omkl_core.presets.OMKLGF_AUTHORS_CODE`.
+AUTHORS_CODE = OMKLGF_AUTHORS_CODE
 
 
 class OMKLGF(_RFLearner):

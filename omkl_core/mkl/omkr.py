@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._progress import progress_iter
 from ..base import OnlineLearner
 from ..features import paper003_sigmas
+from ..progress import progress_iter
 from ..validation import (
     Check,
     Options,

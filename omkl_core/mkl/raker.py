@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..presets import RAKER_AUTHORS_CODE
 from ..validation import Boolean
 from ._rfbase import _RFLearner
 
 __all__ = ["Raker", "AUTHORS_CODE"]
 
 #: The graph-aided authors' code of Raker (reference D.1): regulariser at the updated theta,
-#: eta_t = 0.1/sqrt(t).
-AUTHORS_CODE = {"loss_after_step": True, "eta": 0.1, "schedule": "inv_sqrt_t"}
+#: eta_t = 0.1/sqrt(t) (defined with the papers' presets, :data:`omkl_core.presets.RAKER_AUTHORS_CODE`).
+AUTHORS_CODE = RAKER_AUTHORS_CODE
 
 
 class Raker(_RFLearner):

@@ -43,7 +43,7 @@ import numpy as np
 
 from .. import aggregation as _agg
 from .. import backend as _backend
-from .. import registry as _registry
+from .. import presets as _presets
 from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, dictionary_spec, shifted_projection
 from ..pairing import Pairing
 from ..validation import (
@@ -91,8 +91,12 @@ def _check_state_memory(m, feature_map, dictionary, repetitions=1):
                          f"{m_feat} x {m_feat} float64 inverses, m={m})")
 
 
-def _draw_dictionaries(d, m, repetitions, seed, dictionary, feature_map, backend):
-    """R kernel dictionaries drawn one after another from host_rng(seed)."""
+def draw_dictionaries(d, m, repetitions, seed, dictionary, feature_map, backend):
+    """``repetitions`` kernel dictionaries drawn one after another from ``host_rng(seed)``: the random
+    features of repetitions 0, 1, ... of :func:`expert_predictions` (and of a learner with ``seed``),
+    each a :class:`omkl_core.features.KernelDictionary` of ``m`` features per kernel on ``d`` inputs
+    (``dictionary``: None for paper 000's 76 kernels; ``feature_map``: "cos" or "sincos"; ``backend``:
+    "numpy" or "cupy")."""
     rng = _backend.host_rng(seed)
     kinds, sigmas = _dictionary_spec(dictionary)
     return [KernelDictionary(kinds, sigmas, d=d, m=m, seed=rng, feature_map=feature_map, backend=backend).reset()
@@ -200,7 +204,7 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
         raise ValueError("both=True returns the VAW and the ridge predictions; leave ridge=False")
     feature_map = _check_map(feature_map)
     _check_state_memory(m, feature_map, dictionary, repetitions)
-    dicts = _draw_dictionaries(X.shape[1], m, first + repetitions, seed, dictionary, feature_map, backend)[first:]
+    dicts = draw_dictionaries(X.shape[1], m, first + repetitions, seed, dictionary, feature_map, backend)[first:]
     experts = VAWExperts(lam=lam, ridge=ridge, backend=backend, method=method)
     if both:
         Zs = experts.run_both(feature_blocks(X, dicts, time_block, reuse=True), y)     # 2 x (R, N, T)
@@ -213,12 +217,12 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
 
 # ----------------------------------------------------------------------- Table 2's rows
 #: The VAW-family rows of paper 000 Table 2, in the paper's order (row -> class and parameters:
-#: :meth:`omkl_core.registry.paper000.vaw_rows`, the one name -> class map).
-TABLE2_ROWS = list(_registry.paper000.vaw_rows("text"))
+#: :meth:`omkl_core.presets.paper000.vaw_rows`, the one row -> class name map).
+TABLE2_ROWS = list(_presets.paper000.vaw_rows("text"))
 #: Named variant rows (not in Table 2's text): "VAW-EWA [opera calibrated]" is VAW-EWA with
 #: opera's default, online-calibrated EWA (``ewaCalib``, reference A.2) instead of eq. (29)'s
 #: fixed eta = 1/(2(B - A)^2). The label before " [" is the published row it is compared with.
-VARIANT_META = list(_registry.paper000.vaw_rows("code"))
+VARIANT_META = list(_presets.paper000.vaw_rows("code"))
 
 
 def make_meta(name: str, **kwargs):
@@ -232,11 +236,11 @@ def make_meta(name: str, **kwargs):
     class's meta-level parameters (``_meta_parameters``, e.g. ``meta_ridge=True`` for
     "VAW2", ``eta`` or ``calibrated`` for "VAW-EWA", ``bounds``) on top of the row's.
     """
-    rows = _registry.paper000.vaw_rows()
+    rows = _presets.paper000.vaw_rows()
     if name not in rows:
         raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(rows)}")
     cls_name, params = rows[name]
-    cls = _registry.learners()[cls_name]
+    cls = globals()[cls_name]         # every row's class is a learner of this module
     unknown = sorted(set(kwargs) - set(cls._meta_parameters))
     if unknown:
         raise TypeError(f"make_meta({name!r}) takes the meta-learner's parameters of {cls_name} "
@@ -340,7 +344,7 @@ class _VAWFamily(Pairing):
 
     def _ensure(self, d: int):
         if self.dictionary_ is None:
-            self.dictionary_ = _draw_dictionaries(d, self.m, 1, self.seed, self.dictionary,
+            self.dictionary_ = draw_dictionaries(d, self.m, 1, self.seed, self.dictionary,
                                                   self.feature_map, self.backend)[0]
             self.experts_ = VAWExperts(lam=self.lam, ridge=self.ridge, backend=self.backend)
         elif d != self.dictionary_.d:

@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from .. import registry as _registry
+from ..mkl import expert_predictions, make_meta
+from ..sweep import map_tasks
 from ..validation import check_int
 from . import paper_values
 
@@ -73,8 +75,6 @@ def run_rows(rows: dict, streams: dict, repetitions: int, seed=0, progress: bool
             raise ValueError(f"rows[{label!r}]: {cls!r} is not a learner with run_repetitions")
     series = {name: _series(name, v, R) for name, v in streams.items()}   # name -> [(repetition or None, X, y)]
     if executor:
-        from ..sweep import map_tasks  # noqa: PLC0415
-
         data, tasks, labels = {}, [], []
         for i, name in enumerate(series):
             for r, X, y in series[name]:
@@ -216,8 +216,6 @@ def ar4_noise_sweep(noise_seeds, *, meta_rows=("VAW2",), baseline_rows: dict | N
     tasks = [{"noise_seed": int(s), "meta_rows": list(meta_rows), "baseline_rows": baseline_rows, "m": m,
               "lam": lam, "seed": seed, "max_steps": max_steps} for s in noise_seeds]
     if executor:
-        from ..sweep import map_tasks  # noqa: PLC0415
-
         recs = list(map_tasks(noise_seed_task, tasks, cache_dir=cache_dir, progress=progress,
                               desc="AR(4) noise seeds", unit="seed", **executor))
     else:
@@ -237,8 +235,6 @@ def ar4_noise_sweep(noise_seeds, *, meta_rows=("VAW2",), baseline_rows: dict | N
 def noise_seed_task(task: dict) -> dict:
     """One noise realisation of :func:`ar4_noise_sweep` (a task of :func:`omkl_core.sweep.map_tasks`):
     ``noise_seed``, ``label_range`` and the MSE x 10^3 of every row."""
-    from ..mkl import expert_predictions, make_meta  # noqa: PLC0415
-
     s, max_steps, seed = task["noise_seed"], task["max_steps"], task["seed"]
     X, y = _registry.load_dataset("ar4", max_steps, seed=s)
     _, yr = _registry.load_dataset("ar4", seed=s, normalise=False)

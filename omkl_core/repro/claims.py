@@ -39,7 +39,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..mkl.sfg import SFGMKL, SFGMKLR
+from ..presets import paper003
 from ..validation import check_int, check_matrix, check_vector
+from . import paper_values
+from .report import claim_row
 
 __all__ = ["StepRecord", "record_steps", "count_switches", "checkpoints", "lowest_share",
            "effective_number", "negative_share", "lowest_in", "profile_split", "per_step_cost",
@@ -73,8 +77,6 @@ def record_steps(learner, X, y, repetitions: int, *, switch_at: int | None = Non
     continues from its state: an ablation of the steps after k only. The learner keeps the
     ``after`` values (clone it first to keep the original).
     """
-    from ..mkl.sfg import SFGMKL  # noqa: PLC0415
-
     if not isinstance(learner, SFGMKL):
         raise TypeError(f"learner must be an SFGMKL or SFGMKLR, got {type(learner).__name__}")
     X = check_matrix(X, "X")
@@ -328,9 +330,6 @@ def sfg_diagnostics(dataset: str, X, y, repetitions: int, seed: int = 0) -> dict
     Returns ``{"switches": DataFrame, "ablation": DataFrame, "records": {row: StepRecord}}``;
     MSE in units of 1e-3 as the tables.
     """
-    from ..mkl.sfg import SFGMKL, SFGMKLR  # noqa: PLC0415
-    from ..registry import paper003  # noqa: PLC0415
-
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])
     T = X.shape[0]
@@ -415,9 +414,6 @@ def paper003_claims(curves: Mapping[str, Mapping[str, np.ndarray]], curve_t: Map
     out the cost rows, ``published=False`` the rows on the published numbers (e.g. for a second
     call on the code variants, whose published rows are the same).
     """
-    from . import paper_values  # noqa: PLC0415
-    from .report import claim_row  # noqa: PLC0415
-
     def base(row):
         return row.split(" [")[0]
 
@@ -463,9 +459,6 @@ def paper003_table_claims_published() -> list[dict]:
     "both SFG-MKL and SFG-MKL-R can provide lower MSE in comparison with other algorithms";
     "SFG-MKL runs faster than other kernel learning approaches" (fastest row of every table);
     "both SFG-MKL and SFG-MKL-R run faster than Raker. Also, SFG-MKL is faster than OMKL-GF"."""
-    from . import paper_values  # noqa: PLC0415
-    from .report import claim_row  # noqa: PLC0415
-
     lower, fastest, faster = [], [], []
     for name, table in PAPER003_TABLE.items():
         m = paper_values.published("003", table, "mse").set_index("algorithm")["value"].to_dict()
@@ -496,9 +489,6 @@ def paper000_table2_claims_published(close: float = 0.05) -> list[dict]:
     """Section 4's claims about Table 2, evaluated on the published numbers themselves: VAW2 or
     VAW2 (trunc) lowest of the VAW-family rows on every real dataset (AR(4) shown, not judged),
     and "VAW2 and VAW2 (trunc) give almost the same results" (within ``close``, relative)."""
-    from . import paper_values  # noqa: PLC0415
-    from .report import claim_row  # noqa: PLC0415
-
     pub = paper_values.published_table("000", 2)
     best, near = [], []
     for name in pub.columns:
@@ -531,9 +521,6 @@ def paper000_fig1_claims(curves: Mapping[str, Mapping[str, np.ndarray]], *, rows
     2, where VAW2 must be lowest among the Figure-1 rows and Raker / OMKL-GF (also in the figure).
     AR(4) (not a real dataset) is reported in the note, not judged.
     """
-    from . import paper_values  # noqa: PLC0415
-    from .report import claim_row  # noqa: PLC0415
-
     notes, ok_ours = [], True
     for name, cur in curves.items():
         T = len(next(iter(cur.values())))
@@ -610,8 +597,6 @@ def paper000_fig2_claims(table: pd.DataFrame, sparse_share: float = SPARSE_SHARE
 
     The paper prints no number for Figure 2, so there is no published evaluation.
     """
-    from .report import claim_row  # noqa: PLC0415
-
     t = table.set_index(["dataset", "algorithm"])
     sparse, broad, negative = [], [], []
     for name in table["dataset"].unique():

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import counts as _counts
+from . import errata, hashes, report
+from .notebooks import notebook_list
 from .report_inputs import _json, junit_outcomes, theory_rows
 
 __all__ = ["FOLDER", "Age", "age", "publish", "exists", "main", "CODE_PATHS"]
@@ -118,9 +120,6 @@ class PublishError(ValueError):
 
 
 def _check_complete(results: Path) -> None:
-    from . import verify  # noqa: PLC0415
-    from .notebooks import notebook_list  # noqa: PLC0415
-
     stamp = _json(results / "scorecard.stamp.json")
     if stamp.get("mode") != "full":
         raise PublishError(f"{results} is not a full run (its scorecard stamp says mode {stamp.get('mode')!r}); "
@@ -134,8 +133,8 @@ def _check_complete(results: Path) -> None:
                            + "; ".join(filter(None, [f"failed or interrupted: {', '.join(c.failed_notebooks)}"
                                                      if c.failed_notebooks else "",
                                                      f"not run in full mode: {', '.join(missing)}" if missing else ""])))
-    reference = verify.read_reference(ROOT / "reference" / "full" / "hashes.json")["tables"]
-    same, total, lines = verify.compare_tables(reference, verify.current_tables(results))
+    reference = hashes.read_reference(ROOT / "reference" / "full" / "hashes.json")["tables"]
+    same, total, lines = hashes.compare_tables(reference, hashes.current_tables(results))
     if same != total:
         raise PublishError(f"{results}: {_counts.phrase_verify(same, total)} to reference/full/hashes.json; the "
                            "committed run must be the reference's run (./reproduce.sh verify --update first, if the "
@@ -146,8 +145,6 @@ def _theory_outcomes(junit: Path | None) -> dict:
     """The outcomes of the tests THEORY.md and the errata name, from the JUnit XML ``junit``."""
     if junit is None or not junit.is_file():
         return {}
-    from . import errata  # noqa: PLC0415
-
     outcomes, summary = junit_outcomes(junit)
     nodes = set()
     theory = ROOT / "THEORY.md"
@@ -200,8 +197,6 @@ def publish(results: str | Path | None = None, *, dest: str | Path = FOLDER, jun
     anything is written). ``junit``: the JUnit XML of a test run (default ``<results>/junit.xml``)
     for the theory register's outcomes. ``dest`` is replaced whole, atomically; it must be absent or a
     committed run (this function refuses to replace anything else)."""
-    from . import report  # noqa: PLC0415
-
     results = Path(results) if results is not None else report.results_dir()
     dest = Path(dest)
     if not results.is_dir():

@@ -9,13 +9,16 @@ reads the counts off every page and compares them with :func:`of`.
 Definitions (the words every page uses):
 
 * a *number table*: ``<results>/tables/<name>.csv`` whose name does not end in ``_timing``
-  (:func:`omkl_core.repro.report.is_timing`); each has a hash, all of them together the run's
+  (:func:`is_timing`); each has a hash, all of them together the run's
   numbers hash;
 * ``verify`` compares the number tables **and the scorecard** (``scorecard.csv``) with the
   committed reference: one more table than the number tables;
 * a *published cell*: one numeric cell of a table the papers print (``paper_values``); each is
   scored once, in one form, with one tier (:mod:`omkl_core.repro.verdicts`);
 * a *claim*: a scorecard row of kind ``paper``, ``printed`` or ``project``, counted apart by kind.
+
+The counting of scorecard rows (:func:`tier_counts`, :func:`claim_counts`, :func:`summary_lines`) lives
+here and only here; :mod:`omkl_core.repro.report` imports it (the arrow runs one way: report -> counts).
 
 >>> phrase_tables(52)
 '52 number tables (verify compares them and the scorecard: 53 tables)'
@@ -25,16 +28,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import verdicts
-from .report_inputs import _records, verdict
+import pandas as pd
 
-__all__ = ["Counts", "of", "published_cells", "phrase_tables", "phrase_verify", "summary_lines"]
+from . import paper_values, verdicts
+from .report_inputs import _json, _records, verdict
+
+__all__ = ["Counts", "of", "published_cells", "phrase_tables", "phrase_verify", "summary_lines", "is_timing",
+           "tier_counts", "claim_counts", "CLAIM_KIND_LABELS", "tier_phrase"]
+
+
+def is_timing(name: str) -> bool:
+    """Whether the table ``name`` is a timing table: ``timing`` is one of the ``_``-separated
+    parts of its name (``paper003_table1_timing``, ``leaderboard_timing_per_1000_steps``)."""
+    return "timing" in str(name).split("_")
 
 
 def published_cells() -> int:
     """The number of published numeric cells of the five papers (the scorecard scores each once)."""
-    from . import paper_values  # noqa: PLC0415
-
     pub = paper_values._all()
     return int((pub["metric"] == "mse").sum())
 
@@ -56,9 +66,9 @@ class Counts:
     failed_notebooks: tuple[str, ...]
     #: Whether ``scorecard.csv`` exists (verify compares it too).
     has_scorecard: bool
-    #: :func:`omkl_core.repro.report.tier_counts` of the scorecard's cells.
+    #: :func:`tier_counts` of the scorecard's cells.
     tiers: dict = field(default_factory=dict)
-    #: :func:`omkl_core.repro.report.claim_counts` of the scorecard's claims.
+    #: :func:`claim_counts` of the scorecard's claims.
     claims: dict = field(default_factory=dict)
     #: The merged scorecard's rows (``timing`` True for the speed claims of ``scorecard_timing.csv``).
     rows: tuple[dict, ...] = ()
@@ -85,9 +95,6 @@ def _scorecard_rows(results: Path) -> list[dict]:
 
 def of(results: str | Path) -> Counts:
     """The counts of the results folder ``results`` (a run's, or the committed full run's)."""
-    from . import report  # noqa: PLC0415
-    from .report_inputs import _json  # noqa: PLC0415
-
     results = Path(results)
     names = sorted(p.name[:-4] for p in (results / "tables").glob("*.csv"))
     nb = results / "notebooks"
@@ -100,13 +107,13 @@ def of(results: str | Path) -> Counts:
     scored = [r for r in rows if not r["timing"]]
     stamp = _json(results / "scorecard.stamp.json")
     return Counts(mode=stamp.get("mode", "unspecified"),
-                  number_tables=tuple(n for n in names if not report.is_timing(n)),
-                  timing_tables=tuple(n for n in names if report.is_timing(n)),
+                  number_tables=tuple(n for n in names if not is_timing(n)),
+                  timing_tables=tuple(n for n in names if is_timing(n)),
                   figures=tuple(sorted(p.stem for p in (results / "figures").glob("*.png"))),
                   notebooks=tuple(finished), failed_notebooks=tuple(failed),
                   has_scorecard=(results / "scorecard.csv").is_file(),
-                  tiers=report.tier_counts(scored) if scored else report.tier_counts([]),
-                  claims=report.claim_counts(scored), rows=tuple(rows))
+                  tiers=tier_counts(scored) if scored else tier_counts([]),
+                  claims=claim_counts(scored), rows=tuple(rows))
 
 
 def phrase_tables(n_number: int, with_scorecard: bool = True) -> str:
@@ -122,11 +129,59 @@ def phrase_verify(same: int, total: int) -> str:
     return f"{same} of {total} tables identical"
 
 
-def summary_lines(c: Counts) -> list[str]:
-    """The scorecard's counts in words (:func:`omkl_core.repro.report.summary_lines`) of ``c``."""
-    from . import report  # noqa: PLC0415
+def tier_counts(rows) -> dict:
+    """``{tier: number of judged published cells}`` over :data:`omkl_core.repro.verdicts.TIERS`
+    (every tier present, 0 included), plus ``"not computed"`` (cells of a quick run), ``"cells"``
+    (all cells) and ``"unexplained"`` (misses without a measured cause). ``rows``: scorecard rows
+    (a DataFrame or records with ``kind``, ``verdict``, ``cause``)."""
+    recs = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else list(rows)
+    cells = [r for r in recs if str(r["kind"]) == verdicts.CELL]
+    out = {t: sum(str(r["verdict"]) == t for r in cells) for t in verdicts.TIERS}
+    out["not computed"] = sum(str(r["verdict"]) == verdicts.NOT_COMPUTED for r in cells)
+    out["cells"] = len(cells)
+    out["unexplained"] = sum(str(r.get("cause", "")) == verdicts.UNEXPLAINED for r in cells)
+    return out
 
-    return report.summary_lines([r for r in c.rows if not r["timing"]])
+
+def claim_counts(rows) -> dict:
+    """``{kind: {verdict word: number}}`` of the claim rows, each kind of
+    :data:`omkl_core.repro.verdicts.CLAIM_KINDS` with both its words and :data:`omkl_core.repro.verdicts.NOT_COMPUTED`."""
+    recs = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else list(rows)
+    out = {}
+    for kind in verdicts.CLAIM_KINDS:
+        mine = [r for r in recs if str(r["kind"]) == kind]
+        out[kind] = {w: sum(str(r["verdict"]) == w for r in mine) for w in (*verdicts.CLAIM_WORDS[kind], verdicts.NOT_COMPUTED)}
+    return out
+
+
+#: How each kind of claim is named in the summaries.
+CLAIM_KIND_LABELS = {"paper": "the papers' claims judged on our numbers",
+                     "printed": "checks of the papers' printed numbers against their text (no run of ours)",
+                     "project": "this project's own claims"}
+
+
+def summary_lines(rows) -> list[str]:
+    """The scorecard's counts in words: one line for the cells' tiers, one per claim kind. ``rows``:
+    scorecard rows (a DataFrame or records), or a :class:`Counts` (its rows but the speed claims)."""
+    if isinstance(rows, Counts):
+        rows = [r for r in rows.rows if not r["timing"]]
+    t = tier_counts(rows)
+    lines = []
+    if t["cells"]:
+        judged = t["cells"] - t["not computed"]
+        if judged:
+            lines.append(f"Published numeric cells: {judged} judged — " + ", ".join(
+                f"{t[k]} {k}" for k in verdicts.TIERS) + f" ({t['unexplained']} of the misses unexplained).")
+        if t["not computed"]:
+            lines.append(f"{t['not computed']} published cells {verdicts.NOT_COMPUTED}: a quick run computes them on its short "
+                         "horizon only (the values are in its tables) and judges none of them.")
+    for kind, n in claim_counts(rows).items():
+        words = verdicts.CLAIM_WORDS[kind]
+        total = sum(n.values())
+        if total:
+            lines.append(f"Claims, {CLAIM_KIND_LABELS[kind]}: " + ", ".join(
+                f"{n[w]} {w}" for w in (*words, verdicts.NOT_COMPUTED) if n[w] or w in words and n[verdicts.NOT_COMPUTED] < total) + ".")
+    return lines
 
 
 def tier_phrase(tiers: dict) -> str:

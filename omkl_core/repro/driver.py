@@ -245,7 +245,7 @@ def _cluster(inv: Invocation, signals: Signals):
     if inv.local is None:
         yield None
         return
-    from .runner import local_cluster  # noqa: PLC0415
+    from .runner import local_cluster  # noqa: PLC0415  # lazy: load time of the driver (a command line)
 
     cm, started = local_cluster(inv.local), False
     try:
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
             if inv.command == "docs":
                 return _docs(inv.args, signals)
             if inv.command == "publish":
-                from . import committed  # noqa: PLC0415
+                from . import committed  # noqa: PLC0415  # lazy: load time of the driver (a command line)
 
                 return committed.main(["publish", *inv.args])
             return _run(inv, signals)

@@ -41,8 +41,8 @@ import tempfile
 import urllib.parse
 from pathlib import Path
 
+from . import claims, committed, errata, paper_values, papers, report, verdicts, verify
 from . import counts as _counts
-from . import papers, verdicts
 from .papers import Cause, Figure  # noqa: F401  (part of this module's API)
 from .report_inputs import (  # noqa: F401  (part of this module's API)
     NOT_COMPUTED,
@@ -147,8 +147,6 @@ class _Site:
     """What the pages share: the results folder, the mode, the stamps, the scorecard rows."""
 
     def __init__(self, results: Path, out: Path, committed_folder: Path | None = None):
-        from . import committed  # noqa: PLC0415
-
         self.results, self.out = results, out
         self.stamp = _json(results / "scorecard.stamp.json")
         modes = {_json(p).get("mode") for p in (results / "tables").glob("*.stamp.json")} - {None}
@@ -233,8 +231,6 @@ class _Site:
 
 # ----------------------------------------------------------------------------- published tables
 def _published():
-    from . import paper_values  # noqa: PLC0415
-
     return paper_values._all()
 
 
@@ -259,8 +255,6 @@ _TIER_CLASS = {**{t: f"t{i}" for i, t in enumerate(verdicts.TIERS)}, NOT_COMPUTE
 
 def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
     """Write ``paperNNN_tableK.html``; return the tier counts of its cells (:func:`report.tier_counts`)."""
-    from . import report  # noqa: PLC0415
-
     sub = pub[(pub["paper"] == paper) & (pub["table"] == table)]
     mse = sub[sub["metric"] == "mse"]
     rows = list(dict.fromkeys(mse["algorithm"]))
@@ -418,8 +412,6 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
 
 # ----------------------------------------------------------------------------- claims and figures
 def _published_claims(paper: str) -> list[dict]:
-    from . import claims  # noqa: PLC0415
-
     if paper == "000":
         return claims.paper000_table2_claims_published()
     if paper == "003":
@@ -522,8 +514,6 @@ def _paper_of_table(name: str) -> str:
 
 # ----------------------------------------------------------------------------- pages
 def _paper_page(site: _Site, paper: str, tables_summary: dict) -> None:
-    from . import errata  # noqa: PLC0415
-
     title = f"Paper {paper}: {PAPER_TITLES[paper]}" if paper != "all" else PAPER_TITLES["all"]
     parts = []
     if paper in errata.PAPERS:
@@ -613,8 +603,6 @@ def _render_csv(site: _Site, name: str) -> str:
 
 
 def _verdict_html(c: _counts.Counts) -> str:
-    from . import report  # noqa: PLC0415
-
     lines = _counts.summary_lines(c)
     if not lines:
         return "<p>No scorecard rows in this results folder.</p>"
@@ -624,8 +612,6 @@ def _verdict_html(c: _counts.Counts) -> str:
 
 
 def _index(site: _Site, summaries: dict) -> None:
-    from . import report  # noqa: PLC0415
-
     s, c = site.stamp, site.counts
     what = ("the committed full run of this repository (<code>reproduction/</code>)" if site.is_committed
             else "this run's results folder")
@@ -647,8 +633,6 @@ def _index(site: _Site, summaries: dict) -> None:
     else:
         parts.append("<h2>Verdict</h2>" + _verdict_html(c) + age)
         if not site.is_committed and site.age is not None:
-            from . import committed  # noqa: PLC0415
-
             theirs = _json(committed.FOLDER / "scorecard.stamp.json").get("numbers_sha256")
             same = theirs == s.get("numbers_sha256")
             parts.append(f"<p class='small'>This run's numbers hash {'equals' if same else 'differs from'} the "
@@ -699,8 +683,6 @@ def _index(site: _Site, summaries: dict) -> None:
 
 
 def _errata_page(site: _Site) -> None:
-    from . import errata  # noqa: PLC0415
-
     parts = ["<p>Printed statements of the five papers found false, inconsistent with their own proof or not "
              "usable as printed (registry <code>omkl_core.repro.errata</code>). Each names the tests that show the "
              "printed form failing and the corrected form holding, with their outcome in the last "
@@ -766,8 +748,6 @@ def _theory_page(site: _Site) -> None:
 
 
 def _numbers_page(site: _Site) -> None:
-    from . import report, verify  # noqa: PLC0415
-
     s, c = site.stamp, site.counts
     hashes = s.get("tables", {})
     parts = [f"<p>Numbers hash of this run: <code>{_e(s.get('numbers_sha256', 'none'))}</code> (SHA-256 over the "
@@ -866,8 +846,6 @@ def build(results: str | os.PathLike | None = None, *, out: str | os.PathLike | 
     a ``ValueError`` names any other folder, and the results folder or a folder holding it, before
     anything is written. ``committed_folder``: the committed full run shown beside a quick run
     (default :data:`omkl_core.repro.committed.FOLDER`)."""
-    from . import report  # noqa: PLC0415
-
     results = Path(results) if results is not None else report.results_dir()
     if not results.is_dir():
         raise FileNotFoundError(f"results folder {results} does not exist; run ./reproduce.sh first")
@@ -938,8 +916,6 @@ def embed(page: str | os.PathLike, *, base: str = "") -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m omkl_core.repro.html_report [--quick | --committed] [--results DIR] [--out DIR]``."""
-    from . import committed  # noqa: PLC0415
-
     p = argparse.ArgumentParser(prog="python -m omkl_core.repro.html_report",
                                 description="Write the HTML reproduction report from a results folder.")
     p.add_argument("--quick", action="store_true", help="the quick run's results (results/quick/)")

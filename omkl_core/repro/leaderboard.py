@@ -69,11 +69,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import registry
+from .. import presets, registry, sweep
 from ..aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd
-from ..mixture import aggregate
-from ..sweep import _make_learner, code_version, data_hash, map_tasks
-from . import runner
+from ..mixture import aggregate, first_fallback
+from ..protocol import abstention_fallbacks, run_online
+from ..sweep import code_version, data_hash, make_learner, map_tasks
+from . import report, runner, style
+from .regret_tables import oracle_table as _oracles
+from .report import SCORECARD_COLUMNS, claim_row
 
 __all__ = ["NAMES", "DICTS", "VAW_ROWS", "RIVER_POOL", "METAS", "CLAIM_TOLERANCE", "Entry", "Leaderboard",
            "entries", "family", "order", "pool_labels", "run_singles", "mixture_runs", "run",
@@ -81,9 +84,9 @@ __all__ = ["NAMES", "DICTS", "VAW_ROWS", "RIVER_POOL", "METAS", "CLAIM_TOLERANCE
            "wide_table", "best_table", "best_lines", "paper_claims", "cost_table", "plot_mean_ranks",
            "judged_lines", "paper_claim_lines"]
 
-#: Display names of the datasets.
-NAMES = {"ar4": "AR(4)", "airfoil": "Airfoil", "bias": "Bias", "concrete": "Concrete", "naval": "Naval",
-         "wine_white": "Wine"}
+#: Display names of the datasets: a live view of the one dataset table (``presets.DATASETS``, each
+#: entry's ``label``), so a dataset added there has its name here.
+NAMES = presets.DATASET_LABELS
 #: The two kernel dictionaries: paper 000's 76 kernels, paper 003's 41 Gaussian kernels.
 DICTS = {"76": registry.paper000.dictionary(), "41": registry.paper003.dictionary()}
 #: Paper 000's VAW-family rows of the leaderboard, in its row order (classes and presets:
@@ -138,7 +141,7 @@ def entries(T: int, *, river: bool = True) -> list[Entry]:
     out.append(Entry("floor: OnlineRidge (linear)", "omkl", "OnlineRidge", {"a": 1.0, "fit_intercept": True},
                      seeded=False))
     if river:
-        from ..interop.river import RIVER_BASELINES  # noqa: PLC0415  (River is an optional extra)
+        from ..interop.river import RIVER_BASELINES  # noqa: PLC0415  # lazy: River is an optional extra
 
         out += [Entry(label, "river", label, seeded=stochastic) for label, stochastic in RIVER_BASELINES.items()]
     return out
@@ -203,11 +206,9 @@ def _warm_up() -> None:
 
 def _forecast(kind: str, name: str, params: dict, seed: int, X, y):
     if kind == "omkl":
-        from ..protocol import run_online  # noqa: PLC0415
-
-        model = _make_learner(registry.learners()[name], params, seed)
+        model = make_learner(registry.learners()[name], params, seed)
         return run_online(model, X, y).predictions, np.zeros(len(y), dtype=bool)
-    from ..interop.river import river_forecasts  # noqa: PLC0415
+    from ..interop.river import river_forecasts  # noqa: PLC0415  # lazy: River is an optional extra
 
     r = river_forecasts(name, X, y, seed)
     return r["predictions"], r["abstained"]
@@ -361,8 +362,6 @@ def oracle_table(kept, mode: str) -> pd.DataFrame:
     combination, best paths with 1-5 shifts (:mod:`omkl_core.oracles`, R opera's ``oracle()``) on
     the forecasts as the mixtures saw them -- beside every mixture row (MSE x 10^3, mean and sd
     over the seeds); ``kept`` is what :func:`mixture_runs` filled its ``keep`` with (issue 34)."""
-    from .regret_tables import oracle_table as _oracles  # noqa: PLC0415
-
     parts = [_oracles(np.stack(Zs), y, {label: np.stack(P) for label, P in preds.items()}, bounds=None,
                       dataset=NAMES[d]).reset_index() for d, (Zs, y, preds) in kept.items()]
     out = pd.concat(parts, ignore_index=True)
@@ -373,10 +372,7 @@ def _aggregate_inputs(Z, A, y, metas) -> np.ndarray:
     """Z with the abstentions replaced by the fallback f_t (what every meta-learner and River's
     EWARegressor see): the one abstention rule of :mod:`omkl_core.protocol` -- the running mean of
     past labels, the midpoint of the bounds at t = 1."""
-    from ..mixture import _first_fallback  # noqa: PLC0415
-    from ..protocol import abstention_fallbacks  # noqa: PLC0415
-
-    first = {_first_fallback(m) for m in metas.values()}
+    first = {first_fallback(m) for m in metas.values()}
     if len(first) != 1:
         raise ValueError(f"metas disagree on the first fallback (their bounds): {sorted(first)}")
     if not A.any():
@@ -433,8 +429,6 @@ def mixture_claims(summ: pd.DataFrame, *, mixtures=None, tolerance: float = CLAI
 def claim_rows(claims: pd.DataFrame, *, tolerance: float = CLAIM_TOLERANCE, note: str = "") -> pd.DataFrame:
     """Scorecard claim rows (``report.claim_row``), one per (dataset, mixture) of
     :func:`mixture_claims`, the ratio and the best single learner in the note."""
-    from .report import SCORECARD_COLUMNS, claim_row  # noqa: PLC0415
-
     out = []
     for r in claims.itertuples(index=False):
         name = NAMES.get(r.dataset, r.dataset)
@@ -541,8 +535,8 @@ def best_lines(best: pd.DataFrame, mode: str, steps: str, seeds) -> str:
     return "\n".join(lines)
 
 
-#: The datasets of each paper's own tables (paper 000 Table 2; paper 003 Tables 1-4).
-PAPER_DATA = {"000": ["AR(4)", "Airfoil", "Bias", "Concrete", "Naval"], "003": ["Airfoil", "Concrete", "Naval", "Wine"]}
+#: The datasets of each paper's own tables (paper 000 Table 2; paper 003 Tables 1-4), by display label.
+PAPER_DATA = {"000": [NAMES[d] for d in presets.paper000.DATASETS], "003": [NAMES[d] for d in presets.paper003.DATASETS]}
 
 
 def _claim(paper, text, per_dataset, detail, mode):
@@ -639,9 +633,6 @@ def run(datasets, seeds, *, max_steps=None, river: bool = True, mode: str = "ful
     ``executor`` or :func:`omkl_core.repro.runner.executor_kwargs`), the mixtures, every table
     (saved with :func:`omkl_core.repro.report.save_table`) and the scorecard's claim rows
     (section ``leaderboard_mixture``; judged nothing in quick mode)."""
-    from .. import sweep  # noqa: PLC0415
-    from . import report  # noqa: PLC0415
-
     steps = "whole streams" if max_steps is None else f"first {max_steps} steps"
     cols = [NAMES[d] for d in datasets]
     t0 = time.perf_counter()
@@ -714,7 +705,6 @@ def plot_mean_ranks(lb: Leaderboard):
     import matplotlib.pyplot as plt  # noqa: PLC0415
     from matplotlib.patches import Patch  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
 
     # one colour per family (a VAW-family bar has VAW2's colour, a graph-aided one OMKL-GF's, ...)
     colours = dict(zip(FAMILY_LEGEND, (style.color("VAW2"), style.color("OMKL-GF"), style.color("running mean"),

@@ -26,9 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .. import registry
+from .. import compiled, presets, registry
+from ..datasets import normalise_stream
+from ..mkl import TABLE2_ROWS, VARIANT_META, expert_predictions, make_meta
 from ..sweep import map_tasks
 from . import baselines, claims, paper_values, report, runner, style, verdicts
+from . import regret_tables as _regret_tables
 
 __all__ = ["STREAM", "VARIANTS", "FIG1_ROWS", "FIG2_ROWS", "Settings", "settings", "load_stream",
            "dataset_table", "normalisation_check", "plot_datasets", "expert_layer_task", "run_expert_layers",
@@ -37,11 +40,12 @@ __all__ = ["STREAM", "VARIANTS", "FIG1_ROWS", "FIG2_ROWS", "Settings", "settings
            "row_ratio_table", "ar4_noise", "plot_fig1", "plot_fig2", "ar4_series", "streams",
            "merge_repetitions", "RAKER_PROBES", "raker_ar4_investigation", "investigation_text"]
 
-#: Table 2's streams: display name -> (registry dataset, the settings it takes). AR(4): eq. (32),
-#: T = 5000, one realisation per repetition, repetition r's noise from seed ``s.seed + r``
-#: (:func:`ar4_series`).
-STREAM = {"AR(4)": ("ar4", ("seed",)), "Airfoil": ("airfoil", ()), "Bias": ("bias", ()), "Concrete": ("concrete", ()),
-          "Naval": ("naval", ())}
+#: Table 2's streams: display name -> (registry dataset, the settings it takes), read from the one dataset
+#: table (``presets.DATASETS``: the label; a generator takes its ``seed``) for Table 2's datasets
+#: (``presets.paper000.DATASETS``). AR(4): eq. (32), T = 5000, one realisation per repetition, repetition
+#: r's noise from seed ``s.seed + r`` (:func:`ar4_series`).
+STREAM = {presets.dataset_label(name): (name, ("seed",) if presets.DATASETS[name].generator else ())
+          for name in presets.paper000.DATASETS}
 
 #: The named variants (not the paper's text): key -> (label, streams (None: every dataset), rows,
 #: stream variants, expert-layer options). See the notebook's "Named variants" section.
@@ -63,8 +67,6 @@ _VERDICT = ("noise_band", "tier")
 
 
 def _rows() -> list[str]:
-    from ..mkl import TABLE2_ROWS  # noqa: PLC0415
-
     return list(TABLE2_ROWS)
 
 
@@ -186,8 +188,6 @@ def _family(Z, y, rows, ridge, regret=None) -> dict:
     """Every meta-learner of ``rows`` on the expert predictions Z (R, T, N); with ``regret``
     (``{"m": ..., "lam": ...}``) also the oracles in hindsight and the stated bounds of every row
     (:mod:`omkl_core.repro.regret_tables`, issue 34) as records."""
-    from ..mkl import make_meta  # noqa: PLC0415
-
     out = {"mse": {}, "curve": {}, "weights": {}}
     preds = {}
     for row in rows:
@@ -203,11 +203,10 @@ def _family(Z, y, rows, ridge, regret=None) -> dict:
     if regret is not None:
         import json  # noqa: PLC0415
 
-        from . import regret_tables  # noqa: PLC0415
 
         records = lambda df: json.loads(df.to_json(orient="records"))   # plain JSON values for the task cache
-        out["oracles"] = records(regret_tables.oracle_table(Z, y, preds).reset_index())
-        out["bounds"] = records(regret_tables.bound_table(Z, y, preds, m=regret["m"], lam=regret["lam"]))
+        out["oracles"] = records(_regret_tables.oracle_table(Z, y, preds).reset_index())
+        out["bounds"] = records(_regret_tables.bound_table(Z, y, preds, m=regret["m"], lam=regret["lam"]))
     return out
 
 
@@ -216,8 +215,6 @@ def _experts(X, y, task: dict):
     ``task["repetitions"]`` repetitions batched, or, given ``task["repetition"] = r``, repetition r
     alone (``expert_predictions(first_repetition=r)``: the r-th dictionary, as the batched run draws
     it), its experts run on this stream (AR(4): repetition r's series)."""
-    from ..mkl import expert_predictions  # noqa: PLC0415
-
     r = task.get("repetition")
     return expert_predictions(X, y, m=task["m"], lam=task["lam"], seed=task["seed"], feature_map=task["feature_map"],
                               both=True, **({"repetitions": task["repetitions"]} if r is None
@@ -418,8 +415,6 @@ def variants_table(all_results, variants, s: Settings, datasets):
                      .assign(variant=label, mode=s.mode).to_dict("records"))
     if not recs:
         return None, ""
-    from ..mkl import VARIANT_META  # noqa: PLC0415
-
     vt = pd.DataFrame(recs)
     cells = vt.assign(cell=[f"{a:.2f} ± {sd:.2f} (×{r:.2f})" for a, sd, r in zip(vt.mse_x1e3, vt.sd, vt.ratio)])
     for label in cells.variant.unique():
@@ -490,8 +485,6 @@ RAKER_PROBES = {
 
 def _probe_stream(noise_seed: int, change, max_steps):
     """Repetition series ``noise_seed`` of AR(4) with one change of the stream (None: eqs. 33-34 as run)."""
-    from ..datasets import normalise_stream  # noqa: PLC0415
-
     if change is None:
         return registry.load_dataset("ar4", max_steps, seed=noise_seed)
     Xr, yr = registry.load_dataset("ar4", seed=noise_seed, normalise=False)
@@ -517,8 +510,6 @@ def raker_probe_task(task: dict, X, y) -> dict:
     (Raker draws nothing else, so the first r + 1 repetitions suffice) -- and, for a changed stream,
     VAW2 in the text form and in the TVAW code form (sin/cos features, online ridge) on it ->
     MSE x 10^3 each."""
-    from ..mkl import make_meta  # noqa: PLC0415
-
     r = task["repetition"]
     cls, params = task["raker"]
     P_ = registry.learners()[cls](**params, seed=task["seed"]).run_repetitions(X, y, r + 1)[r]
@@ -814,8 +805,6 @@ def ratio_text(ratios: pd.DataFrame) -> str:
 
 def describe(s: Settings) -> str:
     """The first line of the notebook: the settings, the expert layer's engine, where runs go."""
-    from .. import compiled  # noqa: PLC0415
-
     return (f"mode={s.mode}, repetitions={s.repetitions}, m={s.m}, lambda={s.lam}, seed={s.seed}, expert-layer "
             f"engine={compiled.get_engine()} (numba: {compiled.use_numba()}); {runner.describe()}")
 

@@ -30,7 +30,7 @@ import pandas as pd
 from .. import bounds
 from .. import noisy as nz
 from ..noisy import NoisyKernelOGD, SingleCopyKernelOGD
-from . import timing
+from . import style, timing
 
 __all__ = ["Settings", "settings", "fig1_gaps", "figure1", "estimator_draws", "figure_estimator", "LEMMA1_CASES",
            "lemma1_table", "regret_curves", "alg1_vs_single_copy", "figure_alg1", "poly_kernel_comparison",
@@ -248,7 +248,6 @@ def figure_alg1(res: dict):
     Theorem 4's bound / T."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
 
     fig, ax = plt.subplots(figsize=(8, 4.4))
     t, seen = res["checkpoints"], []
@@ -345,7 +344,6 @@ def figure_theorem3(res: dict):
     right: the single-copy learner's w_t under both strategies (identical, App. F)."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
 
     fig, ax = plt.subplots(1, 2, figsize=(12, 4.4))
     for i, (name, avg) in enumerate(res["avg"].items()):

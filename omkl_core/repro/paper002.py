@@ -31,7 +31,8 @@ from .. import bounds as B
 from .. import kernels, registry
 from ..features import RandomFourierFeatures
 from ..ridge import BayesianRidge, KernelBayesianRidge, KernelRidge, OnlineRidge
-from . import timing
+from . import style, timing
+from .report import plain_log_ticks
 
 __all__ = ["A", "SIGMA2", "RBF_SIGMA", "M_FEATURES", "EPS", "Setup", "setup", "run_learners", "equalities",
            "EQUALITIES_ROUNDOFF", "OVER_T_ROUNDOFF", "regret_vs_logdet", "clipped_bounds", "corollary3",
@@ -270,7 +271,6 @@ def figure_equalities(sides: pd.DataFrame):
     the batch right-hand side a thin black dashed line with markers on top of it."""
     import seaborn as sns  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
 
     def draw(data, **_):
         import matplotlib.pyplot as plt  # noqa: PLC0415
@@ -305,7 +305,6 @@ def figure_residuals(sides: pd.DataFrame):
     against float64 eps and the tests' tolerance 1e-9."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
 
     fig, ax = plt.subplots(figsize=(9, 5))
     seen = []
@@ -333,8 +332,6 @@ def _panel(ax, title: str, ylabel: str) -> None:
     ax.set_ylabel(ylabel)
     ax.set_xscale("log")
     ax.set_yscale("log")
-    from .report import plain_log_ticks  # noqa: PLC0415
-
     plain_log_ticks(ax, "y")
     ax.set_title(title, fontsize=10)
     ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.16), frameon=False)   # the theme's size, as in every figure
@@ -345,7 +342,6 @@ def figure_regret(s: Setup, regret: pd.DataFrame):
     (3) and T ln(1 + 1/a); the log-loss regret of Bayesian ridge against ln det / 2 (equal by (14))."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
 
     Y = float(np.max(np.abs(s.y_all)))
     tg = regret["T"]
@@ -378,7 +374,6 @@ def figure_clipped(s: Setup, b: pd.DataFrame, sides: pd.DataFrame):
     (2), (4) and (18)."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
 
     tg = b["T"]
     fig, axes = plt.subplots(1, 2, figsize=(11, 5.4))
@@ -405,7 +400,6 @@ def figure_corollary3(curves: dict):
     (ridge regression on three streams: one colour, a line style and marker each)."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
 
     fig, ax = plt.subplots(figsize=(9.5, 4.6))
     for i, (name, (g, r)) in enumerate(curves.items()):

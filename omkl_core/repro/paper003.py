@@ -38,10 +38,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .. import registry, sweep
+from .. import presets, registry, sweep
+from ..mkl.sfg import SFGMKL
 from ..protocol import run_online
 from . import claims as C
-from . import report, runner, timing
+from . import paper_values, report, runner, style, timing
 
 __all__ = ["TABLE", "FILES", "ROWS", "CODE_VARIANTS", "LEGEND", "Settings", "settings", "load_stream", "learner",
            "run_dataset", "lone_cpu_seconds", "run_all", "tables", "section5_claims", "scorecard_claims",
@@ -52,9 +53,10 @@ __all__ = ["TABLE", "FILES", "ROWS", "CODE_VARIANTS", "LEGEND", "Settings", "set
 P003 = registry.paper003
 #: Paper 003's table number of each dataset: the one definition is :data:`omkl_core.repro.claims.PAPER003_TABLE`.
 TABLE = C.PAPER003_TABLE
-#: The data file of each dataset (Wine: the white wine file; Naval: its 15 measurement features).
-FILES = {"Airfoil": ("airfoil", None), "Concrete": ("concrete", None), "Naval": ("naval", None),
-         "Wine": ("wine_white", None)}
+#: The data file of each dataset (Wine: the white wine file; Naval: its 15 measurement features): display
+#: label -> (registry dataset, variant), Tables 1-4's datasets (``presets.paper003.DATASETS``) under their
+#: labels in the one dataset table (``presets.DATASETS``).
+FILES = {presets.dataset_label(name): (name, None) for name in presets.paper003.DATASETS}
 #: The scored rows of Tables 1-4 (the text's algorithms).
 ROWS = ["OMKR", "Raker", "OMKL-GF", "SFG-MKL", "SFG-MKL-R"]
 #: The code variants that take the text rows' places in the claims checked on the code's behaviour.
@@ -190,8 +192,6 @@ def run_all(s: Settings) -> tuple[dict, dict]:
 
 
 def _published(name: str, row: str, metric: str) -> float:
-    from . import paper_values  # noqa: PLC0415
-
     return paper_values.published_value("003", TABLE[name], name, row.split(" [")[0], metric)
 
 
@@ -339,8 +339,6 @@ def sfg_cost(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The cost of one SFG-MKL step on the first dataset (timings): CPU time per step for R = 1,
     10, 50 repetitions batched, fitted as a + b R (``paper003_sfg_per_step_timing``), and the
     cProfile split of one run (``paper003_sfg_profile_timing``). Returns ``(cost, profile, split)``."""
-    from ..mkl.sfg import SFGMKL  # noqa: PLC0415
-
     name = s.datasets[0]
     Xp, yp = load_stream(name, s)
     p_sfg = P003.defaults(len(yp))["SFGMKL"]
@@ -386,7 +384,6 @@ def figure(results: dict, name: str, fig_no: int, s: Settings):
     band from the per-repetition curves and cannot offset markers per line."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
 
     res = results[name]
     variants = [r for r in res if r not in ROWS]
@@ -535,8 +532,6 @@ def investigate_omklgf(s: Settings, datasets=("Concrete", "Naval")) -> pd.DataFr
     with section 5's R = 50 (the tables' cell) and, on Naval, the 17-feature file of the graph-aided
     code (reference E.5; run outside the sweep, which knows no dataset variants). Measured facts, not
     a fit: ``paper003_investigation_omklgf``."""
-    from .. import registry as _registry  # noqa: PLC0415
-
     R = min(INVESTIGATION_REPETITIONS, s.repetitions)
     rows = []
     for name in [d for d in datasets if d in s.datasets]:
@@ -548,8 +543,8 @@ def investigate_omklgf(s: Settings, datasets=("Concrete", "Naval")) -> pd.DataFr
         res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in
                     run_learners(name, {text: ("OMKLGF", var[text])}, s).values()})
         if name == "Naval":
-            X17, y17 = _registry.load_dataset("naval", s.T_quick if s.quick else None, variant="17")
-            P_ = _registry.learners()["OMKLGF"](**var[text], seed=s.seed).run_repetitions(X17, y17, R)
+            X17, y17 = registry.load_dataset("naval", s.T_quick if s.quick else None, variant="17")
+            P_ = registry.learners()["OMKLGF"](**var[text], seed=s.seed).run_repetitions(X17, y17, R)
             res["17 features (graph-aided code's Naval file, E.5)"] = {
                 "mse": ((P_ - y17[None, :]) ** 2).mean(axis=1) * 1e3, "T": T}
         rows += _variant_rows(name, res, {v: ("OMKL-GF", v) for v in res}, s, base=text)

@@ -28,6 +28,8 @@ import pandas as pd
 from .. import bounds as B
 from .. import datasets, registry
 from ..additive import AdaBoost, GradientBoosting, Lasso
+from . import style
+from .report import plain_log_ticks
 
 __all__ = ["P", "S", "SIGMA", "DELTA", "sample_sizes", "wine_split", "adaboost_wine", "figure_adaboost",
            "support_recovery", "figure_support_recovery", "theorem31", "theorem31_scaling", "walsh_functions",
@@ -86,8 +88,6 @@ def figure_adaboost(a: dict):
     """(a) Errors over rounds; Theorem 26 (the loss equals the product); the margin distribution."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
-    from .report import plain_log_ticks  # noqa: PLC0415
 
     ada = a["model"]
     fig, ax = plt.subplots(1, 3, figsize=(16, 4.8))
@@ -248,8 +248,6 @@ def figure_rademacher(tab: pd.DataFrame):
     """(d) Exact complexities (filled markers) and their bounds (hollow markers) against n."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
-    from .report import plain_log_ticks  # noqa: PLC0415
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     for col, sty, color, label in _CURVES:
@@ -301,8 +299,6 @@ def figure_gradient_boosting(g: dict):
     Wine: the test error of logistic gradient boosting against AdaBoost's."""
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
-    from . import style  # noqa: PLC0415
-    from .report import plain_log_ticks  # noqa: PLC0415
 
     fig, ax = plt.subplots(1, 2, figsize=(12, 4.8))
     c = style.color("GradientBoosting")

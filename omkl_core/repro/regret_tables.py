@@ -25,7 +25,7 @@ import pandas as pd
 
 from .. import oracles as _oracles
 from .. import registry as _registry
-from ..mkl import expert_predictions, make_meta
+from ..mkl import TABLE2_ROWS, expert_predictions, make_meta
 from ..regret import stated_bounds
 
 __all__ = ["oracle_table", "bound_table", "table2_regret"]
@@ -124,8 +124,6 @@ def table2_regret(dataset: str, *, repetitions: int | None = None, T: int | None
     X, y = _registry.load_dataset(dataset, T)
     Z = expert_predictions(X, y, m=d["m"], lam=d["lam"], repetitions=R, seed=seed, dictionary=d["dictionary"])
     rows = list(rows) if rows is not None else None
-    from ..mkl import TABLE2_ROWS  # noqa: PLC0415
-
     preds = {row: make_meta(row).run(Z, y) for row in (rows or TABLE2_ROWS)}
     return (oracle_table(Z, y, preds, shifts=shifts, dataset=dataset),
             bound_table(Z, y, preds, m=d["m"], lam=d["lam"], dataset=dataset))

@@ -42,7 +42,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .. import __version__
+from ..validation import physical_memory
 from . import errata, paper_values, papers, verdicts
+from .counts import (  # noqa: F401  (the counting lives in counts; these names stay importable from here)
+    CLAIM_KIND_LABELS,
+    claim_counts,
+    is_timing,
+    phrase_tables,
+    summary_lines,
+    tier_counts,
+)
 
 __all__ = ["results_dir", "save_table", "save_figure", "plain_log_ticks", "add_scorecard_rows", "scorecard",
            "HASH_DIGITS", "TIMING_SUFFIX", "is_timing", "canonical_table", "numbers_hash", "combined_hash",
@@ -72,8 +82,6 @@ def set_mode(mode: str) -> None:
 @lru_cache(maxsize=1)
 def _commit() -> str:
     if _checkout() is None:
-        from .. import __version__  # noqa: PLC0415
-
         return f"omkl {__version__} (installed package, not a checkout)"
     try:
         out = subprocess.run(["git", "-C", str(_REPO), "describe", "--always", "--dirty", "--abbrev=10"],
@@ -86,8 +94,6 @@ def _commit() -> str:
 @lru_cache(maxsize=1)
 def _machine() -> str:
     import numpy  # noqa: PLC0415
-
-    from ..validation import physical_memory  # noqa: PLC0415
 
     mem = physical_memory()
     parts = [f"{platform.system()} {platform.machine()}", f"{os.cpu_count()} CPUs",
@@ -119,7 +125,7 @@ def _stamp_line(stamp: dict) -> str:
 SCORECARD_COLUMNS = ["paper", "item", "row", "column", "kind", "published", "reproduced_mean",
                      "reproduced_sd", "n_runs", "ratio", "noise_band", "verdict", "cause", "note"]
 #: The ``kind`` of a published numeric cell's row.
-CELL = "cell"
+CELL = verdicts.CELL
 #: The rule of the tiers, as scorecard.md and the report print it (:mod:`omkl_core.repro.verdicts`).
 TIER_RULE = verdicts.TIER_RULE
 
@@ -216,12 +222,6 @@ _TIME_COLUMN = re.compile(r"(?<![a-z])(seconds?|secs?|runtime|run_time|wall|cpu|
                           r"|_s$|\[s[\] ]", re.IGNORECASE)
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(nan|inf|infinity)", re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?\d+")
-
-
-def is_timing(name: str) -> bool:
-    """Whether the table ``name`` is a timing table: ``timing`` is one of the ``_``-separated
-    parts of its name (``paper003_table1_timing``, ``leaderboard_timing_per_1000_steps``)."""
-    return "timing" in str(name).split("_")
 
 
 def _canonical_cell(text: str, roundoff: float | None, digits: int) -> str:
@@ -471,58 +471,6 @@ def _causes(df: pd.DataFrame, tables: set) -> pd.Series:
     return pd.Series(out, index=df.index, dtype=object)
 
 
-def tier_counts(rows) -> dict:
-    """``{tier: number of judged published cells}`` over :data:`omkl_core.repro.verdicts.TIERS`
-    (every tier present, 0 included), plus ``"not computed"`` (cells of a quick run), ``"cells"``
-    (all cells) and ``"unexplained"`` (misses without a measured cause). ``rows``: scorecard rows
-    (a DataFrame or records with ``kind``, ``verdict``, ``cause``)."""
-    recs = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else list(rows)
-    cells = [r for r in recs if str(r["kind"]) == CELL]
-    out = {t: sum(str(r["verdict"]) == t for r in cells) for t in verdicts.TIERS}
-    out["not computed"] = sum(str(r["verdict"]) == NOT_COMPUTED for r in cells)
-    out["cells"] = len(cells)
-    out["unexplained"] = sum(str(r.get("cause", "")) == verdicts.UNEXPLAINED for r in cells)
-    return out
-
-
-def claim_counts(rows) -> dict:
-    """``{kind: {verdict word: number}}`` of the claim rows, each kind of
-    :data:`omkl_core.repro.verdicts.CLAIM_KINDS` with both its words and :data:`NOT_COMPUTED`."""
-    recs = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else list(rows)
-    out = {}
-    for kind in verdicts.CLAIM_KINDS:
-        mine = [r for r in recs if str(r["kind"]) == kind]
-        out[kind] = {w: sum(str(r["verdict"]) == w for r in mine) for w in (*verdicts.CLAIM_WORDS[kind], NOT_COMPUTED)}
-    return out
-
-
-#: How each kind of claim is named in the summaries.
-CLAIM_KIND_LABELS = {"paper": "the papers' claims judged on our numbers",
-                     "printed": "checks of the papers' printed numbers against their text (no run of ours)",
-                     "project": "this project's own claims"}
-
-
-def summary_lines(rows) -> list[str]:
-    """The scorecard's counts in words: one line for the cells' tiers, one per claim kind."""
-    t = tier_counts(rows)
-    lines = []
-    if t["cells"]:
-        judged = t["cells"] - t["not computed"]
-        if judged:
-            lines.append(f"Published numeric cells: {judged} judged — " + ", ".join(
-                f"{t[k]} {k}" for k in verdicts.TIERS) + f" ({t['unexplained']} of the misses unexplained).")
-        if t["not computed"]:
-            lines.append(f"{t['not computed']} published cells {NOT_COMPUTED}: a quick run computes them on its short "
-                         "horizon only (the values are in its tables) and judges none of them.")
-    for kind, n in claim_counts(rows).items():
-        words = verdicts.CLAIM_WORDS[kind]
-        total = sum(n.values())
-        if total:
-            lines.append(f"Claims, {CLAIM_KIND_LABELS[kind]}: " + ", ".join(
-                f"{n[w]} {w}" for w in (*words, NOT_COMPUTED) if n[w] or w in words and n[NOT_COMPUTED] < total) + ".")
-    return lines
-
-
 def scorecard(verbose: bool = False) -> pd.DataFrame:
     """Merge every notebook's rows into ``results/scorecard.{csv,md}`` and return them.
 
@@ -576,8 +524,6 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
     else:
         (root / "scorecard_timing.csv").unlink(missing_ok=True)
     quick = any(" | quick | " in s for s in sections + speed_sections) or stamp["mode"] == "quick"
-    from .counts import phrase_tables  # noqa: PLC0415  (one phrase for the count, on every page)
-
     numbers = (f"Numbers hash: `{combined}` (SHA-256 over the number tables in `tables/`: "
                f"{phrase_tables(len(hashes), True)}; each "
                f"table's numbers rounded to {HASH_DIGITS} significant digits; timing tables `*{TIMING_SUFFIX}*` "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 # the sweep's context manager: one BLAS/OpenMP thread (threadpoolctl), the same for every timing
-from ..sweep import _one_blas_thread as one_blas_thread
+from ..sweep import one_blas_thread
 
 __all__ = ["cpu_seconds", "one_blas_thread", "TIMING_RULE"]
 

@@ -71,6 +71,8 @@ TIER_RULE = (
     "Every miss names a measured cause (a table of this run) or says *unexplained*. The rule and its reasons: "
     "omkl_core/repro/verdicts.py; it was fixed before looking at which cells it moves.")
 
+#: The ``kind`` of a scorecard row that is a published numeric cell (a claim's row has its claim kind).
+CELL = "cell"
 #: Kinds of claim rows and the two verdict words of each (holds, fails).
 CLAIM_KINDS = ("paper", "printed", "project")
 CLAIM_WORDS = {"paper": ("holds", "fails"), "printed": ("consistent in print", "inconsistent in print"),
