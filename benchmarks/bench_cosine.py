@@ -2,12 +2,12 @@
 
 The feature map of paper 000 (section 2: sqrt(2) cos(<omega, x> + b)) spends half of VAW2's
 run at m = 100 in the cosine. This script times, on one thread, every cosine it can import
-(:data:`omkl_core.vecmath.LIBRARIES`: NumPy's ``np.cos``, oneMKL's ``vmdCos``, ``mkl_umath.cos``,
+(:data:`omkl_core.cosine.LIBRARIES`: NumPy's ``np.cos``, oneMKL's ``vmdCos``, ``mkl_umath.cos``,
 ``numexpr``'s ``cos`` and Numba's compiled ``np.cos`` loop) on the run's own arguments (the
 T x N x m values <omega, x_t> + b that ``VAW2(m=m, seed=0)`` computes on the whole Airfoil stream,
 in its time blocks of 256 steps, in place), and reports each one's largest difference from
 ``np.cos`` in units of the last place (ulp of ``np.cos``'s result) on those arguments and on a
-wide sweep (|x| up to 1e6, and the feature map's whole argument range). ``omkl_core.vecmath``
+wide sweep (|x| up to 1e6, and the feature map's whole argument range). ``omkl_core.cosine``
 uses the fastest library that is installed, agrees with ``np.cos`` to 2 ulp and gives an element
 the same bits whatever call it is computed in.
 """
@@ -23,7 +23,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from omkl_core import registry, vecmath  # noqa: E402
+from omkl_core import cosine, registry  # noqa: E402
 from omkl_core.mkl.vaw2 import draw_dictionaries  # noqa: E402
 
 
@@ -85,8 +85,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
     sweep = wide_sweep()
-    libs = vecmath.available()
-    print(f"libraries importable: {', '.join(libs)}; vecmath uses: {vecmath.library()}")
+    libs = cosine.available()
+    print(f"libraries importable: {', '.join(libs)}; cosine uses: {cosine.library()}")
     for m in args.m:
         blocks = run_arguments(m)
         n = sum(b.size for b in blocks)
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
         print("|---|---|---|---|---|---|")
         base = None
         for name in libs:
-            f = vecmath.cos_function(name)
+            f = cosine.cos_function(name)
             s = seconds(f, blocks, args.repeats)
             base = base or s
             inv = "yes" if call_invariant(f, run_args[:200_000]) else "no"

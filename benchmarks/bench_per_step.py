@@ -103,7 +103,7 @@ def main(argv=None) -> int:
         res.append((name, r))
     floor = res[0][1]["step_us"]
     lines = [f"Whole Airfoil (T = {X.shape[0]}), one thread, CPU time per step (best of {args.repeats}); "
-             f"engine {ok.config.config()['engine']}, feature-map cosine {ok.vecmath.library()}",
+             f"engine {ok.config.config()['engine']}, feature-map cosine {ok.cosine.library()}",
              "", "| learner | run (µs/step) | predict_one + learn_one (µs/step) | step / run | step / RunningMean's step "
              "| same numbers as run |", "|---|---|---|---|---|---|"]
     for name, r in res:

@@ -31,7 +31,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from omkl_core import compiled, mkl, registry, vecmath  # noqa: E402
+from omkl_core import compiled, cosine, mkl, registry  # noqa: E402
 from omkl_core.mkl.vaw2 import draw_dictionaries  # noqa: E402
 
 __all__ = ["gemm_rate", "cos_seconds", "vaw2_once", "vaw2_seconds", "floor_table", "main"]
@@ -103,8 +103,8 @@ def cos_seconds(X, m: int, seed=0, repetitions: int = 1, repeats: int = 3, time_
     out (R N, T_b, m), kernel by kernel (the learner's layout); ``"stream"``: (T_b, R N m), one
     row per step. The same numbers, but NumPy's cos runs about twice as fast kernel by kernel
     (runs of arguments of one bandwidth, mostly small, take its fast path together). ``library``:
-    whose cosine (:func:`omkl_core.vecmath.cos_function`; ``"numpy"``: ``np.cos``)."""
-    cos = vecmath.cos_function(library)
+    whose cosine (:func:`omkl_core.cosine.cos_function`; ``"numpy"``: ``np.cos``)."""
+    cos = cosine.cos_function(library)
     dicts = draw_dictionaries(X.shape[1], m, repetitions, seed, None, "cos", "numpy")
     T = X.shape[0]
     if layout == "kernel":
@@ -162,7 +162,7 @@ def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, datase
         mkl.VAW2(m=8).run(X[:40], y[:40])                       # compile / load the kernels
         mkl.expert_predictions(X[:40], y[:40], m=8, repetitions=2)
         g0 = gemm_rate()
-        fast_libs = [n for n in vecmath.available() if n != "mkl_umath"]   # mkl_umath: not call-invariant
+        fast_libs = [n for n in cosine.available() if n != "mkl_umath"]   # mkl_umath: not call-invariant
         rows = []
         for m in ms:
             for R in repetitions:
@@ -195,7 +195,7 @@ def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, datase
         r["ratio_strict"] = r["cpu"] / r["floor_strict"]
     with compiled.engine("auto"):
         eng = "numba" if compiled.use_numba() else "numpy"
-    return {"cos_library": vecmath.library(), "T": T, "dataset": dataset, "gflops": g / 1e9, "engine": eng, "rows": rows, "blas_kernel": arch,
+    return {"cos_library": cosine.library(), "T": T, "dataset": dataset, "gflops": g / 1e9, "engine": eng, "rows": rows, "blas_kernel": arch,
             "native": None if native is None else {"gflops": native[0] / 1e9, "blas_kernel": native[1]}}
 
 

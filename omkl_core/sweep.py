@@ -100,7 +100,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import compiled, registry, vecmath
+from . import compiled, cosine, registry
 from .progress import progress_bar
 from .protocol import Trace, run_online
 from .validation import check_bool, check_int, check_memory, check_option
@@ -240,8 +240,8 @@ def code_version() -> str:
 def numerics() -> str:
     """The libraries behind this process's arithmetic that can change a result's last bits: the
     compiled engine (:mod:`omkl_core.compiled`: Numba or NumPy loops) and the feature map's cosine
-    (:mod:`omkl_core.vecmath`: NumPy's or oneMKL's). Part of :func:`code_version`."""
-    return f"engine={'numba' if compiled.use_numba() else 'numpy'};cos={vecmath.library()}"
+    (:mod:`omkl_core.cosine`: NumPy's or oneMKL's). Part of :func:`code_version`."""
+    return f"engine={'numba' if compiled.use_numba() else 'numpy'};cos={cosine.library()}"
 
 
 def data_hash(X, y) -> str:
