@@ -32,7 +32,7 @@ import numpy as np
 
 import omkl_core as ok
 from omkl_core import bounds as B
-from omkl_core.additive import AdaBoost, BestSubset, GradientBoosting, Lasso
+from omkl_core.sparse_additive import AdaBoost, BestSubset, GradientBoosting, Lasso
 
 
 def _time(fn, repeat=3):

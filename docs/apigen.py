@@ -18,7 +18,7 @@ from pathlib import Path
 
 # ----------------------------------------------------------------------------- public names
 _ORDER = ("base", "protocol", "validation", "checks", "registry", "datasets", "preprocessing", "features", "kernels",
-          "vaw", "sherman_morrison", "ridge", "aggregation", "pairing", "mixture", "mkl", "noisy", "additive", "bounds", "oracles",
+          "vaw", "sherman_morrison", "ridge", "aggregation", "pairing", "mixture", "mkl", "noisy", "sparse_additive", "bounds", "oracles",
           "interop", "sweep", "compiled", "backend", "cli")
 _REPRO_ORDER = ("report", "html_report", "paper_values", "errata", "claims", "baselines", "leaderboard",
                 "regret_tables", "verify", "timing", "driver", "notebooks", "process", "runner", "style")

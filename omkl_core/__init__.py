@@ -30,7 +30,7 @@ imported only when these are called), and one class per algorithm, named as in t
   ``feedback_graph``, ``paper003_dictionary`` (and ``ok.kernels.dissimilarity``).
 """
 from . import (
-               additive,
+               additive,  # noqa: F401  (deprecated: omkl_core.sparse_additive; kept one more release)
                aggregation,
                backend,
                base,
@@ -56,11 +56,11 @@ from . import (
                regret,
                ridge,
                sherman_morrison,
+               sparse_additive,
                validation,
                vaw,
                vecmath,  # noqa: F401  (deprecated: the cosine is omkl_core.cosine; kept one more release)
 )
-from .additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
 from .aggregation import BOA, EWA, AggregatingAlgorithm, CalibratedEWA, MLPoly, MLProd, VAWMeta
 from .base import BatchLearner, OnlineLearner
 from .baselines import ExponentialMean, LastValue, RunningMean
@@ -78,6 +78,7 @@ from .ridge import (
                KernelRidge,
                OnlineRidge,
 )
+from .sparse_additive import AdaBoost, BestSubset, ConstrainedLasso, GradientBoosting, Lasso, RBFDictionary, gibbs_posterior
 from .vaw import VAW, VAWExperts
 
 __version__ = "0.1.0"
@@ -109,7 +110,7 @@ __all__ = [
     # paper 003
     "SFGMKL", "SFGMKLR", "Raker", "OMKR", "OMKLGF", "feedback_graph", "paper003_dictionary",
     # paper 004
-    "additive", "AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso", "BestSubset",
+    "sparse_additive", "AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso", "BestSubset",
     "gibbs_posterior", "RBFDictionary", "PAPER004_EXPORTS",
     "__version__",
 ]

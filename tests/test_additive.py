@@ -1,4 +1,4 @@
-"""Paper 004 models (omkl_core.additive): unit tests and cross-checks against scikit-learn.
+"""Paper 004 models (omkl_core.sparse_additive): unit tests and cross-checks against scikit-learn.
 
 Only this test module imports scikit-learn; the library never does. Tolerances and why:
 
@@ -34,7 +34,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import omkl_core as ok
-from omkl_core.additive import (
+from omkl_core.sparse_additive import (
     AdaBoost,
     BestSubset,
     ConstrainedLasso,

@@ -10,7 +10,7 @@ import omkl_core as ok
 
 #: ``omkl_core.__all__``, alphabetically
 PINNED = {
-    '__version__', 'AdaBoost', 'additive', 'AggregatingAlgorithm', 'aggregation', 'backend',
+    '__version__', 'AdaBoost', 'sparse_additive', 'AggregatingAlgorithm', 'aggregation', 'backend',
     'base', 'BatchLearner', 'BayesianAlgorithm', 'BayesianRidge', 'BestSubset', 'BOA', 'bounds',
     'CalibratedEWA', 'checks', 'compiled', 'ConstrainedLasso', 'datasets', 'estimate_analytic',
     'EWA', 'expert_predictions', 'features', 'feedback_graph', 'gibbs_posterior',
@@ -121,3 +121,18 @@ def test_removed_meta_learners_is_given_back_with_a_deprecation_warning():
     assert fixed == {} and repr(factory()) == repr(ok.mkl.make_meta("VAW2 (trunc)"))
     with pytest.raises(AttributeError, match="no attribute 'NO_SUCH_NAME'"):
         ok.mkl.NO_SUCH_NAME  # noqa: B018
+
+
+def test_the_renamed_packages_still_work_for_one_release_with_a_deprecation_warning():
+    """``omkl_core.additive`` became :mod:`omkl_core.sparse_additive` (it holds the Lasso family and best subset
+    beside boosting) and ``omkl_core.noisy.oracles`` :mod:`omkl_core.noisy.noise` (paper 001's noise laws, apart
+    from :mod:`omkl_core.oracles`): the old names give the same objects and warn, naming the new place."""
+    import importlib
+
+    import pytest
+
+    with pytest.warns(DeprecationWarning, match=r"omkl_core\.sparse_additive\.Lasso"):
+        assert ok.additive.Lasso is ok.sparse_additive.Lasso
+    old = importlib.import_module("omkl_core.noisy.oracles")
+    with pytest.warns(DeprecationWarning, match=r"omkl_core\.noisy\.noise\.GaussianNoise"):
+        assert old.GaussianNoise is ok.noisy.noise.GaussianNoise

@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 
 import omkl_core as ok
 from omkl_core import bounds as B
-from omkl_core.additive import AdaBoost, BestSubset, GradientBoosting, Lasso, RBFDictionary, gibbs_objective, gibbs_posterior, kl_divergence
+from omkl_core.sparse_additive import AdaBoost, BestSubset, GradientBoosting, Lasso, RBFDictionary, gibbs_objective, gibbs_posterior, kl_divergence
 
 EQ_RTOL = 1e-9
 SLACK = 1e-12
@@ -354,7 +354,7 @@ def test_paper004_corollary17_l1_norm_bound(seed, loglam):
     X = rng.standard_normal((n, p))
     y = rng.uniform(-1, 1, n)
     lam = 10.0**loglam
-    w = Lasso(lam=ok.additive.lasso_lambda(lam, n=n, scaling="eq5_half")).fit(X, y).w_
+    w = Lasso(lam=ok.sparse_additive.lasso_lambda(lam, n=n, scaling="eq5_half")).fit(X, y).w_
     M0 = float(np.max(0.5 * y * y))
     assert np.abs(w).sum() <= float(np.mean(0.5 * y * y)) / lam * (1 + 1e-9) <= M0 / lam * (1 + 1e-9)
 
@@ -1084,7 +1084,7 @@ def test_paper004_eq4_constrained_lasso_default(case):
     l1, l2 = np.abs(w_ls).sum(), np.linalg.norm(w_ls)
     A = {"active": 0.4 * l1, "between_l2_and_l1": 0.5 * (l1 + l2), "inactive": 1.5 * l1}[case]
     assert case != "between_l2_and_l1" or l2 < A < l1
-    model = ok.additive.ConstrainedLasso(A=A).fit(X, y)
+    model = ok.sparse_additive.ConstrainedLasso(A=A).fit(X, y)
     Lip = np.linalg.eigvalsh(X.T @ X / n).max()
     w = np.zeros(p)
     for _ in range(3000):
@@ -1108,7 +1108,7 @@ def test_paper004_eq5_soft_l1_half_squared_loss_kkt(lam5):
     n, p = 40, 6
     X = rng.standard_normal((n, p))
     y = X @ np.array([1.0, -0.6, 0.0, 0.3, 0.0, 0.0]) + 0.2 * rng.standard_normal(n)
-    w = Lasso(lam=ok.additive.lasso_lambda(lam5, n=n, scaling="eq5_half")).fit(X, y).w_
+    w = Lasso(lam=ok.sparse_additive.lasso_lambda(lam5, n=n, scaling="eq5_half")).fit(X, y).w_
     c = X.T @ (y - X @ w) / n
     nz = w != 0
     assert 0 < nz.sum() < p

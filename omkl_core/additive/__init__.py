@@ -1,23 +1,18 @@
-"""Paper 004 (T. Zhang, *Mathematical Analysis of Machine Learning Algorithms*, ch. 10,
-"Additive and Sparse Models"): batch ``fit``/``predict`` models -- boosting, the Lasso family,
-best subset, the Gibbs posterior -- as the slides state them.
+"""Deprecated: paper 004's additive and sparse models are now :mod:`omkl_core.sparse_additive` (renamed
+after 0.1.0: the package holds the Lasso family and best subset beside boosting). The names of the old
+package work for one more release, each with a DeprecationWarning naming the new place."""
+from __future__ import annotations
 
-* :class:`AdaBoost`          Algorithm 1 (exact stumps or a +-1 dictionary); Theorem 26, Corollary 27
-* :class:`GradientBoosting`  Algorithm 2 (regression stumps or dictionary columns)
-* :class:`Lasso`             eq. (12); Theorems 29 and 31
-* :class:`ConstrainedLasso`  eq. (4) with the squared loss
-* :class:`BestSubset`        eq. (3), exhaustive (Example 6's penalty lam sqrt(|F|))
-* :func:`gibbs_posterior`    eq. (8) (and the objective (9))
-* :class:`RBFDictionary`     Example 3
-"""
-from .boosting import AdaBoost, GradientBoosting, best_regression_stump, best_stump
-from .dictionary import RBFDictionary
-from .gibbs import gibbs_objective, gibbs_posterior, kl_divergence
-from .lasso import ConstrainedLasso, Lasso, lasso_kkt_residual, lasso_lambda, soft_threshold
-from .subset import MAX_SUPPORTS, BestSubset
+import warnings
 
-__all__ = [
-    "AdaBoost", "GradientBoosting", "best_stump", "best_regression_stump",
-    "Lasso", "ConstrainedLasso", "lasso_lambda", "lasso_kkt_residual", "soft_threshold",
-    "BestSubset", "MAX_SUPPORTS", "gibbs_posterior", "gibbs_objective", "kl_divergence", "RBFDictionary",
-]
+from .. import sparse_additive as _new
+
+__all__: list[str] = []
+
+
+def __getattr__(name: str):
+    if not name.startswith("__") and hasattr(_new, name):
+        warnings.warn(f"omkl_core.additive.{name} is deprecated; use omkl_core.sparse_additive.{name} "
+                      "(the package was renamed)", DeprecationWarning, stacklevel=2)
+        return getattr(_new, name)
+    raise AttributeError(f"module 'omkl_core.additive' has no attribute {name!r} (see omkl_core.sparse_additive)")

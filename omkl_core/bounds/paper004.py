@@ -6,7 +6,7 @@ Convention: V is an (n, N) matrix, rows = sample points X_1..X_n, columns = the 
 psi_1..psi_N of Psi (V[i, j] = psi_j(X_i)). The empirical Rademacher complexity is
 R(F, S_n) = E_sigma sup_{f in F} (1/n) sum_i sigma_i f(X_i) (no absolute value), the
 expectation over the 2^n sign vectors computed *exactly* by enumeration (n <= 20, in blocks).
-(owner: omkl_core/additive/)
+(owner: omkl_core/sparse_additive/)
 """
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ import pandas as pd
 
 from .. import bounds as B
 from .. import datasets, registry
-from ..additive import AdaBoost, GradientBoosting, Lasso
+from ..sparse_additive import AdaBoost, GradientBoosting, Lasso
 from . import style
 from .report import plain_log_ticks
 
