@@ -164,10 +164,12 @@ class LearnerInfo:
 
 
 def takes_expert_predictions(cls: type) -> bool:
-    """True for the meta-learners, whose input z_t is the vector of expert forecasts."""
-    from .aggregation import _MetaLearner  # noqa: PLC0415
+    """True for the meta-learners, whose input z_t is the vector of expert forecasts: the classes that
+    declare ``input_kind = "experts"`` (the public protocol of :mod:`omkl_core.base`; a rule of your own
+    registered with :func:`register` is one with no other edit)."""
+    from .base import input_kind_of  # noqa: PLC0415  # lazy: only this function is issue 40's (base is light)
 
-    return issubclass(cls, _MetaLearner)
+    return input_kind_of(cls) == "experts"
 
 
 def required_parameters(cls: type) -> list[str]:
