@@ -867,8 +867,8 @@ def build_parser() -> argparse.ArgumentParser:
         "run", help="run a learner online and print its MSE",
         description="Run a learner online (predict, then learn) and print its MSE. Learners on raw "
                     "features (VAW, OnlineRidge, BayesianRidge, KernelRidge, VAW2, VAWEWA, ...) read the "
-                    f"non-target columns as features; meta-learners ({metas}) read them as expert predictions "
-                    "and need --experts.")
+                    "non-target columns as features; meta-learners need --experts and read them as expert "
+                    f"predictions (meta-learners: {metas}).")
     run.add_argument("model", nargs="?", default="Mixture",
                      help="a learner class, see 'omkl models' (default: Mixture, the default mixture: the running "
                           "mean, VAW2 and OnlineRidge aggregated by ML-Poly in the target's units)")
