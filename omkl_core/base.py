@@ -65,7 +65,7 @@ a learner, not a class, not a River model that reads dict features) and forwards
 wraps, once, in the base.
 
 **A meta-learner** (:class:`MetaLearner`) is a learner with ``input_kind = "experts"``: x is z_t.
-It declares, beside its update, ``convex_weights`` (its forecast is <weights_, zbar_t> with
+It declares, beside its update, ``convex_weights`` (its forecast is ``<weights_, zbar_t>`` with
 ``weights_`` fixed before z_t: a :class:`~omkl_core.Mixture`'s sleeping experts need it),
 ``min_experts``, and the bound it carries: ``regret_bound`` (a
 :class:`~omkl_core.bounds.aggregation.RuleBound`: paper, theorem or equation, statement, symbols,
@@ -503,7 +503,7 @@ class MetaLearner(OnlineLearner):
     vectorised ``run(Z, y)``), exposes ``weights_`` (the weights the next forecast uses, (N,); None
     before N is known) and declares, beside its update:
 
-    * ``convex_weights`` -- True when its forecast is <weights_, zbar_t> with ``weights_`` fixed before
+    * ``convex_weights`` -- True when its forecast is ``<weights_, zbar_t>`` with ``weights_`` fixed before
       z_t is seen (an abstaining expert of a Mixture can then sleep);
     * ``min_experts`` -- the least N it runs with (a Mixture of fewer uses the only expert);
     * its bound: ``regret_bound`` (a :class:`~omkl_core.bounds.aggregation.RuleBound`: paper, theorem

@@ -63,7 +63,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .base import MetaLearner, fresh, input_kind_of
+from .base import MetaLearner, Wrapper, fresh, input_kind_of
 from .bounds.aggregation import NO_BOUND, BoundCheck, no_bound_row
 from .oracles import best_convex, best_expert, best_linear, best_shifting
 from .pairing import Pairing
@@ -356,7 +356,7 @@ def _run_with_experts(learner, X, y):
 
 def _short(learner) -> str:
     """A name of the learner for the report: its repr when short, else a description."""
-    names = getattr(learner, "expert_names_", None)      # a Mixture
+    names = getattr(learner, "expert_names_", None) if isinstance(learner, Wrapper) else None   # a Mixture
     if names is not None:
         meta = type(learner.meta_).__name__
         mb = getattr(learner.meta_, "bounds", None)

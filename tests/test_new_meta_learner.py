@@ -228,3 +228,15 @@ def test_the_private_names_of_earlier_versions_are_honoured_for_one_release_with
     assert any(issubclass(w.category, DeprecationWarning) and "_may_abstain" in str(w.message) for w in caught)
     assert Old.may_abstain is True and Old.run_alignment == 4 and ok.TargetScaler(Old()).may_abstain
     assert ok.VAW2._run_alignment == 32 and ok.EWA._input_kind == "experts"      # old readers still work
+
+
+def test_the_vaw_family_gives_regret_its_bound_constants_and_expert_names_by_declaration():
+    """regret reads the VAW family's expert layer from ``bound_constants()`` and its experts' names from
+    ``expert_names_`` (no isinstance of the family); the report still names the learner, not a Mixture."""
+    X, y = ok.datasets.ar4(T=120, seed=0)
+    model = ok.VAW2(m=4)
+    assert model.bound_constants() == {"m": 4, "lam": 1.0, "vaw": True, "feature_map": "cos"}
+    assert len(model.expert_names_) == 76 and model.expert_names_[0] == "j = 0 (Gaussian, sigma = 0.1)"
+    rep = ok.regret.regret_report(model, X, y)
+    assert rep.learner.startswith("VAW2") and rep.expert_names[0] == model.expert_names_[0]
+    assert "P000 eq. (25)" in [b.equation for b in rep.bounds]              # needs the expert layer's constants

@@ -107,8 +107,8 @@ loss, opera's default ``loss.gradient = TRUE``, ref. A.1).
 """
 from __future__ import annotations
 
-from ..validation import check_positive, check_scalar  # noqa: F401  (resolved here before the split; tests/test_public_api.py)
 from ..base import MetaLearner  # noqa: F401  (the public base, defined in omkl_core.base)
+from ..validation import check_positive, check_scalar  # noqa: F401  (resolved here before the split; tests/test_public_api.py)
 from ._base import _MetaLearner, truncate  # noqa: F401  (_MetaLearner: the rules' shared machinery)
 from .aa import AggregatingAlgorithm
 from .ewa import EWA, CalibratedEWA, CalibratedEWAState
