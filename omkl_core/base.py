@@ -18,6 +18,61 @@ River's ``river.base.Base`` and scikit-learn's ``BaseEstimator`` are the models:
 :class:`OnlineLearner` (``predict_one`` / ``learn_one`` / ``run``, step counter ``t_``) is the
 base of every online learner; :class:`BatchLearner` (``fit`` / ``predict``) of paper 004's
 models. :func:`omkl_core.checks.check_learner` checks a learner against these conventions.
+
+The extension protocol (issue 40)
+---------------------------------
+What a learner, a wrapper and a meta-learner implement is public; River's ``river.base``
+(``Estimator``, ``Wrapper``, ``Ensemble``) is the model.  Nothing here needs a private name.
+
+**A learner** (anything :func:`omkl_core.run_online`, :class:`omkl_core.Mixture`, the scalers
+and the adapters accept; it need not derive from :class:`OnlineLearner`):
+
+* ``predict_one(x) -> float | None`` -- the forecast of y_t from x_t (a 1-D float array) with
+  the state after the steps learned so far; ``None``: it abstains (:mod:`omkl_core.protocol`,
+  "Abstention");
+* ``learn_one(x, y) -> None`` -- learn the labelled step (x_t, y_t);
+* optionally ``run(X, y) -> predictions`` -- predict-then-learn over a whole stream, continuing
+  from the current state, with the numbers of the ``predict_one`` / ``learn_one`` loop (a
+  vectorised driver); :func:`omkl_core.protocol.predict_learn` is the one rule that calls it
+  or loops;
+
+and three class attributes, each with a default, so a learner that sets none of them works:
+
+=================  ===========  ==========================================================================
+attribute          default      meaning
+=================  ===========  ==========================================================================
+``input_kind``     "features"   what x is: "features" (a point of R^d) or "experts" (the forecasts
+                                z_t = (z_{t,1}, ..., z_{t,N}) of N experts: a meta-learner)
+``may_abstain``    False        True: ``run`` marks an abstention by NaN (the array form of ``None``);
+                                for any other learner a NaN or inf forecast of ``run`` is an error
+``run_alignment``  1            ``run`` over consecutive pieces of a stream whose lengths are multiples
+                                of it gives the numbers of one ``run`` bit for bit (a block driver:
+                                the VAW family's 32); :func:`omkl_core.run_online`'s progress chunks and
+                                the command line's blocks are cut to multiples of it
+=================  ===========  ==========================================================================
+
+Read them with :func:`input_kind_of`, :func:`may_abstain_of` and :func:`run_alignment_of` (any
+object: the default where it declares nothing).  The names of earlier versions (``_input_kind``,
+``_may_abstain``, ``_run_alignment``) are still honoured for one release (a class outside
+``omkl_core`` that sets one gets a ``DeprecationWarning``) and still readable.
+
+**A wrapper** (:class:`Wrapper`: :class:`omkl_core.preprocessing.Pipeline`,
+:class:`~omkl_core.preprocessing.TargetScaler`, :class:`omkl_core.Mixture`, the River adapter
+:class:`omkl_core.interop.river.RiverLearner`) holds one learner (or several) as templates, learns on
+fresh copies (:func:`fresh`), checks what it is given in one place (:func:`check_online_learner`:
+a learner, not a class, not a River model that reads dict features) and forwards ``may_abstain``,
+``run_alignment`` and the label range (``label_range``, read by :func:`label_bounds`) from what it
+wraps, once, in the base.
+
+**A meta-learner** (:class:`MetaLearner`) is a learner with ``input_kind = "experts"``: x is z_t.
+It declares, beside its update, ``convex_weights`` (its forecast is ``<weights_, zbar_t>`` with
+``weights_`` fixed before z_t: a :class:`~omkl_core.Mixture`'s sleeping experts need it),
+``min_experts``, and the bound it carries: ``regret_bound`` (a
+:class:`~omkl_core.bounds.aggregation.RuleBound`: paper, theorem or equation, statement, symbols,
+assumptions) and ``stated_bounds(Z, y, predictions)`` evaluating it on a run, or
+``no_bound_reason`` (why it carries none).  :mod:`omkl_core.regret` (``omkl run --regret``),
+``Mixture.summary``, the registry and the command line read these declarations: a new rule needs
+its own file and one export line (:func:`omkl_core.registry.register`).
 """
 from __future__ import annotations
 
@@ -26,15 +81,20 @@ import contextvars
 import copy
 import functools
 import inspect
+import math
 import types
+import warnings
 
 import numpy as np
 
+from .bounds.aggregation import RuleBound, no_bound_row
 from .validation import check_forecast, check_label, check_matrix, check_point, check_stream, check_vector, validated
 
 #: ``check_point(x, d=None, name="x")`` and ``check_label(y, name="y")`` are the input checks of
 #: every learner (a finite point / label, or a ValueError naming the argument)
-__all__ = ["Base", "OnlineLearner", "BatchLearner", "NonFiniteRun", "check_point", "check_label"]
+__all__ = ["Base", "OnlineLearner", "BatchLearner", "Wrapper", "MetaLearner", "NonFiniteRun", "check_point",
+           "check_label", "input_kind_of", "may_abstain_of", "run_alignment_of", "label_bounds", "fresh",
+           "check_online_learner"]
 
 
 class Base:
@@ -97,6 +157,85 @@ class Base:
         """Constraints tying arguments together (e.g. ``eta`` needs ``bounds``); none by default."""
 
 
+# ------------------------------------------------------------------------------ the protocol's attributes
+#: (public name, the private name of earlier versions, default) of each protocol attribute
+_PROTOCOL = (("input_kind", "_input_kind", "features"), ("may_abstain", "_may_abstain", False),
+             ("run_alignment", "_run_alignment", 1), ("convex_weights", "_convex_weights", False),
+             ("min_experts", "_min_experts", 1))
+_MISSING = object()
+
+
+def _declared(model, name: str, legacy: str, default):
+    value = getattr(model, name, _MISSING)
+    if value is _MISSING:                       # a learner written for an earlier version
+        value = getattr(model, legacy, default)
+    return value
+
+
+def input_kind_of(model) -> str:
+    """What ``model`` reads as x: ``"features"`` (a point of R^d; the default) or ``"experts"`` (the
+    forecasts z_t of N experts: a meta-learner). ``model`` may be a learner or its class."""
+    return str(_declared(model, "input_kind", "_input_kind", "features"))
+
+
+def may_abstain_of(model) -> bool:
+    """Whether NaN in ``model.run``'s output is an abstention (``may_abstain``; default False: then a
+    NaN or inf forecast is an error)."""
+    return bool(_declared(model, "may_abstain", "_may_abstain", False))
+
+
+def run_alignment_of(model) -> int:
+    """``model``'s ``run_alignment`` (default 1): ``run`` over pieces whose lengths are multiples of it
+    gives the numbers of one ``run`` bit for bit."""
+    return int(_declared(model, "run_alignment", "_run_alignment", 1))
+
+
+def label_bounds(learner):
+    """The label range [A, B] ``learner`` assumes, or None: its ``label_range`` when its class declares
+    one (a :class:`Wrapper`: :class:`omkl_core.Mixture` its meta-learner's ``bounds``;
+    :class:`~omkl_core.preprocessing.Pipeline` its learner's; :class:`~omkl_core.preprocessing.TargetScaler`
+    None, it takes labels in the target's units), else its ``bounds`` parameter (the VAW family,
+    eq. (28); a meta-learner), else None."""
+    if hasattr(type(learner), "label_range"):
+        b = learner.label_range
+    else:
+        b = getattr(learner, "bounds", None)
+    if b is None:
+        return None
+    A, B = float(b[0]), float(b[1])
+    return (A, B) if math.isfinite(A) and math.isfinite(B) and A < B else None
+
+
+def fresh(template):
+    """A fresh copy of a learner template: ``template.clone()`` where it has one (an omkl learner: the
+    same parameters, no learned state), else ``copy.deepcopy`` (the one copy rule of every wrapper)."""
+    clone = getattr(template, "clone", None)
+    return clone() if callable(clone) else copy.deepcopy(template)
+
+
+def _is_river_model(obj) -> bool:
+    return type(obj).__module__.split(".")[0] == "river"
+
+
+def check_online_learner(value, name: str, *, kind: str | None = "features", hint: str = "") -> None:
+    """``value`` is a learner a wrapper can hold, or a TypeError naming ``name``: an instance (not a
+    class) with ``predict_one`` and ``learn_one``, not a River model (River's read dict features: wrap
+    them with :func:`omkl_core.interop.from_river`), reading ``kind`` (None: either kind; ``hint`` is
+    added to the error of the wrong kind)."""
+    if isinstance(value, type):
+        raise TypeError(f"{name} must be a learner instance, got the class {value.__name__} "
+                        f"(call it: {value.__name__}())")
+    if _is_river_model(value):
+        raise TypeError(f"{name} is a River model ({type(value).__name__}), which reads dict features: "
+                        "wrap it with omkl_core.interop.from_river(model)")
+    if not (callable(getattr(value, "predict_one", None)) and callable(getattr(value, "learn_one", None))):
+        raise TypeError(f"{name} must be an online learner with predict_one(x) and learn_one(x, y), "
+                        f"got {type(value).__name__}")
+    if kind is not None and input_kind_of(value) != kind:
+        what = "expert forecasts, not features" if kind == "features" else "features, not expert forecasts"
+        raise TypeError(f"{name} ({type(value).__name__}) reads {what}{': ' + hint if hint else ''}")
+
+
 #: the learner whose ``run`` is running (its stream checked once, not again by a ``super().run``)
 _RUNNING = contextvars.ContextVar("omkl_running", default=None)
 
@@ -138,9 +277,9 @@ def _largest(a) -> str:
 
 def _non_finite(learner, out, X, y, name: str, t0, value=None, where_found=None) -> NonFiniteRun | None:
     """The error for forecasts ``out`` of a run that hold NaN/inf (None when they are finite, or
-    when NaN is the learner's abstention, ``_may_abstain``); ``value``: the bad forecast when an
+    when NaN is the learner's abstention, ``may_abstain``); ``value``: the bad forecast when an
     inner learner found it (``out`` then only marks its position)."""
-    if getattr(learner, "_may_abstain", False) or not isinstance(out, np.ndarray) or out.dtype.kind not in "fc":
+    if may_abstain_of(learner) or not isinstance(out, np.ndarray) or out.dtype.kind not in "fc":
         return None
     bad = ~np.isfinite(out)
     if not bad.any():
@@ -209,13 +348,22 @@ class OnlineLearner(Base, abc.ABC):
     Subclasses implement ``predict_one``, ``learn_one`` and ``_reset`` (create the empty
     learned state) and may override ``run`` with a vectorised pass with the same numbers.
 
+    The protocol attributes (module docstring, "The extension protocol"): ``input_kind`` says
+    what ``x`` is ("features": a point of R^d; "experts": forecasts z_t of N experts),
+    ``may_abstain`` whether NaN in ``run``'s output is an abstention, ``run_alignment`` the piece
+    length ``run`` is bit for bit over.
+
     Test parameters for :func:`omkl_core.checks.check_learner`: ``_unit_test_params()``
-    yields keyword-argument dicts; ``_input_kind`` says what ``x`` is ("features": a point of
-    R^d; "experts": forecasts z_t in [0, 1]^N of N experts); ``_unit_test_skips`` names
-    checks that do not apply, each with the reason.
+    yields keyword-argument dicts; ``_unit_test_skips`` names checks that do not apply, each
+    with the reason.
     """
 
-    _input_kind = "features"
+    #: what x is: "features" (a point of R^d) or "experts" (the forecasts z_t of N experts)
+    input_kind = "features"
+    #: True: NaN in ``run``'s output marks an abstention (``None`` of ``predict_one``)
+    may_abstain = False
+    #: ``run`` over pieces whose lengths are multiples of this is one ``run`` bit for bit
+    run_alignment = 1
     _unit_test_skips: dict = {}
 
     def __init_subclass__(cls, **kwargs):
@@ -225,6 +373,9 @@ class OnlineLearner(Base, abc.ABC):
         super().__init_subclass__(**kwargs)
         if "run" in cls.__dict__:
             cls.run = _checked_run(cls.__dict__["run"])
+        _alias_protocol(cls)
+        if isinstance(cls.__dict__.get("regret_bound"), dict):   # a bound declared as plain fields
+            cls.regret_bound = RuleBound(**cls.__dict__["regret_bound"])
 
     def __init__(self):
         self.reset()
@@ -287,4 +438,108 @@ class BatchLearner(Base, abc.ABC):
         """Predictions for the rows of X."""
 
 
+def _alias_protocol(cls) -> None:
+    """The protocol attributes under both names for one release: a class that declares the public
+    name gets the private name of earlier versions as an alias (old readers keep working); one that
+    declares only the private name (a learner written for an earlier version) gets the public name,
+    with a ``DeprecationWarning`` when it is defined outside ``omkl_core``."""
+    for name, legacy, _default in _PROTOCOL:
+        if name in cls.__dict__:
+            setattr(cls, legacy, cls.__dict__[name])
+        elif legacy in cls.__dict__:
+            setattr(cls, name, cls.__dict__[legacy])
+            if not cls.__module__.startswith("omkl_core"):
+                warnings.warn(f"{cls.__name__}.{legacy} is deprecated: declare {name} (omkl_core.base, "
+                              "'The extension protocol'); the old name is read until the next release",
+                              DeprecationWarning, stacklevel=3)
+
+
 OnlineLearner.run = _checked_run(OnlineLearner.__dict__["run"])
+_alias_protocol(OnlineLearner)
+
+
+class Wrapper(OnlineLearner):
+    """Base of the learners that hold other learners (River's ``base.Wrapper``): the templates are
+    given to ``__init__`` and never modified, the wrapper learns on fresh copies (:func:`fresh`,
+    in ``_reset``), and the protocol of what it wraps is forwarded here, once:
+
+    * ``may_abstain``: True when a wrapped learner may abstain (NaN passes through ``run``);
+    * ``run_alignment``: the least common multiple of the wrapped learners' (a piece of that
+      length is a piece of each);
+    * ``label_range``: the label range [A, B] the wrapped learner assumes (:func:`label_bounds`).
+
+    A subclass names its templates in ``_wrapped()`` (default: ``[self.learner]``), checks them with
+    :func:`check_online_learner` (its constraint table) and overrides what it changes (a
+    :class:`~omkl_core.preprocessing.TargetScaler` takes labels in the target's units:
+    ``label_range = None``; a :class:`~omkl_core.Mixture` never abstains itself).
+    """
+
+    def _wrapped(self) -> list:
+        """The templates of the wrapped learners (the constructor's arguments)."""
+        return [self.learner]
+
+    @property
+    def may_abstain(self) -> bool:
+        """True when a wrapped learner may abstain (its NaN passes through ``run``)."""
+        return any(may_abstain_of(e) for e in self._wrapped())
+
+    @property
+    def run_alignment(self) -> int:
+        """The lcm of the wrapped learners' ``run_alignment``."""
+        return math.lcm(*(run_alignment_of(e) for e in self._wrapped()))
+
+    @property
+    def label_range(self):
+        """The label range the wrapped learner assumes (:func:`label_bounds`; None with several)."""
+        inner = self._wrapped()
+        return label_bounds(inner[0]) if len(inner) == 1 else None
+
+
+class MetaLearner(OnlineLearner):
+    """Base of a meta-learner: ``x`` is the vector z_t of N experts' forecasts (``input_kind =
+    "experts"``) -- the public protocol :class:`omkl_core.Mixture`, :mod:`omkl_core.regret`, the
+    registry and the command line read (module docstring, "The extension protocol").
+
+    A rule implements ``predict_one(z)`` / ``learn_one(z, y)`` (and ``_reset``; optionally a
+    vectorised ``run(Z, y)``), exposes ``weights_`` (the weights the next forecast uses, (N,); None
+    before N is known) and declares, beside its update:
+
+    * ``convex_weights`` -- True when its forecast is ``<weights_, zbar_t>`` with ``weights_`` fixed before
+      z_t is seen (an abstaining expert of a Mixture can then sleep);
+    * ``min_experts`` -- the least N it runs with (a Mixture of fewer uses the only expert);
+    * its bound: ``regret_bound`` (a :class:`~omkl_core.bounds.aggregation.RuleBound`: paper, theorem
+      or equation, statement, symbols, assumptions; a dict of those fields is turned into one) and
+      ``stated_bounds(Z, y, predictions, *, expert_layer=None)`` evaluating it on a run (rows
+      :class:`~omkl_core.bounds.aggregation.BoundCheck`); or, when it carries none,
+      ``no_bound_reason`` (the default ``stated_bounds`` returns one row saying why).
+
+    Optional conventions: ``bounds`` = (A, B) truncates the forecasts (P000 eq. (28)) and fixes a
+    Mixture's first fallback; an ``n_experts`` parameter is set to N by a Mixture.  The rules of
+    :mod:`omkl_core.aggregation` derive from it.
+    """
+
+    input_kind = "experts"
+    #: yhat_t = <weights_, zbar_t> with weights_ fixed before z_t (sleeping experts need it)
+    convex_weights = False
+    #: the least number of experts the rule runs with
+    min_experts = 1
+    #: the regret bound the rule carries (a RuleBound), or None
+    regret_bound = None
+    #: why the rule carries no bound (the row of the default ``stated_bounds``)
+    no_bound_reason = "no bound is stated for this rule in papers 000-004 or beside it"
+
+    @property
+    def weights_(self):
+        """The weights the next forecast uses ((N,)); None for a rule that keeps none."""
+        return None
+
+    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
+        """This rule's stated bound evaluated on a run (``Z`` the forecasts as given to the rule, ``y``
+        the labels, ``predictions`` the rule's forecasts; ``expert_layer`` the VAW family's
+        :meth:`bound_constants`, where it has one). The default evaluates nothing: one row with
+        ``no_bound_reason``, or naming the declared ``regret_bound`` a subclass does not evaluate."""
+        rb = self.regret_bound
+        if rb is not None:
+            return [no_bound_row("-", f"{type(self).__name__}: {rb.name} ({rb.cite()}) is declared but not "
+                                 "evaluated on a run (the rule has no stated_bounds)")]
+        return [no_bound_row("-", f"{type(self).__name__}: {self.no_bound_reason}")]

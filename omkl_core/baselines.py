@@ -7,7 +7,7 @@ features x_t are checked and ignored) and forecast in the target's units.
 
 The first step (the one abstention rule, :mod:`omkl_core.protocol`, "Abstention"): a baseline
 that has seen no label has no forecast, so ``predict_one`` returns ``None`` (abstains) and
-``run`` returns NaN there (``_may_abstain = True``).  Wherever a number is needed for that step
+``run`` returns NaN there (``may_abstain = True``).  Wherever a number is needed for that step
 it is the fallback f_1 of the protocol: 0.0 for :func:`omkl_core.run_online` and the command
 line (the same 0.0 as :func:`omkl_core.protocol.running_mean`'s ``prior``); inside a
 :class:`~omkl_core.Mixture` the abstaining expert is a sleeping expert (no credit, no blame).
@@ -45,7 +45,7 @@ class _LabelBaseline(OnlineLearner):
     the first label; ``run`` is the step loop (the numbers of predict_one / learn_one, bit for
     bit) with NaN where it abstains."""
 
-    _may_abstain = True
+    may_abstain = True
     _unit_test_skips = {}
 
     def _reset(self):

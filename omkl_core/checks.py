@@ -28,7 +28,7 @@ The conventions checked:
   the entry lists as invalid makes the constructor raise ``ValueError``/``TypeError`` naming
   the argument; NaN in an input or a label raises ``ValueError`` naming it.
 
-Test data: a learner declares what its inputs are in ``_input_kind`` -- ``"features"`` (a point
+Test data: a learner declares what its inputs are in ``input_kind`` -- ``"features"`` (a point
 x_t of R^3, |x_t| <= 1, labels in [0, 1]) or ``"experts"`` (the forecasts z_t in [0, 1]^4 of
 four experts of different accuracy, labels in [0, 1]) -- its test parameters in the
 classmethod ``_unit_test_params()`` (keyword-argument dicts; the checks run on each) and checks
@@ -74,7 +74,7 @@ import numpy as np
 from . import features as _features
 from . import registry as _registry
 from .backend import to_numpy
-from .base import OnlineLearner
+from .base import OnlineLearner, input_kind_of, may_abstain_of, run_alignment_of
 
 __all__ = ["check_learner", "CheckReport", "yield_checks", "run_check", "stream_for"]
 
@@ -83,15 +83,15 @@ _PLAIN = (type(None), bool, int, float, str)
 
 
 def stream_for(learner, T: int = 25, seed: int = 0):
-    """A short test stream (X, y) of the kind ``learner`` reads (``_input_kind``)."""
+    """A short test stream (X, y) of the kind ``learner`` reads (``input_kind``)."""
     rng = np.random.default_rng(seed)
-    kind = getattr(learner, "_input_kind", "features")
+    kind = input_kind_of(learner)
     if kind == "experts":                       # N = 4 expert forecasts in [0, 1]
         y = np.clip(0.5 + 0.3 * np.sin(np.arange(T) / 3.0) + 0.05 * rng.standard_normal(T), 0, 1)
         Z = np.clip(y[:, None] + rng.normal(0, [0.05, 0.1, 0.2, 0.3], size=(T, 4)), 0, 1)
         return Z, y
     if kind != "features":
-        raise ValueError(f"_input_kind must be 'features' or 'experts', got {kind!r}")
+        raise ValueError(f"input_kind must be 'features' or 'experts', got {kind!r}")
     d = 3
     X = rng.uniform(-1, 1, size=(T, d)) / np.sqrt(d)
     y = np.clip(0.5 + 0.4 * np.sin(3 * X[:, 0]) + 0.05 * rng.standard_normal(T), 0, 1)
@@ -230,10 +230,10 @@ def check_run_equals_loop(learner, X, y):
 
 def check_run_continues_from_state(learner, X, y):
     """``run(X[:k]); run(X[k:])`` equals ``run(X)`` and ``t_`` counts every step: bit for bit
-    when k is a multiple of the learner's ``_run_alignment`` (default 1: any k; a block driver
+    when k is a multiple of the learner's ``run_alignment`` (default 1: any k; a block driver
     declares its block length), to 1e-9 at k = T // 2 otherwise."""
     T = X.shape[0]
-    align = int(getattr(learner, "_run_alignment", 1))
+    align = run_alignment_of(learner)
     whole = _run(learner.clone(), X, y)
     splits = [k for k in {T // 2, (T // 2) // align * align} if 0 < k < T]
     for k in sorted(splits):
@@ -303,10 +303,10 @@ def check_clone_equals_fresh(learner, X, y):
 
 def check_deterministic(learner, X, y):
     """Two fresh instances (same seed) give the same, finite predictions (NaN, i.e. ``None``, only
-    where a learner that declares ``_may_abstain`` abstains)."""
+    where a learner that declares ``may_abstain`` abstains)."""
     a = _loop(learner.clone(), X, y)
     b = _loop(learner, X, y)
-    ok = np.isfinite(a) | (np.isnan(a) if getattr(learner, "_may_abstain", False) else False)
+    ok = np.isfinite(a) | (np.isnan(a) if may_abstain_of(learner) else False)
     assert np.all(ok), "non-finite predictions"
     _equal(a, b, "two fresh instances with the same parameters predict differently")
 

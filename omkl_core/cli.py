@@ -22,8 +22,9 @@ Two kinds of learners:
 
 * learners on raw features (VAW, OnlineRidge, VAW2, ...): the non-target columns of the CSV
   (or a bundled dataset) are the features x_t;
-* meta-learners on expert predictions (VAWMeta, EWA, AggregatingAlgorithm, MLProd, MLPoly,
-  BOA): with ``--forecasts`` the non-target columns are the experts' forecasts z_t of y_t.
+* meta-learners on expert predictions (every learner whose ``input_kind`` is ``"experts"``: the rules
+  of ``omkl_core.aggregation`` and any registered; ``omkl models`` lists them): with ``--forecasts``
+  the non-target columns are the experts' forecasts z_t of y_t.
 
 Scaling (``--scale``), the default for a CSV is ``online``: features AND target scaled online,
 from the rows and labels already seen (no look-ahead), by the learners of
@@ -875,12 +876,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     sub.add_parser("datasets", help="list the bundled datasets").set_defaults(func=_cmd_datasets)
     sub.add_parser("models", help="list the learners and their input kind").set_defaults(func=_cmd_models)
+    metas = ", ".join(n for n, i in registry.buildable().items() if i.input == "experts")   # the registry's
     run = sub.add_parser(
         "run", help="run a learner online and print its MSE",
         description="Run a learner online (predict, then learn) and print its MSE. Learners on raw "
                     "features (VAW, OnlineRidge, BayesianRidge, KernelRidge, VAW2, VAWEWA, ...) read the "
-                    "non-target columns as features; meta-learners (VAWMeta, EWA, AggregatingAlgorithm, "
-                    "MLProd, MLPoly, BOA) read them as expert predictions and need --forecasts.")
+                    "non-target columns as features; meta-learners need --forecasts and read them as expert "
+                    f"predictions (meta-learners: {metas}).")
     run.add_argument("model", nargs="?", default="Mixture",
                      help="a learner class, see 'omkl models' (default: Mixture, the default mixture: the running "
                           "mean, VAW2 and OnlineRidge aggregated by ML-Poly in the target's units)")
@@ -911,7 +913,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="omkl run Mixture: an expert (repeat; default: " + ", ".join(DEFAULT_EXPERTS) + "): a "
                           "learner of 'omkl models' or a River regressor river.MODULE.CLASS")
     run.add_argument("--meta", metavar="NAME[:k=v,...]",
-                     help=f"omkl run Mixture: the meta-learner (default {DEFAULT_META}; EWA, MLPoly, VAWMeta, ...)")
+                     help=f"omkl run Mixture: the meta-learner (default {DEFAULT_META}; one of {metas})")
     run.add_argument("--no-normalise", action=_Renamed, dest="no_normalise", const=True, instead="--scale none",
                      help=argparse.SUPPRESS)
     run.add_argument("--param", action="append", metavar="NAME=VALUE", help="constructor argument")

@@ -55,7 +55,9 @@ def _check_kind(kind, name: str = "kind") -> str:
     return kind
 
 
-def _check_map(map_, name: str = "feature_map") -> str:
+def check_map(map_, name: str = "feature_map") -> str:
+    """``map_`` when it is a feature map of :data:`MAPS` (paper 000 section 2: "cos" or "sincos"), else a
+    ValueError naming ``name``."""
     if not isinstance(map_, str) or map_ not in MAPS:
         raise ValueError(f"{name} must be one of {MAPS}, got {map_!r}")
     return map_

@@ -44,7 +44,7 @@ that never forecasts got 97.7 % of the weight on a stream where the mean did wel
 blame.  The meta-learner's bound then holds for the *sleeping regret*: against expert j on the
 steps at which j forecast (Gaillard et al. 2014, section 3; the bound of the rule is unchanged,
 the regrets of j's sleeping steps being 0).  This needs a rule whose forecast is a convex
-combination with weights fixed before z_t (``_convex_weights``: EWA, CalibratedEWA, ML-Poly,
+combination with weights fixed before z_t (``convex_weights``: EWA, CalibratedEWA, ML-Poly,
 ML-Prod, BOA, and any rule on N = 1).  When every expert sleeps (e.g. at t = 1 when all of them
 abstain) the mixture itself has no forecast: the step gets the fallback f_t of
 :func:`omkl_core.protocol.abstention_fallback` for every expert (all regrets 0), and the trace
@@ -93,14 +93,28 @@ call per expert), and the meta-learner's loop is its own (compiled) driver.
 """
 from __future__ import annotations
 
-import copy
 import math
 
 import numpy as np
 
-from .base import NonFiniteRun, OnlineLearner, _learned_state, _restore_state
+from .aggregation import EWA, MLPoly, VAWMeta
+from .base import (
+    MetaLearner,
+    NonFiniteRun,
+    Wrapper,
+    _learned_state,
+    _restore_state,
+    check_online_learner,
+    fresh,
+    input_kind_of,
+)
+from .baselines import RunningMean
+from .mkl import VAW2
 from .pairing import Pairing
-from .protocol import abstention_fallback, abstention_fallbacks
+from .preprocessing import StandardScaler, TargetScaler
+from .protocol import abstention_fallback, abstention_fallbacks, predict_learn
+from .regret import regret_report
+from .ridge import OnlineRidge
 from .validation import Check, check_forecast, check_label, check_point, check_vector
 
 __all__ = ["Mixture", "aggregate", "default_pool", "default_meta", "expert_name"]
@@ -112,8 +126,6 @@ def default_meta():
     target's units (``MLPoly(bounds=None)``: no truncation; its learning rates are scale-free, so it
     needs no label range), chosen by the study of ``benchmarks/bench_river_track.py``. Its bound:
     ``MLPoly.regret_bound`` (Gaillard, Stoltz & van Erven 2014), against every expert of the pool."""
-    from .aggregation import MLPoly  # noqa: PLC0415
-
     return MLPoly(bounds=None)
 
 
@@ -131,11 +143,6 @@ def default_pool() -> dict:
       intercept; with ``truncate=False``, VAW2's default, ``bounds`` changes nothing else);
     * ``"OnlineRidge"``: ``TargetScaler(StandardScaler() | OnlineRidge(fit_intercept=True))``.
     """
-    from .baselines import RunningMean  # noqa: PLC0415
-    from .mkl import VAW2  # noqa: PLC0415
-    from .preprocessing import StandardScaler, TargetScaler  # noqa: PLC0415
-    from .ridge import OnlineRidge  # noqa: PLC0415
-
     return {"running mean": RunningMean(),
             "VAW2": TargetScaler(StandardScaler(max_norm=1.0) | VAW2(bounds=None)),
             "OnlineRidge": TargetScaler(StandardScaler() | OnlineRidge(fit_intercept=True))}
@@ -179,10 +186,6 @@ def _named(learners) -> tuple[list, list[str]]:
 
 
 # ----------------------------------------------------------------------------- checks
-def _is_river_model(obj) -> bool:
-    return type(obj).__module__.split(".")[0] == "river"
-
-
 def _check_learners(value, name: str = "learners") -> None:
     if value is None:
         return
@@ -200,26 +203,19 @@ def _check_learners(value, name: str = "learners") -> None:
     if len(items) == 0:
         raise ValueError(f"{name} must hold at least one learner, got an empty {type(value).__name__}")
     for w, e in zip(where, items):
-        if _is_river_model(e):
-            raise TypeError(f"{w} is a River model ({type(e).__name__}), which reads dict features: "
-                            "wrap it with omkl_core.interop.from_river(model)")
-        if not (callable(getattr(e, "predict_one", None)) and callable(getattr(e, "learn_one", None))):
-            raise TypeError(f"{w} must be an online learner with predict_one(x) and learn_one(x, y), "
-                            f"got {type(e).__name__}")
-        if getattr(e, "_input_kind", "features") != "features":
-            raise TypeError(f"{w} ({type(e).__name__}) reads expert forecasts, not features: "
-                            "a meta-learner goes in meta=")
+        check_online_learner(e, w, hint="a meta-learner goes in meta=")
 
 
 def _check_meta(value, name: str = "meta") -> None:
     if value is None:
         return
-    if not (callable(getattr(value, "predict_one", None)) and callable(getattr(value, "learn_one", None))):
-        raise TypeError(f"{name} must be a meta-learner of omkl_core.aggregation (VAWMeta, EWA, CalibratedEWA, "
-                        f"AggregatingAlgorithm, MLProd, MLPoly, BOA) or None (the default), got {type(value).__name__}")
-    if getattr(value, "_input_kind", None) != "experts":
-        raise TypeError(f"{name} must read expert forecasts (a meta-learner of omkl_core.aggregation, "
-                        f"_input_kind 'experts'), got {type(value).__name__}")
+    if not (callable(getattr(value, "predict_one", None)) and callable(getattr(value, "learn_one", None))
+            and not isinstance(value, type)):
+        raise TypeError(f"{name} must be a meta-learner (an instance of omkl_core.base.MetaLearner: a rule of "
+                        f"omkl_core.aggregation or your own) or None (the default), got {type(value).__name__}")
+    if input_kind_of(value) != "experts":
+        raise TypeError(f"{name} must read expert forecasts (a meta-learner: input_kind 'experts'), got "
+                        f"{type(value).__name__}")
 
 
 def _refuses_before_learning(learner) -> bool:
@@ -233,20 +229,14 @@ def _refuses_before_learning(learner) -> bool:
     return all(_refuses_before_learning(i) for i in [*inner, *(getattr(learner, "learners_", None) or [])])
 
 
-def _fresh(obj):
-    """A fresh copy of a template: ``obj.clone()`` where it has one, else ``copy.deepcopy``."""
-    clone = getattr(obj, "clone", None)
-    return clone() if callable(clone) else copy.deepcopy(obj)
-
-
-class _OnlyExpert(OnlineLearner):
+class _OnlyExpert(MetaLearner):
     """The meta-learner of a mixture of N = 1 expert whose meta-learner's rule needs N >= 2 (BOA
     ``"v120"``, ML-Prod: ln N = 0 gives a zero learning rate): the only expert's forecast,
     truncated to ``bounds`` (eq. (28)) -- what every convex-weight rule (EWA, the Aggregating
     Algorithm, ML-Poly, ML-Prod, BOA) gives for one expert, whose weight is 1."""
 
-    _input_kind = "experts"
-    _convex_weights = True
+    convex_weights = True
+    no_bound_reason = "the only expert's forecast (N = 1): its regret against that expert is 0"
     _parameter_constraints = {}
 
     def __init__(self, bounds=None):
@@ -254,7 +244,11 @@ class _OnlyExpert(OnlineLearner):
         super().__init__()
 
     def _reset(self):
-        self.weights_ = np.ones(1)
+        self._weights = np.ones(1)
+
+    @property
+    def weights_(self):
+        return self._weights
 
     def predict_one(self, z):
         z = float(check_vector(z, "z", length=1)[0])
@@ -271,12 +265,12 @@ def _fresh_meta(meta, N: int):
     N = 1 and a rule that needs N >= 2, :class:`_OnlyExpert` with the template's ``bounds``."""
     if meta is None:
         meta = default_meta()
-    if N == 1 and int(getattr(meta, "_min_experts", 1)) > 1:
+    if N == 1 and int(getattr(meta, "min_experts", 1)) > 1:
         return _OnlyExpert(getattr(meta, "bounds", None))
     try:
         if "n_experts" in getattr(meta, "get_params", dict)():
             return meta.clone(n_experts=N)
-        return _fresh(meta)
+        return fresh(meta)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"meta {meta!r} cannot aggregate N={N} learners: {exc}") from None
 
@@ -298,10 +292,10 @@ def _fallback_sequence(label_sum: float, t0: int, y, first: float) -> np.ndarray
 def _sleeping_step(meta_, z, abstained, fallback: float):
     """z_t as the meta-learner sees it (module docstring, "Abstention"): an abstaining expert's
     entry becomes the aggregate of the awake experts under the rule's weights p_t (a rule with
-    ``_convex_weights``), or f_t (every expert asleep, or a rule without convex weights)."""
+    ``convex_weights``), or f_t (every expert asleep, or a rule without convex weights)."""
     if not abstained.any():
         return z
-    if abstained.all() or not getattr(meta_, "_convex_weights", False):
+    if abstained.all() or not getattr(meta_, "convex_weights", False):
         return np.where(abstained, float(fallback), z)
     p = np.asarray(meta_.weights_, dtype=np.float64)
     bounds = getattr(meta_, "bounds", None)
@@ -321,7 +315,7 @@ def _sleeping_stream(meta_, Z, A, y, fallbacks):
     rows = np.flatnonzero(A.any(axis=1))
     if rows.size == 0:
         return Z, np.asarray(meta_.run(Z, y), dtype=np.float64)
-    if not getattr(meta_, "_convex_weights", False):
+    if not getattr(meta_, "convex_weights", False):
         Zs = np.where(A, fallbacks[:, None], Z)
         return Zs, np.asarray(meta_.run(Zs, y), dtype=np.float64)
     T = Z.shape[0]
@@ -364,7 +358,7 @@ def aggregate(Z, y, *, meta=None, abstained=None):
     return _sleeping_stream(meta_, Z, A, y, fallbacks)[1]
 
 
-class Mixture(Pairing):
+class Mixture(Wrapper, Pairing):
     """Online aggregation of any online learners by a meta-learner (issues 24, 41; P000 sec. 3).
 
     At step t every expert forecasts z_{t,j} from x_t, the meta-learner forecasts
@@ -437,10 +431,6 @@ class Mixture(Pairing):
 
     @classmethod
     def _unit_test_params(cls):
-        from .aggregation import EWA, VAWMeta  # noqa: PLC0415
-        from .mkl import VAW2  # noqa: PLC0415
-        from .ridge import OnlineRidge  # noqa: PLC0415
-
         yield {"learners": [OnlineRidge(a=1.0, fit_intercept=True, solver="sherman-morrison"), VAW2(m=6, seed=3)]}
         yield {"learners": [OnlineRidge(a=1.0), OnlineRidge(a=10.0, fit_intercept=True)], "meta": EWA()}
         yield {"learners": [OnlineRidge(a=1.0, fit_intercept=True, solver="sherman-morrison")], "meta": VAWMeta()}
@@ -451,23 +441,24 @@ class Mixture(Pairing):
         self.meta = meta
         super().__init__()
 
+    #: the mixture never abstains: a step at which every expert does gets the fallback f_t
+    #: (``run_alignment``: the lcm of the experts', forwarded by :class:`~omkl_core.base.Wrapper`)
+    may_abstain = False
+
     def _templates(self) -> tuple[list, list[str]]:
         return _named(self.learners)
+
+    def _wrapped(self) -> list:
+        return self._templates()[0]
 
     @property
     def _meta_template(self):
         return default_meta() if self.meta is None else self.meta
 
     @property
-    def _label_bounds(self):
+    def label_range(self):
         """The label range the mixture assumes: its meta-learner's ``bounds`` (eq. (28))."""
         return getattr(self._meta_template, "bounds", None)
-
-    @property
-    def _run_alignment(self) -> int:
-        """``run`` pieces whose lengths are multiples of this are bit for bit one run (the lcm of
-        the experts' ``_run_alignment``)."""
-        return math.lcm(*(int(getattr(e, "_run_alignment", 1)) for e in self._templates()[0]))
 
     def _validate_joint(self):
         N = len(self._templates()[0])
@@ -482,7 +473,7 @@ class Mixture(Pairing):
         super()._reset()         # meta_, expert_predictions_ and the cached forecasts of a step
         templates, names = self._templates()
         N = len(templates)
-        self.learners_ = [_fresh(e) for e in templates]
+        self.learners_ = [fresh(e) for e in templates]
         self.expert_names_ = names
         self._trusted = [_refuses_before_learning(e) for e in self.learners_]
         self._learn_order = sorted(range(N), key=lambda j: self._trusted[j])   # experts are independent
@@ -565,43 +556,28 @@ class Mixture(Pairing):
 
     # ---- whole stream -----------------------------------------------------------------
     def _expert_column(self, j, X, y):
-        """(z_{.,j}, abstained) of expert j over the stream, from its own predict-then-learn pass:
-        its ``run`` where it has one (NaN marks an abstention only for an expert that declares
-        ``_may_abstain``), else its predict_one/learn_one loop."""
+        """(z_{.,j}, abstained) of expert j over the stream, from its own predict-then-learn pass
+        (:func:`omkl_core.protocol.predict_learn`: its ``run`` where it has one -- NaN marks an
+        abstention only for an expert that declares ``may_abstain`` -- else its predict_one/learn_one
+        loop); a non-finite forecast that is not an abstention is an error naming the expert."""
         e = self.learners_[j]
-        run = getattr(e, "run", None)
-        if callable(run):
-            try:
-                z = np.asarray(run(X, y))
-            except NonFiniteRun as exc:                 # named by the expert's place in the mixture
-                raise FloatingPointError(f"learners[{j}] ({type(e).__name__}) forecast {exc.value!r} at step "
-                                         f"{self.t_ + 1 + exc.index}: {exc}") from None
-            except TypeError as exc:
-                raise TypeError(f"learners[{j}] ({type(e).__name__}): {exc}") from None
-            if z.dtype.kind not in "fiu":               # no "0.3" -> 0.3, no True -> 1.0
-                raise TypeError(f"learners[{j}] ({type(e).__name__}) forecast {z.reshape(-1)[:1].tolist()} "
-                                f"(dtype {z.dtype}) in its run, which is not a real number (a forecast is a "
-                                "float, or NaN to abstain in a run)")
-            z = z.astype(np.float64).reshape(-1)
-            bad = ~np.isfinite(z)
-            if bad.any() and not getattr(e, "_may_abstain", False):
-                raise FloatingPointError(f"learners[{j}] ({self.expert_names_[j]}) forecast {z[bad][0]!r} at step "
-                                         f"{self.t_ + 1 + int(np.flatnonzero(bad)[0])}")
-            return z, bad
-        T = X.shape[0]
-        z, bad = np.empty(T), np.zeros(T, dtype=bool)
-        for t in range(T):
-            r = check_forecast(e.predict_one(X[t]), f"learners[{j}] ({type(e).__name__}) forecast at step {self.t_ + 1 + t}")
-            if r is None:
-                bad[t] = True
-                z[t] = np.nan
-            else:
-                z[t] = float(r)
-                if not math.isfinite(z[t]):
-                    raise FloatingPointError(f"learners[{j}] ({self.expert_names_[j]}) forecast {z[t]!r} at step "
-                                             f"{self.t_ + 1 + t}")
-            e.learn_one(X[t], float(y[t]))
-        return z, bad
+        label = f"learners[{j}] ({type(e).__name__})"
+        try:
+            z, abstained = predict_learn(e, X, y, name=f"{label} forecast", step0=self.t_)
+        except NonFiniteRun as exc:                     # named by the expert's place in the mixture
+            raise FloatingPointError(f"{label} forecast {exc.value!r} at step {self.t_ + 1 + exc.index}: "
+                                     f"{exc}") from None
+        except TypeError as exc:
+            if str(exc).startswith(label):
+                raise
+            raise TypeError(f"{label}: {exc}") from None
+        z = z.reshape(-1)
+        bad = ~np.isfinite(z) & ~abstained.reshape(-1)
+        if bad.any():
+            t = int(np.flatnonzero(bad)[0])
+            raise FloatingPointError(f"learners[{j}] ({self.expert_names_[j]}) forecast {z[t]!r} at step "
+                                     f"{self.t_ + 1 + t}")
+        return z, abstained.reshape(-1)
 
     def _expert_stream(self, X, y):
         """Z (T, N) of the experts' forecasts (0.0 at the abstentions, substituted by
@@ -629,6 +605,4 @@ class Mixture(Pairing):
         in the target's units, and the bound its meta-learner carries (``regret_bound``) evaluated
         on the run, with a verdict (:func:`omkl_core.regret.regret_report`; print it for the text).
         This mixture is not modified."""
-        from .regret import regret_report  # noqa: PLC0415  (regret imports this module)
-
         return regret_report(self, X, y, shifts=shifts)

@@ -50,6 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import OnlineLearner
+from .protocol import predict_learn
 from .validation import check_label, check_matrix, check_point, check_vector
 
 __all__ = ["Pairing"]
@@ -165,15 +166,8 @@ class Pairing(OnlineLearner):
 
     def _meta_run(self, Z, y):
         """The meta-learner over the stream of forecasts: its vectorised ``run`` where it has one,
-        else its predict_one/learn_one loop."""
-        run = getattr(self.meta_, "run", None)
-        if callable(run):
-            return np.asarray(run(Z, y), dtype=np.float64)
-        preds = np.empty(Z.shape[0])
-        for t in range(Z.shape[0]):
-            preds[t] = self.meta_.predict_one(Z[t])
-            self.meta_.learn_one(Z[t], float(y[t]))
-        return preds
+        else its predict_one/learn_one loop (:func:`omkl_core.protocol.predict_learn`)."""
+        return predict_learn(self.meta_, Z, y, step0=self.t_)[0]
 
     def _finish_run(self, Z, aux, y) -> None:
         self.expert_predictions_ = Z[-1].copy()

@@ -66,10 +66,14 @@ import math
 
 import numpy as np
 
-from .base import Base, OnlineLearner
+from .base import Base, Wrapper, check_online_learner, fresh, label_bounds
+from .mkl import VAW2
+from .protocol import predict_learn
+from .ridge import OnlineRidge
 from .validation import (
     MAX_MAGNITUDE,
     Check,
+    Interval,
     Optional,
     Options,
     Positive,
@@ -83,46 +87,13 @@ __all__ = ["StandardScaler", "Pipeline", "TargetScaler", "label_bounds"]
 
 
 def _check_learner(value, name: str) -> None:
-    if isinstance(value, type):
-        raise TypeError(f"{name} must be a learner instance, got the class {value.__name__} (call it: {value.__name__}())")
-    if not (callable(getattr(value, "predict_one", None)) and callable(getattr(value, "learn_one", None))):
-        raise TypeError(f"{name} must be an online learner with predict_one(x) and learn_one(x, y), "
-                        f"got {type(value).__name__}")
-    if type(value).__module__.split(".")[0] == "river":
-        raise TypeError(f"{name} is a River model ({type(value).__name__}), which reads dict features: "
-                        "wrap it with omkl_core.interop.from_river(model)")
-    if getattr(value, "_input_kind", "features") != "features":
-        raise TypeError(f"{name} ({type(value).__name__}) reads expert forecasts, not features: scale the "
-                        "experts' labels instead (wrap the Mixture, not its meta-learner)")
+    check_online_learner(value, name, hint="scale the experts' labels instead (wrap the Mixture, not its "
+                                           "meta-learner)")
 
 
 def _check_scaler(value, name: str) -> None:
     if not isinstance(value, StandardScaler):
         raise TypeError(f"{name} must be an omkl_core.preprocessing.StandardScaler, got {type(value).__name__}")
-
-
-def _fresh(obj):
-    clone = getattr(obj, "clone", None)
-    if callable(clone):
-        return clone()
-    import copy  # noqa: PLC0415
-
-    return copy.deepcopy(obj)
-
-
-def label_bounds(learner):
-    """The label range [A, B] ``learner`` assumes, or None: its ``_label_bounds`` when it defines
-    one (:class:`omkl_core.Mixture`: its meta-learner's ``bounds``; :class:`Pipeline`: its
-    learner's; :class:`TargetScaler`: None, it takes labels in the target's units), else its
-    ``bounds`` parameter (the VAW family, eq. (28)), else None."""
-    if hasattr(type(learner), "_label_bounds"):
-        b = learner._label_bounds
-    else:
-        b = getattr(learner, "bounds", None)
-    if b is None:
-        return None
-    A, B = float(b[0]), float(b[1])
-    return (A, B) if math.isfinite(A) and math.isfinite(B) and A < B else None
 
 
 # ------------------------------------------------------------------------------ features
@@ -252,7 +223,7 @@ def _check_bool(value, name):
         raise TypeError(f"{name} must be True or False, got {value!r}")
 
 
-class Pipeline(OnlineLearner):
+class Pipeline(Wrapper):
     """``Pipeline(scaler, learner)`` (also ``scaler | learner``): ``learner`` on the rows scaled
     online by ``scaler`` (:class:`StandardScaler`; module docstring).
 
@@ -284,9 +255,6 @@ class Pipeline(OnlineLearner):
 
     @classmethod
     def _unit_test_params(cls):
-        from .mkl import VAW2  # noqa: PLC0415
-        from .ridge import OnlineRidge  # noqa: PLC0415
-
         yield {"scaler": StandardScaler(), "learner": OnlineRidge(a=1.0, fit_intercept=True)}
         yield {"scaler": StandardScaler(max_norm=1.0), "learner": VAW2(m=6, seed=3)}
 
@@ -297,19 +265,7 @@ class Pipeline(OnlineLearner):
 
     def _reset(self):
         self.scaler_ = self.scaler.clone()
-        self.learner_ = _fresh(self.learner)
-
-    @property
-    def _label_bounds(self):
-        return label_bounds(self.learner)
-
-    @property
-    def _may_abstain(self) -> bool:
-        return bool(getattr(self.learner, "_may_abstain", False))
-
-    @property
-    def _run_alignment(self) -> int:
-        return int(getattr(self.learner, "_run_alignment", 1))
+        self.learner_ = fresh(self.learner)
 
     def __or__(self, other):
         raise TypeError("a Pipeline already ends in a learner; put scalers first: StandardScaler() | learner")
@@ -332,21 +288,13 @@ class Pipeline(OnlineLearner):
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         Z = self.scaler_.transform_many(X)
-        run = getattr(self.learner_, "run", None)
-        if callable(run):
-            preds = np.asarray(run(Z, y), dtype=np.float64)
-        else:
-            preds = np.empty(X.shape[0])
-            for t in range(X.shape[0]):
-                p = self.learner_.predict_one(Z[t])
-                preds[t] = np.nan if p is None else p
-                self.learner_.learn_one(Z[t], float(y[t]))
+        preds = predict_learn(self.learner_, Z, y, step0=self.t_)[0]
         self.t_ += X.shape[0]
         return preds
 
 
 # ------------------------------------------------------------------------------ target
-class TargetScaler(OnlineLearner):
+class TargetScaler(Wrapper):
     """``TargetScaler(learner)``: ``learner`` learns the label scaled online; its forecasts are
     mapped back to the target's units (module docstring).
 
@@ -389,9 +337,6 @@ class TargetScaler(OnlineLearner):
 
     @classmethod
     def _unit_test_params(cls):
-        from .mkl import VAW2  # noqa: PLC0415
-        from .ridge import OnlineRidge  # noqa: PLC0415
-
         yield {"learner": OnlineRidge(a=1.0)}
         yield {"learner": Pipeline(StandardScaler(max_norm=1.0), VAW2(m=6, seed=3))}
         yield {"learner": OnlineRidge(a=1.0), "method": "minmax", "bounds": (-1.0, 1.0)}
@@ -402,20 +347,12 @@ class TargetScaler(OnlineLearner):
         self.bounds = bounds
         super().__init__()
 
-    @property
-    def _label_bounds(self):
-        return None    # labels in the target's units
-
-    @property
-    def _may_abstain(self) -> bool:
-        return bool(getattr(self.learner, "_may_abstain", False))
-
-    @property
-    def _run_alignment(self) -> int:
-        return int(getattr(self.learner, "_run_alignment", 1))
+    #: labels in the target's units: no range assumed (``may_abstain`` and ``run_alignment``: the
+    #: learner's, forwarded by :class:`~omkl_core.base.Wrapper`)
+    label_range = None
 
     def _reset(self):
-        self.learner_ = _fresh(self.learner)
+        self.learner_ = fresh(self.learner)
         inner = label_bounds(self.learner)
         if self.method == "auto":
             self.method_ = "minmax" if (inner is not None or self.bounds is not None) else "standard"
@@ -490,22 +427,12 @@ class TargetScaler(OnlineLearner):
             C[t], S[t] = self.center_, self.scale_        # the map of the forecast of step t
             U[t], state = self._scaled_label(float(y[t]))
             self._commit(state)
-        run = getattr(self.learner_, "run", None)
-        if callable(run):
-            P = np.asarray(run(X, U), dtype=np.float64)
-        else:
-            P = np.empty(T)
-            for t in range(T):
-                p = self.learner_.predict_one(X[t])
-                P[t] = np.nan if p is None else p
-                self.learner_.learn_one(X[t], float(U[t]))
+        P = predict_learn(self.learner_, X, U, step0=self.t_)[0]
         self.t_ += T
         return C + S * (P - self._mid)
 
 
 def _check_interval(value, name):
-    from .validation import Interval  # noqa: PLC0415
-
     Interval()(value, name)
     _check_mappable(float(value[0]), float(value[1]), name)
 

@@ -1,10 +1,13 @@
 """The online protocol: at each step t the learner predicts y_t from x_t, then sees y_t.
 
 :func:`run_online` drives any learner with the River-style interface
-``predict_one(x) -> float`` / ``learn_one(x, y) -> None``. A learner may also offer a
-vectorised ``run(X, y) -> predictions`` over the whole stream (e.g. the batched VAW expert
-layer); :func:`run_online` then uses it instead of the per-step loop -- it must give the
-same predictions as the loop.
+``predict_one(x) -> float`` / ``learn_one(x, y) -> None`` (the public protocol of
+:mod:`omkl_core.base`, "The extension protocol"). A learner may also offer a vectorised
+``run(X, y) -> predictions`` over the whole stream (e.g. the batched VAW expert layer); it must
+give the same predictions as the loop.  :func:`predict_learn` is the one rule that calls ``run``
+where a learner has one and loops otherwise, ``None`` becoming NaN: :func:`run_online`, the
+wrappers (``Pipeline``, ``TargetScaler``, ``Mixture``'s experts), the pairing's meta-learner and
+:mod:`omkl_core.regret` all go through it.
 
 Abstention
 ----------
@@ -16,7 +19,7 @@ The one meaning of ``None`` (DESIGN.md, "one meaning per operation"), used by
 * a learner **abstains** at step t when ``predict_one(x_t)`` returns ``None``: it has no
   forecast (a River regressor before its first label -- what River returns then, ``None`` or a
   default 0.0, is not a forecast -- or a model that returns ``None`` itself).  In a vectorised
-  ``run`` an abstention is NaN, and only for a learner that declares ``_may_abstain = True``
+  ``run`` an abstention is NaN, and only for a learner that declares ``may_abstain = True``
   (for any other learner NaN or inf is an error, never an abstention);
 * wherever a number is needed for that step -- the prediction a trace scores, the forecast a
   meta-learner aggregates, what a River adapter returns to River -- it is the **fallback**
@@ -50,10 +53,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .backend import to_numpy
+from .base import may_abstain_of, run_alignment_of
 from .progress import progress_bar, progress_iter
 from .validation import check_forecast, check_magnitude, check_matrix, check_vector
 
-__all__ = ["Trace", "run_online", "running_mean", "mse_curve", "PROGRESS_CHUNK", "abstention_fallback",
+__all__ = ["Trace", "run_online", "predict_learn", "running_mean", "mse_curve", "PROGRESS_CHUNK", "abstention_fallback",
            "abstention_fallbacks", "fill_abstentions"]
 
 #: With ``progress=True`` a vectorised ``run`` is called on chunks of a multiple of this many
@@ -153,7 +157,7 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
     At step t: ``y_hat_t = model.predict_one(x_t)``, then ``model.learn_one(x_t, y_t)``.
     When ``model`` has a vectorised ``run(X, y)`` and ``use_run`` is true it is used instead
     (same results, much faster). A learner that abstains (``None``; NaN in the ``run`` of a
-    learner declaring ``_may_abstain``) is scored at that step by the fallback f_t, the running
+    learner declaring ``may_abstain``) is scored at that step by the fallback f_t, the running
     mean of the labels before step t (0.0 at t = 1; module docstring), and the step is marked in
     ``Trace.abstained``. ``progress=True`` shows a tqdm bar on both paths: the
     vectorised one then runs the stream in consecutive chunks of a multiple of
@@ -190,25 +194,58 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
     y = check_vector(y, "y", length=X.shape[0])
     check_magnitude(X, "X")
     check_magnitude(y, "y")
-    if use_run and callable(getattr(model, "run", None)):
-        t0 = time.perf_counter()
+    t0 = time.perf_counter()
+    preds, abstained = predict_learn(model, X, y, use_run=use_run, progress=progress)
+    return Trace.from_predictions(preds, y, time.perf_counter() - t0, abstained)
+
+
+def predict_learn(model, X, y, *, use_run: bool = True, progress: bool = False, name: str | None = None,
+                  step0: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Predict-then-learn ``model`` over the stream (X, y), continuing from its state: the one
+    run-or-loop rule of the package.
+
+    ``model.run(X, y)`` where it has one (and ``use_run``), else the loop: at step t
+    ``p = model.predict_one(x_t)`` (checked by :func:`~omkl_core.validation.check_forecast`: a real
+    number or None), then ``model.learn_one(x_t, y_t)``.  ``None`` (an abstention) becomes NaN; in
+    ``run``'s output NaN is an abstention only for a learner declaring ``may_abstain``
+    (:mod:`omkl_core.base`).  ``progress=True`` shows a bar on both paths; the vectorised one then
+    runs consecutive chunks of a multiple of :data:`PROGRESS_CHUNK` and of the learner's
+    ``run_alignment`` steps (the same numbers bit for bit).
+
+    Returns
+    -------
+    predictions : ndarray of float64
+        The forecasts ((T,); the shape ``run`` returned), NaN where the learner abstained (and any
+        other non-finite forecast as it came: the caller decides what it means).
+    abstained : ndarray of bool
+        Its abstentions (the shape of ``predictions``).
+
+    ``name`` (default ``"the forecast of <class>"``) and ``step0`` (the steps before this stream)
+    name a forecast that is not a real number in the error.
+    """
+    name = f"the forecast of {type(model).__name__}" if name is None else name
+    run = getattr(model, "run", None) if use_run else None
+    if callable(run):
         if not progress:
-            preds = model.run(X, y)
+            out = run(X, y)
         else:   # the stream in consecutive chunks (``run`` continues from the current state)
             T = X.shape[0]
             chunk = max(PROGRESS_CHUNK, -(-T // 50 // PROGRESS_CHUNK) * PROGRESS_CHUNK)
-            chunk = math.lcm(chunk, int(getattr(model, "_run_alignment", 1)))   # block drivers: bit for bit
+            chunk = math.lcm(chunk, run_alignment_of(model))   # block drivers: bit for bit
             parts = []
             with progress_bar(T, desc=type(model).__name__, unit="step", leave=False) as bar:
                 for start in range(0, T, chunk):
                     parts.append(np.asarray(to_numpy(model.run(X[start:start + chunk], y[start:start + chunk]))))
                     bar.update(min(chunk, T - start))
-            preds = np.concatenate(parts, axis=-1)
-        seconds = time.perf_counter() - t0
-        abstained = None
-        if getattr(model, "_may_abstain", False):       # NaN is its abstention (module docstring)
-            abstained = np.isnan(np.asarray(to_numpy(preds), dtype=np.float64).reshape(-1))
-        return Trace.from_predictions(preds, y, seconds, abstained)
+            out = np.concatenate(parts, axis=-1)
+        preds = np.asarray(to_numpy(out))
+        if preds.dtype.kind not in "fiu":               # no "0.3" -> 0.3, no True -> 1.0
+            raise TypeError(f"{name} {preds.reshape(-1)[:1].tolist()} (dtype {preds.dtype}) in its run, which is "
+                            "not a real number (a forecast is a float, or NaN to abstain in a run)")
+        preds = preds.astype(np.float64)
+        if may_abstain_of(model):                       # NaN is its abstention (module docstring)
+            return preds, np.isnan(preds)
+        return preds, np.zeros(preds.shape, dtype=bool)
     for attr in ("predict_one", "learn_one"):
         if not callable(getattr(model, attr, None)):
             raise TypeError(f"model must have predict_one/learn_one (or run); "
@@ -219,16 +256,15 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
     steps = range(T)
     if progress:
         steps = progress_iter(steps, desc=type(model).__name__)
-    t0 = time.perf_counter()
     for t in steps:
         x_t = X[t]
-        p = check_forecast(model.predict_one(x_t), f"the forecast of {type(model).__name__} at step {t + 1}")
+        p = check_forecast(model.predict_one(x_t), f"{name} at step {step0 + t + 1}")
         if p is None:                                   # an abstention (module docstring)
             abstained[t] = True
             p = math.nan
         preds[t] = p
         model.learn_one(x_t, float(y[t]))
-    return Trace.from_predictions(preds, y, time.perf_counter() - t0, abstained)
+    return preds, abstained
 
 
 def running_mean(y, prior: float = 0.0) -> np.ndarray:

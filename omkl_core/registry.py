@@ -52,8 +52,7 @@ import numpy as np
 
 from . import aggregation, baselines, mixture, mkl, noisy, preprocessing, ridge, vaw
 from . import datasets as _datasets
-from .aggregation import _MetaLearner
-from .base import OnlineLearner
+from .base import OnlineLearner, input_kind_of
 from .presets import DATASETS, paper000, paper003
 from .validation import check_int
 
@@ -165,8 +164,10 @@ class LearnerInfo:
 
 
 def takes_expert_predictions(cls: type) -> bool:
-    """True for the meta-learners, whose input z_t is the vector of expert forecasts."""
-    return issubclass(cls, _MetaLearner)
+    """True for the meta-learners, whose input z_t is the vector of expert forecasts: the classes that
+    declare ``input_kind = "experts"`` (the public protocol of :mod:`omkl_core.base`; a rule of your own
+    registered with :func:`register` is one with no other edit)."""
+    return input_kind_of(cls) == "experts"
 
 
 def required_parameters(cls: type) -> list[str]:

@@ -37,10 +37,14 @@ meta-learner                                stated bound evaluated (``omkl_core.
 ``VAWMeta(shrink_to="uniform")``            external papers bound)
 ==========================================  ============================================================
 
-Each rule declares its bound beside its update (issue 41): the class attribute ``regret_bound``
-(:class:`omkl_core.bounds.aggregation.RuleBound`: source, theorem / equation, statement, symbols in
-words, assumptions) and the method ``stated_bounds(Z, y, predictions)``, which this module calls --
-no list of rules here, so a new rule's bound is printed with no other edit.
+Each rule declares its bound beside its update (issues 40, 41; :class:`omkl_core.base.MetaLearner`):
+the class attribute ``regret_bound`` (:class:`omkl_core.bounds.aggregation.RuleBound`: source, theorem /
+equation, statement, symbols in words, assumptions) and the method ``stated_bounds(Z, y, predictions)``,
+or ``no_bound_reason`` when it carries none; this module calls the rule's ``stated_bounds`` -- no list
+of rules and no ``isinstance`` test of a rule here: any learner whose ``input_kind`` is ``"experts"`` is a rule, so a
+new rule's bound is printed with no other edit.  A VAW-family learner gives the constants its meta
+step's bounds need ((25), Theorem 2) by its ``bound_constants()``, and its experts' names by
+``expert_names_``, as a :class:`~omkl_core.mixture.Mixture` does.
 
 Plain output (issue 39, item 4): :meth:`RegretReport.to_text` prints one regret number per
 comparator -- the running mean, each expert by name, the best expert, the best convex and linear
@@ -59,10 +63,11 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import aggregation as _agg
+from .base import MetaLearner, Wrapper, fresh, input_kind_of
 from .bounds.aggregation import NO_BOUND, BoundCheck, no_bound_row
 from .oracles import best_convex, best_expert, best_linear, best_shifting
 from .pairing import Pairing
+from .protocol import predict_learn
 from .validation import check_int, check_matrix, check_vector
 
 __all__ = ["BoundCheck", "RegretReport", "regret_report", "report_from_forecasts", "stated_bounds", "aggregates_experts",
@@ -273,10 +278,13 @@ def stated_bounds(rule, Z, y, predictions, expert_layer: dict | None = None, *, 
     if rule is None:
         return [no_bound_row("-", "no meta-learner given: no bound evaluated")]
     name = type(rule).__name__
-    if not isinstance(rule, _agg._MetaLearner):
-        return [no_bound_row("-", f"{name} is not a meta-learner of omkl_core.aggregation")]
+    if input_kind_of(rule) != "experts":
+        return [no_bound_row("-", f"{name} is not a meta-learner (its input_kind is not 'experts')")]
     if papers_only and not _from_papers(rule):
         return [no_bound_row("-", _OPERA_NOTE.format(name=name))]
+    own = getattr(rule, "stated_bounds", None)
+    if not callable(own):                             # a rule of the protocol that does not derive from MetaLearner
+        return MetaLearner.stated_bounds(rule, Z, y, pred, expert_layer=expert_layer)
     return list(rule.stated_bounds(Z, y, pred, expert_layer=expert_layer))
 
 
@@ -320,40 +328,27 @@ def report_from_forecasts(Z, y, predictions, *, rule=None, name: str | None = No
 
 
 def aggregates_experts(learner) -> bool:
-    """Whether :func:`regret_report` accepts ``learner``: an aggregation rule, or a pairing of experts
-    and a meta-learner (:class:`omkl_core.pairing.Pairing`: a VAW-family learner or a Mixture)."""
-    return isinstance(learner, (_agg._MetaLearner, Pairing))
-
-
-def _vaw_expert_names(learner) -> list:
-    from .features import dictionary_spec  # noqa: PLC0415
-
-    try:
-        kinds, sigmas = dictionary_spec(learner.dictionary, "000")
-    except (TypeError, ValueError, AttributeError):
-        return []
-    return [f"j = {j} ({k.capitalize()}, sigma = {s:g})" for j, (k, s) in enumerate(zip(kinds, sigmas))]
+    """Whether :func:`regret_report` accepts ``learner``: an aggregation rule (a learner whose
+    ``input_kind`` is ``"experts"``: :class:`omkl_core.base.MetaLearner`), or a pairing of experts and
+    a meta-learner (:class:`omkl_core.pairing.Pairing`: a VAW-family learner or a Mixture)."""
+    return input_kind_of(learner) == "experts" or isinstance(learner, Pairing)
 
 
 def _run_with_experts(learner, X, y):
     """(Z, predictions, rule, expert_layer, names, abstained) of a fresh copy of ``learner`` over (X, y)."""
-    from .mkl.vaw2 import _VAWFamily  # noqa: PLC0415
-
-    if isinstance(learner, _agg._MetaLearner):
+    if input_kind_of(learner) == "experts":           # a rule: X is the experts' forecasts
         Z = check_matrix(X, "X")
         y = check_vector(y, "y", length=Z.shape[0])
-        fresh = learner.clone()
-        return Z, fresh.run(Z, y), fresh, None, None, None
+        rule = fresh(learner)
+        return Z, predict_learn(rule, Z, y)[0], rule, None, None, None
     if isinstance(learner, Pairing):                  # the learner's run(X, y), keeping Z
-        fresh = learner.clone()
-        Z, preds = fresh._run_with_forecasts(X, y)    # a Mixture's abstentions: substituted (its docstring)
-        layer, names, abst = None, None, None
-        if isinstance(fresh, _VAWFamily):
-            layer = {"m": fresh.m, "lam": float(fresh.lam), "vaw": not fresh.ridge, "feature_map": fresh.feature_map}
-            names = _vaw_expert_names(fresh) or None
-        if hasattr(fresh, "expert_names_"):           # a Mixture: its experts' names and abstentions
-            names, abst = fresh.expert_names_, fresh.n_abstained_
-        return np.asarray(Z), preds, fresh.meta_, layer, names, abst
+        pair = learner.clone()
+        Z, preds = pair._run_with_forecasts(X, y)     # a Mixture's abstentions: substituted (its docstring)
+        constants = getattr(pair, "bound_constants", None)
+        layer = constants() if callable(constants) else None      # the VAW family's expert layer
+        names = getattr(pair, "expert_names_", None) or None      # a Mixture's, the VAW family's kernels
+        abst = getattr(pair, "n_abstained_", None)                # a Mixture's abstentions
+        return np.asarray(Z), preds, pair.meta_, layer, names, abst
     raise TypeError(f"regret_report needs a learner that aggregates experts (an omkl_core.aggregation rule, a "
                     f"VAW-family learner or a Mixture), got {type(learner).__name__}; for others pass the experts' "
                     "forecasts to report_from_forecasts(Z, y, predictions)")
@@ -361,7 +356,7 @@ def _run_with_experts(learner, X, y):
 
 def _short(learner) -> str:
     """A name of the learner for the report: its repr when short, else a description."""
-    names = getattr(learner, "expert_names_", None)      # a Mixture
+    names = getattr(learner, "expert_names_", None) if isinstance(learner, Wrapper) else None   # a Mixture
     if names is not None:
         meta = type(learner.meta_).__name__
         mb = getattr(learner.meta_, "bounds", None)

@@ -6,7 +6,7 @@ model): every exported class with ``predict_one`` and ``learn_one`` must be an
 :class:`~omkl_core.base.OnlineLearner`, and each runs every check of
 :func:`omkl_core.checks.yield_checks` once per parameter set of its ``_unit_test_params()``
 (one pytest case per learner, parameter set and check). Learners on raw features see x_t in
-R^3; meta-learners (``_input_kind = "experts"``) see expert forecasts z_t in [0, 1]^4.
+R^3; meta-learners (``input_kind = "experts"``) see expert forecasts z_t in [0, 1]^4.
 
 Below the suite: checks that the checker itself fails, naming the check, on learners that
 break a convention (a checker that passes everything would verify nothing), and the
@@ -240,7 +240,7 @@ def test_check_learner_refuses_a_non_learner():
 # ----------------------------------------------------------------------------------------
 # conventions outside the generic checks
 # ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("cls", [c for c in LEARNERS if c._input_kind == "features"], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("cls", [c for c in LEARNERS if c.input_kind == "features"], ids=lambda c: c.__name__)
 def test_conformance_rejects_dimension_change(cls):
     model = cls(**next(iter(cls._unit_test_params())))
     X, y = checks.stream_for(model, T=5)

@@ -41,30 +41,6 @@ LAZY_REASON = re.compile(r"#\s*lazy:\s*(River|CuPy|Numba|pandas|Dask|matplotlib|
 #: Violations in files owned by other work of issue 40, as ``(file, rule, name)``; the owner in the
 #: comment. The lead empties this list when the branches merge: an entry that no longer occurs fails.
 _PENDING: set[tuple[str, str, str]] = {
-    # --- part B: the public names of aggregation/, base.py, protocol.py, preprocessing.py, mixture.py,
-    #     pairing.py, regret.py, interop/, baselines.py, and vaw2's _VAWFamily / aggregation's _MetaLearner
-    ("omkl_core/registry.py", "private", "omkl_core.aggregation._MetaLearner"),   # takes_expert_predictions
-    ("omkl_core/regret.py", "private", "omkl_core.aggregation._MetaLearner"),
-    ("omkl_core/regret.py", "private", "omkl_core.mkl.vaw2._VAWFamily"),
-    ("omkl_core/regret.py", "lazy", "omkl_core.features"),
-    ("omkl_core/regret.py", "lazy", "omkl_core.mkl.vaw2"),
-    ("omkl_core/mkl/vaw2.py", "private", "omkl_core.features._check_map"),        # vaw2 beyond its preset lines
-    ("omkl_core/aggregation/_base.py", "lazy", "omkl_core.aggregation._stated"),
-    ("omkl_core/aggregation/_base.py", "lazy", "omkl_core.validation"),
-    ("omkl_core/mixture.py", "lazy", "omkl_core.aggregation"),
-    ("omkl_core/mixture.py", "lazy", "omkl_core.baselines"),
-    ("omkl_core/mixture.py", "lazy", "omkl_core.ridge"),
-    ("omkl_core/mixture.py", "lazy", "omkl_core.mkl"),
-    ("omkl_core/mixture.py", "lazy", "omkl_core.preprocessing"),
-    ("omkl_core/mixture.py", "lazy", "omkl_core.regret"),
-    ("omkl_core/preprocessing.py", "lazy", "omkl_core.ridge"),
-    ("omkl_core/preprocessing.py", "lazy", "omkl_core.mkl"),
-    ("omkl_core/preprocessing.py", "lazy", "omkl_core.validation"),
-    ("omkl_core/interop/__init__.py", "lazy", "omkl_core.interop.river"),      # River / scikit-learn: annotate
-    ("omkl_core/interop/__init__.py", "lazy", "omkl_core.interop.sklearn"),
-    ("omkl_core/interop/river.py", "lazy", "omkl_core.ridge"),
-    ("omkl_core/interop/river.py", "lazy", "omkl_core.validation"),
-    ("omkl_core/interop/sklearn.py", "lazy", "omkl_core.ridge"),
     # --- the lead: the split of vaw.py, linear.py, cli.py, vecmath.py, compiled.py, noisy/, additive/
     ("omkl_core/cli.py", "lazy", "omkl_core"),                 # load time of the CLI: annotate or hoist
     ("omkl_core/cli.py", "lazy", "omkl_core.progress"),

@@ -77,7 +77,7 @@ def test_run_online_progress_gives_the_same_numbers_for_every_learner(cls, monke
     """``progress=True`` runs the stream in chunks (``run`` continues from the state): the
     predictions are bit for bit those of ``progress=False``. Chunks of 4 steps (PROGRESS_CHUNK
     patched) give many chunk boundaries on a short stream; a block driver's chunks are rounded
-    up to its ``_run_alignment``."""
+    up to its ``run_alignment``."""
     monkeypatch.setattr(ok.protocol, "PROGRESS_CHUNK", 4)
     model = cls(**next(iter(cls._unit_test_params())))
     X, y = ok.checks.stream_for(model, T=37)

@@ -148,16 +148,16 @@ def test_default_block_of_32_steps_from_m_320_keeps_the_numbers(engine):
     """From m = 320 features on the block driver takes 32 steps per Woodbury block (16 below):
     the default is exactly block_size=32 there, the predictions stay those of the per-step
     Sherman-Morrison recursion (eq. 10) to rounding, and ``run`` over pieces whose lengths are
-    multiples of ``_run_alignment`` gives one run's numbers bit for bit."""
+    multiples of ``run_alignment`` gives one run's numbers bit for bit."""
     assert vaw_mod.default_block_size(319) == 16 and vaw_mod.default_block_size(320) == 32
-    assert VAWExperts(method="block")._run_alignment % 32 == 0 and mkl.VAW2()._run_alignment % 32 == 0
+    assert VAWExperts(method="block").run_alignment % 32 == 0 and mkl.VAW2().run_alignment % 32 == 0
     Phi, y = _stream(5, (2,), 75, 320, scale=0.2)
     with compiled.engine(engine):
         whole = VAWExperts(method="block").run(Phi, y)
         np.testing.assert_array_equal(whole, VAWExperts(method="block", block_size=32).run(Phi, y))
         assert not np.array_equal(whole, VAWExperts(method="block", block_size=16).run(Phi, y))   # not 16
         np.testing.assert_allclose(whole, VAWExperts(method="sm").run(Phi, y), rtol=1e-10, atol=1e-12)
-        cut = VAWExperts(method="block")._run_alignment
+        cut = VAWExperts(method="block").run_alignment
         layer = VAWExperts(method="block")
         pieces = [layer.run(Phi[:, :cut], y[:cut]), layer.run(Phi[:, cut:], y[cut:])]
     np.testing.assert_array_equal(np.concatenate(pieces, axis=-1), whole)

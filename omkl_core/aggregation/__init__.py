@@ -88,8 +88,18 @@ VAWMeta P000 eq. (11) / (25) / after (28); EWA P000 eq. (30); the AA CBL Prop. 3
 second-order bound of Gaillard, Stoltz & van Erven (2014) restated for opera's rates
 (:func:`omkl_core.bounds.mlpoly_potential_bound`); ML-Prod, BOA and the calibrated EWA say why they
 evaluate none. :mod:`omkl_core.regret`, ``Mixture.summary`` and ``omkl run --regret`` read these,
-with no list of rules of their own. ``_convex_weights`` marks the rules whose forecast is
+with no list of rules of their own. ``convex_weights`` marks the rules whose forecast is
 <weights_, zbar_t> (a Mixture's sleeping experts need it).
+
+Your own rule
+-------------
+Every class here is a :class:`omkl_core.base.MetaLearner` (also ``omkl_core.aggregation.MetaLearner``):
+the public protocol of a meta-learner (``input_kind = "experts"``, ``weights_``, ``convex_weights``,
+``min_experts``, ``regret_bound`` / ``stated_bounds`` / ``no_bound_reason``).  A rule of your own
+subclasses it in its own module and is registered with one line,
+``omkl_core.registry.register(MyRule)``; ``Mixture(meta=MyRule())``, :func:`omkl_core.regret.regret_report`,
+``omkl run MyRule --forecasts --regret`` and ``omkl run Mixture --meta MyRule`` then accept it with no other
+edit (``tests/test_new_meta_learner.py`` does it).
 
 Notation: p_t = weights, yhat_t = aggregate forecast, r_{t,k} = 2 (yhat_t - y_t)(yhat_t - z_{t,k})
 is opera's instantaneous regret of expert k under the "gradient trick" (linearised square
@@ -97,8 +107,9 @@ loss, opera's default ``loss.gradient = TRUE``, ref. A.1).
 """
 from __future__ import annotations
 
+from ..base import MetaLearner  # noqa: F401  (the public base, defined in omkl_core.base)
 from ..validation import check_positive, check_scalar  # noqa: F401  (resolved here before the split; tests/test_public_api.py)
-from ._base import _MetaLearner, truncate  # noqa: F401  (_MetaLearner: used by omkl_core.cli)
+from ._base import _MetaLearner, truncate  # noqa: F401  (_MetaLearner: the rules' shared machinery)
 from .aa import AggregatingAlgorithm
 from .ewa import EWA, CalibratedEWA, CalibratedEWAState
 from .opera_rules import BOA, MLPoly, MLProd

@@ -1,6 +1,7 @@
 """Shared pieces of the meta-learners: argument checks, truncation (P000 eq. (28)), the
 stable softmax / log-sum-exp, and :class:`_MetaLearner` (validation, lazy state, the
-predict/learn/run loop).  See the package docstring for the common interface."""
+predict/learn/run loop of the package's rules), a :class:`omkl_core.base.MetaLearner` (the public
+protocol every meta-learner implements).  See the package docstring for the common interface."""
 from __future__ import annotations
 
 import math
@@ -9,9 +10,19 @@ import warnings
 
 import numpy as np
 
-from ..base import OnlineLearner
+from ..base import MetaLearner
 from ..compiled import use_numba
-from ..validation import Integer, Interval, Optional, check_label, check_magnitude, check_scalar, describe_labels
+from ..validation import (
+    Integer,
+    Interval,
+    Optional,
+    check_label,
+    check_magnitude,
+    check_matrix,
+    check_scalar,
+    check_vector,
+    describe_labels,
+)
 
 _EXP700 = math.exp(700.0)  # opera's "infinite" initial learning rate (ref. A.4, A.5)
 _K_INF = 1 << 40            # "every exponent" (no member has left the uniform state yet)
@@ -96,8 +107,6 @@ def _regret(zb, y, yhat):
 
 def _stated_inputs(Z, y, predictions):
     """(Z (T, N), y (T,), predictions (T,)) as float arrays, checked, for a rule's ``stated_bounds``."""
-    from ..validation import check_matrix, check_vector  # noqa: PLC0415
-
     Z = check_matrix(Z, "Z")
     return Z, check_vector(y, "y", length=Z.shape[0]), check_vector(predictions, "predictions", length=Z.shape[0])
 
@@ -105,8 +114,9 @@ def _stated_inputs(Z, y, predictions):
 # ---------------------------------------------------------------------------------------
 # base class
 # ---------------------------------------------------------------------------------------
-class _MetaLearner(OnlineLearner):
-    """Shared bookkeeping: validation, lazy state creation, the predict/learn/run loop.
+class _MetaLearner(MetaLearner):
+    """Shared bookkeeping of the package's rules: validation, lazy state creation, the
+    predict/learn/run loop (the protocol and the bound declaration: :class:`omkl_core.base.MetaLearner`).
 
     Subclasses implement the rule once, in NumPy, on arrays with a leading batch axis of
     length R (no loop over experts or repetitions):
@@ -120,17 +130,11 @@ class _MetaLearner(OnlineLearner):
 
     _run_compiled = None   # (Zt, Y, out) -> None: the rule's compiled kernel, or None
 
-    #: True when the forecast is the convex combination yhat_t = <p_t, zbar_t> with weights p_t =
-    #: ``weights_`` fixed before z_t is seen (EWA, CalibratedEWA, ML-Poly, ML-Prod, BOA): then an
-    #: abstaining expert can sleep (its forecast is the aggregate of the awake experts, so its
-    #: regret at that step is 0; :class:`omkl_core.Mixture`, "Abstention"). Tested per rule.
-    _convex_weights = False
-    #: The regret bound this rule carries, declared beside its update (paper, theorem / equation,
-    #: statement, symbols, assumptions: :class:`omkl_core.bounds.aggregation.RuleBound`); None: none.
-    #: ``stated_bounds`` evaluates it on a run (issue 41).
-    regret_bound = None
-    _min_experts = 1
-    _input_kind = "experts"
+    # ``convex_weights`` (True when the forecast is the convex combination yhat_t = <p_t, zbar_t> with
+    # weights p_t = ``weights_`` fixed before z_t is seen: EWA, CalibratedEWA, ML-Poly, ML-Prod, BOA;
+    # then an abstaining expert can sleep, :class:`omkl_core.Mixture`, "Abstention"; tested per rule),
+    # ``min_experts``, ``regret_bound`` / ``stated_bounds`` / ``no_bound_reason`` (the bound each rule
+    # declares beside its update, issue 41): :class:`omkl_core.base.MetaLearner`'s protocol.
     _parameter_constraints = {
         "n_experts": Optional(Integer(1)),
         "bounds": Optional(Interval()),
@@ -142,7 +146,7 @@ class _MetaLearner(OnlineLearner):
         super().__init__()
 
     def _validate_joint(self):
-        _check_n_experts(self.n_experts, self._min_experts)
+        _check_n_experts(self.n_experts, self.min_experts)
 
     def _reset(self):
         self._bounds = _check_bounds(self.bounds)
@@ -158,8 +162,8 @@ class _MetaLearner(OnlineLearner):
         if self._R is None:
             if self._n_fixed is not None and N != self._n_fixed:
                 raise ValueError(f"z has {N} expert predictions but n_experts={self._n_fixed}")
-            if N < self._min_experts:
-                raise ValueError(f"{type(self).__name__} needs at least {self._min_experts} "
+            if N < self.min_experts:
+                raise ValueError(f"{type(self).__name__} needs at least {self.min_experts} "
                                  f"experts (n_experts), got N={N}")
             self._R = R
             self._batched = batched
@@ -221,16 +225,6 @@ class _MetaLearner(OnlineLearner):
         self._update(zb, y, yhat, p)
         self.t_ += 1
         return yhat
-
-    # ---- the stated bound -------------------------------------------------------------
-    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
-        """This rule's stated bound evaluated on a run: :class:`~omkl_core.bounds.aggregation.BoundCheck`
-        rows (``Z`` the forecasts as given to the rule, ``y`` the labels, ``predictions`` the rule's
-        forecasts; ``expert_layer`` the VAW family's expert layer, where it has one). Only the
-        hyper-parameters are read, not the state. A rule without a bound returns one row saying so."""
-        from ._stated import no_bound_rows  # noqa: PLC0415
-
-        return no_bound_rows(self, "no bound is stated for this rule in papers 000-004 or beside it")
 
     # ---- public API -------------------------------------------------------------------
     def predict_one(self, z) -> float:

@@ -59,7 +59,7 @@ class EWA(_MetaLearner):
         The weights the next prediction uses.
     """
 
-    _convex_weights = True   # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
+    convex_weights = True    # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
     regret_bound = _stated.EWA_BOUND
 
     def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
@@ -193,12 +193,10 @@ class CalibratedEWA(_MetaLearner):
         The weights the next prediction uses.
     """
 
-    _convex_weights = True   # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
+    convex_weights = True    # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
 
-    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
-        """No bound: opera's online calibration of eta over a grid states none."""
-        return _stated.no_bound_rows(self, "opera's calibrated EWA (a grid of learning rates chosen online) states "
-                                     "no regret bound")
+    #: No bound: opera's online calibration of eta over a grid states none.
+    no_bound_reason = "opera's calibrated EWA (a grid of learning rates chosen online) states no regret bound"
 
     def __init__(self, n_experts=None, *, bounds=(0, 1)):
         super().__init__(n_experts, bounds=bounds)

@@ -44,7 +44,7 @@ class MLPoly(_MetaLearner):
         Largest squared instantaneous regret so far.
     """
 
-    _convex_weights = True   # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
+    convex_weights = True    # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
     regret_bound = _stated.MLPOLY_BOUND
 
     def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
@@ -127,17 +127,15 @@ class MLProd(_MetaLearner):
         Learning rates of the next step.
     """
 
-    _convex_weights = True   # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
+    convex_weights = True    # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
 
-    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
-        """No bound evaluated: Gaillard, Stoltz & van Erven (2014) bound ML-Prod with their learning
-        rates and prior update (Corollary 4); opera's variant (the new eta inside the log, the old
-        exponent rescaled, ref. A.5) is not the algorithm that corollary is proved for."""
-        return _stated.no_bound_rows(self, "Gaillard, Stoltz & van Erven (2014), Corollary 4, bounds the paper's "
-                                     "ML-Prod; opera's variant implemented here (ref. A.5) differs from it, and no "
-                                     "bound is restated for it")
+    #: No bound evaluated: Gaillard, Stoltz & van Erven (2014) bound ML-Prod with their learning rates
+    #: and prior update (Corollary 4); opera's variant (the new eta inside the log, the old exponent
+    #: rescaled, ref. A.5) is not the algorithm that corollary is proved for.
+    no_bound_reason = ("Gaillard, Stoltz & van Erven (2014), Corollary 4, bounds the paper's ML-Prod; opera's "
+                       "variant implemented here (ref. A.5) differs from it, and no bound is restated for it")
 
-    _min_experts = 2
+    min_experts = 2
 
     def __init__(self, n_experts=None, *, bounds=(0, 1)):
         super().__init__(n_experts, bounds=bounds)
@@ -210,15 +208,14 @@ class BOA(_MetaLearner):
         (v122) 2.2 times the cumulative squared regrets.
     """
 
-    _convex_weights = True   # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
+    convex_weights = True    # yhat_t = <weights_, zbar_t> (tests/test_mixture.py)
 
-    def stated_bounds(self, Z, y, predictions, *, expert_layer=None) -> list:
-        """No bound evaluated: Wintenberger (2017) bounds BOA with multiple learning rates; opera's
-        two codes (ref. A.6: v120's doubling of the range, v122's constant 2.2 and no ln N) are not
-        restated here with constants checked against that proof."""
-        return _stated.no_bound_rows(self, "Wintenberger (2017, Machine Learning 106:119-141) bounds BOA with "
-                                     "multiple learning rates; opera's codes (ref. A.6) are not restated with "
-                                     "constants checked against that proof, so nothing is evaluated")
+    #: No bound evaluated: Wintenberger (2017) bounds BOA with multiple learning rates; opera's two
+    #: codes (ref. A.6: v120's doubling of the range, v122's constant 2.2 and no ln N) are not
+    #: restated here with constants checked against that proof.
+    no_bound_reason = ("Wintenberger (2017, Machine Learning 106:119-141) bounds BOA with multiple learning "
+                       "rates; opera's codes (ref. A.6) are not restated with constants checked against that "
+                       "proof, so nothing is evaluated")
 
     _VERSIONS = ("v120", "v122")
     _parameter_constraints = {"version": Options(*_VERSIONS)}
@@ -228,7 +225,8 @@ class BOA(_MetaLearner):
         super().__init__(n_experts, bounds=bounds)
 
     @property
-    def _min_experts(self):
+    def min_experts(self):
+        """v120's rates involve ln N: at least 2 experts; v122: 1."""
         return 2 if self.version == "v120" else 1
 
     def _run_compiled(self, Zt, Y, out):

@@ -15,7 +15,7 @@ __all__ = ["to_river", "from_river", "to_sklearn"]
 
 def to_river(model, *, features=None):
     """A ``river.base.MiniBatchRegressor`` wrapping ``model`` (see :mod:`omkl_core.interop.river`)."""
-    from .river import to_river as _to_river  # noqa: PLC0415  (River is an optional extra)
+    from .river import to_river as _to_river  # noqa: PLC0415  # lazy: River is an optional extra
 
     return _to_river(model, features=features)
 
@@ -23,13 +23,13 @@ def to_river(model, *, features=None):
 def from_river(model, *, features=None):
     """A River regressor as an omkl online learner on array rows (see :func:`omkl_core.interop.river.from_river`):
     dict features ``{"x0": x[0], ...}`` (or ``features`` names); abstains (None) until it has learned a label."""
-    from .river import from_river as _from_river  # noqa: PLC0415  (River is an optional extra)
+    from .river import from_river as _from_river  # noqa: PLC0415  # lazy: River is an optional extra
 
     return _from_river(model, features=features)
 
 
 def to_sklearn(model):
     """A scikit-learn regressor wrapping ``model`` (see :mod:`omkl_core.interop.sklearn`)."""
-    from .sklearn import to_sklearn as _to_sklearn  # noqa: PLC0415  (scikit-learn is an optional extra)
+    from .sklearn import to_sklearn as _to_sklearn  # noqa: PLC0415  # lazy: scikit-learn is an optional extra
 
     return _to_sklearn(model)

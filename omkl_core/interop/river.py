@@ -62,9 +62,10 @@ import numpy as np
 import pandas as pd
 from river import base
 
-from ..base import OnlineLearner
-from ..protocol import abstention_fallback, fill_abstentions
-from ..validation import Check, Optional, check_label, check_matrix, check_point, check_vector
+from ..base import Wrapper, check_online_learner, fresh
+from ..protocol import abstention_fallback, fill_abstentions, predict_learn
+from ..ridge import OnlineRidge
+from ..validation import Check, Optional, check_int, check_label, check_matrix, check_point, check_vector
 
 __all__ = ["RiverRegressor", "to_river", "RiverLearner", "from_river", "RIVER_BASELINES", "river_baseline",
            "river_forecasts", "evaluate_river"]
@@ -113,8 +114,7 @@ class RiverRegressor(base.MiniBatchRegressor):
     """
 
     def __init__(self, model, features=None):
-        if not callable(getattr(model, "predict_one", None)) or not callable(getattr(model, "learn_one", None)):
-            raise TypeError(f"model must be an online learner with predict_one/learn_one, got {type(model).__name__}")
+        check_online_learner(model, "model", kind=None)      # the one check of what a wrapper holds
         if isinstance(features, (str, bytes)):
             raise TypeError("features must be a sequence of feature names or None, not a string")
         self.model = model
@@ -130,8 +130,6 @@ class RiverRegressor(base.MiniBatchRegressor):
     # ---- River conventions ------------------------------------------------------------
     @classmethod
     def _unit_test_params(cls):
-        from ..ridge import OnlineRidge  # noqa: PLC0415
-
         yield {"model": OnlineRidge(a=1.0)}
 
     @property
@@ -218,12 +216,7 @@ class RiverRegressor(base.MiniBatchRegressor):
             raise ValueError(f"y has {yv.shape[0]} values but X has {A.shape[0]} rows")
         if A.shape[0] == 0:
             return
-        run = getattr(self.learner_, "run", None)
-        if callable(run):
-            run(A, yv)
-        else:
-            for t in range(A.shape[0]):
-                self.learner_.learn_one(A[t], float(yv[t]))
+        predict_learn(self.learner_, A, yv)               # the one run-or-loop rule (omkl_core.protocol)
         for v in yv.tolist():                           # the sequential sums of learn_one
             self._label_sum += v
         self._n_labels += A.shape[0]
@@ -269,7 +262,7 @@ def _check_features(features, name: str = "features") -> None:
         raise ValueError(f"{name} must name at least one feature, each once, got {features!r}")
 
 
-class RiverLearner(OnlineLearner):
+class RiverLearner(Wrapper):
     """A River regressor as an omkl online learner on array rows (:func:`from_river`).
 
     Row x_t (a 1-D float array of dimension d) is passed to River as the dict
@@ -280,7 +273,7 @@ class RiverLearner(OnlineLearner):
     River regressor returns ``None`` or a default such as 0.0 (``KNNRegressor``,
     ``LinearRegression``), which is not a forecast. :class:`omkl_core.Mixture` replaces an
     abstention by its documented fallback; ``run`` marks an abstention by NaN (the array form
-    of ``None``; ``_may_abstain = True`` tells a mixture so).  River targets are used as
+    of ``None``; ``may_abstain = True`` tells a mixture so).  River targets are used as
     given: scale them as the other experts' (e.g. labels in [0, 1], P000 eq. (33)) and put
     River's ``preprocessing.StandardScaler() | model`` in front of distance-based models.
 
@@ -300,7 +293,8 @@ class RiverLearner(OnlineLearner):
         The input dimension (fixed by the first row).
     """
 
-    _may_abstain = True
+    #: it abstains until its model has learned a label (NaN in ``run``)
+    may_abstain = True
     _parameter_constraints = {
         "model": Check(_check_river_model, invalid=[None, 3, "knn"]),
         "features": Optional(Check(_check_features, invalid=["x0", [], ["a", "a"], 3])),
@@ -317,8 +311,11 @@ class RiverLearner(OnlineLearner):
         self.features = features
         super().__init__()
 
+    def _wrapped(self) -> list:
+        return []                # a River model: no omkl protocol to forward (it abstains: may_abstain)
+
     def _reset(self):
-        self.model_ = self.model.clone()
+        self.model_ = fresh(self.model)                  # River's clone(): same parameters, nothing learned
         self.d_ = None
         self._names = None if self.features is None else tuple(self.features)
 
@@ -399,8 +396,6 @@ def river_baseline(name: str, seed: int = 0):
 
     if name not in RIVER_BASELINES:
         raise ValueError(f"name must be one of {', '.join(map(repr, RIVER_BASELINES))}; got {name!r}")
-    from ..validation import check_int  # noqa: PLC0415
-
     seed = check_int(seed, "seed", minimum=0)
     if name == "River StandardScaler | LinearRegression":
         return compose.Pipeline(preprocessing.StandardScaler(), linear_model.LinearRegression())

@@ -39,7 +39,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..base import check_online_learner
 from ..protocol import run_online
+from ..ridge import OnlineRidge
 
 __all__ = ["SklearnRegressor", "to_sklearn"]
 
@@ -121,13 +123,8 @@ class SklearnRegressor(RegressorMixin, BaseEstimator):
 
     # ---- learning ------------------------------------------------------------------------
     def _check_model(self):
-        m = self.model
-        if m is None:
-            from ..ridge import OnlineRidge  # noqa: PLC0415
-
-            m = OnlineRidge(a=1.0)
-        if not callable(getattr(m, "predict_one", None)) or not callable(getattr(m, "learn_one", None)):
-            raise TypeError(f"model must be an online learner with predict_one/learn_one, got {type(m).__name__}")
+        m = OnlineRidge(a=1.0) if self.model is None else self.model
+        check_online_learner(m, "model", kind=None)          # the one check of what a wrapper holds
         return m
 
     def _pass(self, X, y):

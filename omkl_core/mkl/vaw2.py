@@ -44,7 +44,7 @@ import numpy as np
 from .. import aggregation as _agg
 from .. import backend as _backend
 from .. import presets as _presets
-from ..features import MAPS, KernelDictionary, _check_map, apply_feature_map, dictionary_spec, shifted_projection
+from ..features import MAPS, KernelDictionary, apply_feature_map, check_map, dictionary_spec, shifted_projection
 from ..pairing import Pairing
 from ..validation import (
     Boolean,
@@ -202,7 +202,7 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     time_block = check_int(time_block, "time_block")
     if check_bool(both, "both") and check_bool(ridge, "ridge"):
         raise ValueError("both=True returns the VAW and the ridge predictions; leave ridge=False")
-    feature_map = _check_map(feature_map)
+    feature_map = check_map(feature_map)
     _check_state_memory(m, feature_map, dictionary, repetitions)
     dicts = draw_dictionaries(X.shape[1], m, first + repetitions, seed, dictionary, feature_map, backend)[first:]
     experts = VAWExperts(lam=lam, ridge=ridge, backend=backend, method=method)
@@ -250,8 +250,9 @@ def make_meta(name: str, **kwargs):
 
 
 # ------------------------------------------------------------------------------ learners
-class _VAWFamily(Pairing):
-    """Two-level learner: VAW experts on N kernels' random features + a meta-learner.
+class VAWFamily(Pairing):
+    """Two-level learner: VAW experts on N kernels' random features + a meta-learner (the public
+    base of the VAW family; ``_VAWFamily`` is its name of earlier versions).
 
     The pairing of :class:`omkl_core.pairing.Pairing` (the protocol, ``weights_``,
     ``expert_predictions_``, ``run``), shared with :class:`omkl_core.mixture.Mixture`, with the
@@ -260,6 +261,12 @@ class _VAWFamily(Pairing):
     :class:`omkl_core.vaw.VAWExperts`. A subclass names its meta-learner (``_make_meta``: the
     class of :mod:`omkl_core.aggregation` and section 4's settings) and the constructor
     parameters that meta-learner reads (``_meta_parameters``).
+
+    Its bound is declared beside it: the meta-learner's own (``meta_.regret_bound``, evaluated by
+    ``meta_.stated_bounds``), with the constants of the expert layer that the meta step's bounds of
+    paper 000 need -- eq. (25) and Theorem 2, eq. (20), ask for VAW experts (not ridge) on cos
+    features and one lambda at both levels -- given by :meth:`bound_constants`;
+    :mod:`omkl_core.regret` (``omkl run --regret``) reads both.
 
     Parameters
     ----------
@@ -295,6 +302,9 @@ class _VAWFamily(Pairing):
         Meta weights the next prediction uses (opera's ``coefficients``); None before the first step.
     expert_predictions_ : ndarray of shape (N,)
         z of the last step, before truncation.
+    expert_names_ : list of str
+        The experts' names, ``"j = 0 (Gaussian, sigma = 0.1)"``, ... (empty when the dictionary
+        cannot be read back as kinds and sigmas).
     """
 
     _parameter_constraints = {
@@ -328,9 +338,24 @@ class _VAWFamily(Pairing):
         super().__init__()
 
     #: ``run`` over pieces whose lengths are multiples of this gives one run's numbers bit for
-    #: bit (the experts' block driver, ``VAWExperts._run_alignment``: a multiple of every
+    #: bit (the experts' block driver, ``VAWExperts.run_alignment``: a multiple of every
     #: default block size; other pieces: to rounding)
-    _run_alignment = 32
+    run_alignment = 32
+
+    def bound_constants(self) -> dict:
+        """The constants of the expert layer that the meta step's stated bounds need (paper 000
+        eq. (25), Theorem 2): ``m`` random features per kernel, the experts' ``lam``, ``vaw`` (VAW
+        experts, not ridge) and the ``feature_map`` ((25) assumes cos features, eq. (24))."""
+        return {"m": self.m, "lam": float(self.lam), "vaw": not self.ridge, "feature_map": self.feature_map}
+
+    @property
+    def expert_names_(self) -> list:
+        """The experts' names: kernel j's kind and bandwidth (class docstring)."""
+        try:
+            kinds, sigmas = dictionary_spec(self.dictionary, "000")
+        except (TypeError, ValueError, AttributeError):
+            return []
+        return [f"j = {j} ({k.capitalize()}, sigma = {s:g})" for j, (k, s) in enumerate(zip(kinds, sigmas))]
 
     def _validate_joint(self):
         _check_state_memory(self.m, self.feature_map, self.dictionary)
@@ -417,7 +442,11 @@ class _VAWFamily(Pairing):
         return self._run(X, y, time_block=time_block)
 
 
-class VAW2(_VAWFamily):
+#: the name of earlier versions (kept for one release)
+_VAWFamily = VAWFamily
+
+
+class VAW2(VAWFamily):
     """VAW2 ("double VAW"), paper 000 Theorem 2: VAW experts + VAW on their predictions.
 
     Expert j predicts z_{t,j} = <w_{t,j}, Phi_j(x_t)> by VAW (eqs. 9-10) on its kernel's random
@@ -426,7 +455,7 @@ class VAW2(_VAWFamily):
     Parameters
     ----------
     m, lam, seed, dictionary, feature_map, ridge, backend, bounds
-        Shared by the whole VAW family: see ``help(omkl_core.mkl.vaw2._VAWFamily)``; m=50, lam=1.0, seed=0.
+        Shared by the whole VAW family: see ``help(omkl_core.mkl.vaw2.VAWFamily)``; m=50, lam=1.0, seed=0.
     lam_meta : float, default=1.0
         The meta VAW's lambda (section 4: 1).
     truncate : bool, default=False
@@ -475,7 +504,7 @@ class VAW2(_VAWFamily):
                             ridge=self.meta_ridge)
 
 
-class VAWEWA(_VAWFamily):
+class VAWEWA(VAWFamily):
     """VAW-EWA, paper 000 Theorem 3: EWA (eq. 29) on truncated expert predictions (eq. 28),
     eta = 1/(2(B-A)^2) by default; ``calibrated=True`` = opera's default EWA (reference A.2),
     ``gradient=True`` = opera's fixed-eta gradient-trick EWA."""
@@ -498,7 +527,7 @@ class VAWEWA(_VAWFamily):
         return _agg.EWA(eta=self.eta, bounds=self.bounds, gradient=self.gradient)   # eq. (29)
 
 
-class VAWAggr(_VAWFamily):
+class VAWAggr(VAWFamily):
     """VAW-Aggr, paper 000 section 4: Vovk's Aggregating Algorithm (square loss, eta = 2 on
     [0, 1], substitution function of reference B) on truncated expert predictions."""
 
@@ -516,21 +545,21 @@ class VAWAggr(_VAWFamily):
         return _agg.AggregatingAlgorithm(bounds=self.bounds, eta=self.eta)
 
 
-class VAWMLProd(_VAWFamily):
+class VAWMLProd(VAWFamily):
     """VAW-ML-Prod, paper 000 section 4: opera's ML-Prod (reference A.5) on truncated z_t."""
 
     def _make_meta(self):
         return _agg.MLProd(bounds=self.bounds)
 
 
-class VAWMLPoly(_VAWFamily):
+class VAWMLPoly(VAWFamily):
     """VAW-ML-Poly, paper 000 section 4: opera's MLpol (reference A.4) on truncated z_t."""
 
     def _make_meta(self):
         return _agg.MLPoly(bounds=self.bounds)
 
 
-class VAWBOA(_VAWFamily):
+class VAWBOA(VAWFamily):
     """VAW-BOA, paper 000 section 4: opera's BOA (reference A.6; ``version="v120"`` = the
     CRAN-era code, default; ``"v122"`` = GitHub HEAD) on truncated z_t."""
 

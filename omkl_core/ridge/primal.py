@@ -86,6 +86,19 @@ class OnlineRidge(_RidgeBase):
     True
     """
 
+    #: The bound it carries, declared beside its update (issue 40; a dict of the fields of
+    #: :class:`omkl_core.bounds.aggregation.RuleBound`, turned into one by the base class);
+    #: evaluated by :func:`omkl_core.bounds.paper002_corollary2_bound`.
+    regret_bound = {
+        "name": "Ridge Regression's loss bound (paper 002 Corollary 2, eq. (4))",
+        "source": "Zhdanov & Vovk (2009), 'Competing with Gaussian linear experts' (paper 002)",
+        "where": "Corollary 2, eq. (4) (from Theorem 1, eq. (1))",
+        "statement": "sum_t (y_t - gamma_t)^2 <= (1 + Z^2/a) min_theta (sum_t (y_t - theta'x_t)^2 + a |theta|^2)",
+        "symbols": "gamma_t the forecast of step t; a the ridge parameter; Z the largest Euclidean norm |x_t| of "
+                   "the inputs (with fit_intercept, of (x_t, 1)); theta any weight vector",
+        "assumes": "|x_t| <= Z at every step; the unclipped forecasts (clip=None)",
+    }
+
     _SOLVERS = ("cholesky", "sherman-morrison")
     _parameter_constraints = {
         "a": Positive(),
