@@ -825,7 +825,7 @@ def _error_row(exc: BaseException) -> dict:
             "cpu_seconds": math.nan, "curve_t": [], "curve": [], "T": 0, "error": f"{type(exc).__name__}: {exc}"}
 
 
-def _import_distributed():
+def import_distributed():
     try:
         import distributed  # noqa: PLC0415
     except ImportError:
@@ -843,7 +843,7 @@ def local_client(n_workers: int):
     ...     rows = run(spec, executor="dask", client=client)
     """
     n_workers = check_int(n_workers, "n_workers")
-    distributed = _import_distributed()
+    distributed = import_distributed()
     with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         yield client
@@ -852,7 +852,7 @@ def local_client(n_workers: int):
 def _dask_client(client):
     """``(client, own)``: the given client, one connected to the given address (``own``: close it
     afterwards) or the current default client."""
-    distributed = _import_distributed()
+    distributed = import_distributed()
     if client is None:
         try:
             return distributed.get_client(), False
@@ -868,7 +868,7 @@ def _dask_client(client):
 
 def _map_dask(fn, tasks, missing, data, data_field, client, done) -> None:
     """Submit the missing tasks to a Dask cluster; each data entry goes to every worker once."""
-    distributed = _import_distributed()
+    distributed = import_distributed()
     client, own = _dask_client(client)
     try:
         needed = dict.fromkeys(tasks[i][data_field] for i in missing) if data is not None else {}

@@ -17,8 +17,7 @@ package, ``omkl_core/mkl/a.py`` and ``omkl_core/registry.py`` are not. The rules
    included) has no circle; nothing the registry imports imports the registry (the learners below
    it); :mod:`omkl_core.presets` imports only :mod:`omkl_core.features` and :mod:`omkl_core.validation`.
 
-:data:`_PENDING` lists the crossings and lazy imports that live in files other engineers are
-rewriting in the same issue (each with its owner); it must only shrink, and a stale entry fails too.
+There is no allow-list: every violation fails, with its file, line and name.
 """
 from __future__ import annotations
 
@@ -37,22 +36,6 @@ PACKAGE = "omkl_core"
 #: ``# lazy: <reason>`` -- the reasons a function-level import of the package may give.
 LAZY_REASON = re.compile(r"#\s*lazy:\s*(River|CuPy|Numba|pandas|Dask|matplotlib|scikit-learn|papermill|"
                          r"load time of the (CLI|command line|driver))\b", re.IGNORECASE)
-
-#: Violations in files owned by other work of issue 40, as ``(file, rule, name)``; the owner in the
-#: comment. The lead empties this list when the branches merge: an entry that no longer occurs fails.
-_PENDING: set[tuple[str, str, str]] = {
-    # --- the lead: the split of vaw.py, linear.py, cli.py, vecmath.py, compiled.py, noisy/, additive/
-    ("omkl_core/cli.py", "lazy", "omkl_core"),                 # load time of the CLI: annotate or hoist
-    ("omkl_core/cli.py", "lazy", "omkl_core.progress"),
-    ("omkl_core/cli.py", "lazy", "omkl_core.backend"),
-    ("omkl_core/cli.py", "lazy", "omkl_core.csvstream"),
-    ("omkl_core/cli.py", "lazy", "omkl_core.interop.river"),
-    ("omkl_core/cli.py", "lazy", "omkl_core.mixture"),
-    ("omkl_core/cli.py", "lazy", "omkl_core.protocol"),
-    ("omkl_core/cli.py", "lazy", "omkl_core.regret"),
-    ("omkl_core/cli.py", "lazy", "omkl_core.validation"),
-}
-
 
 # ----------------------------------------------------------------------------- the walker
 @dataclass(frozen=True)
@@ -260,16 +243,9 @@ def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
 # ----------------------------------------------------------------------------- the rules
 def test_no_private_name_crosses_a_package_and_every_lazy_import_says_why():
     found = violations()
-    new = [v for v in found if v.key not in _PENDING]
+    new = list(found)
     assert not new, ("import rules broken (tests/test_import_rules.py, module docstring):\n"
                      + "\n".join(str(v) for v in new))
-
-
-def test_pending_entries_still_occur():
-    """An entry of :data:`_PENDING` whose violation is gone is removed from the list."""
-    keys = {v.key for v in violations()}
-    stale = sorted(_PENDING - keys)
-    assert not stale, f"fixed, remove from _PENDING: {stale}"
 
 
 def test_the_package_has_no_import_circle_and_the_registry_no_back_arrow():

@@ -1,0 +1,255 @@
+"""The commands of ``omkl``: ``datasets``, ``models``, ``run`` and ``sweep``."""
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import re
+
+import numpy as np
+
+from .. import registry
+from ..preprocessing import Pipeline, StandardScaler, TargetScaler
+from ..regret import aggregates_experts, regret_report
+from .errors import UserError, _error
+from .experts import DEFAULT_EXPERTS, _construct, _mixture, _mixture_lines, _parse_params
+from .stream import (
+    SCALINGS,
+    _block_rows,
+    _check_budget,
+    _check_output,
+    _csv_output,
+    _csv_stream,
+    _load_csv,
+    _resolve_scaling,
+    _run_blocks,
+    _scale_warning,
+    _scaled,
+    _write_csv,
+)
+
+
+# ----------------------------------------------------------------------------- learners
+def _kind(info: registry.LearnerInfo) -> str:
+    kind = "expert predictions (--forecasts)" if info.input == "experts" else "raw features"
+    needs = " ".join(f"--param {k}={repr(v).replace(' ', '')}" for k, v in info.needs.items())
+    return f"{kind}; needs {needs}" if needs else kind
+
+
+# ----------------------------------------------------------------------------- commands
+def _cmd_datasets(args) -> int:
+    print(f"{'name':12s} {'T':>6s} {'d':>3s}  target")
+    for name in registry.dataset_names():
+        meta = registry.dataset_info(name)
+        note = f" (generator, {meta.source})" if meta.generator else ""
+        print(f"{name:12s} {meta.T:6d} {meta.d:3d}  {meta.target}{note}")
+    return 0
+
+
+_SENTENCE_END = re.compile(r"(?<!\bref)(?<!\beq)(?<!\beqs)(?<!\bsec)(?<!\bProp)(?<!\bal)(?<!e\.g)(?<!i\.e)\.\s+(?=[A-Z(`])")
+
+
+def _describe(cls, width: int = 100) -> str:
+    """The first sentence of a learner class's docstring, markup dropped, cut at ``width`` characters
+    (what ``omkl models`` prints)."""
+    doc = " ".join((cls.__doc__ or "").replace("``", "").split())
+    if not doc:
+        return ""
+    m = _SENTENCE_END.search(doc)
+    first = doc if m is None else doc[:m.start() + 1]
+    if len(first) <= width:
+        return first
+    cut = max(first.rfind("; ", 0, width), first.rfind(": ", 0, width), first.rfind(", ", 0, width))
+    return (first[:cut] if cut > width // 2 else first[:width - 3].rstrip()) + " ..."
+
+
+def _cmd_models(args) -> int:
+    print("learners of 'omkl run MODEL' (input; what it is):")
+    for name, info in registry.buildable().items():
+        print(f"  {name:22s} {_describe(info.cls)}  [{_kind(info)}]")
+    print(f"  {'Mixture':22s} The default of 'omkl run --csv F': {', '.join(DEFAULT_EXPERTS)} aggregated by ML-Poly "
+          f"in the target's units, with its regret bound  [raw features; --expert NAME[:k=v,...] and --meta "
+          f"NAME[:k=v,...] choose others]")
+    other = [registry.learner_info(n) for n in sorted(registry.learners())
+             if n not in registry.buildable() and n != "Mixture"]
+    if other:
+        print("not buildable by 'omkl run' (Python API only): "
+              + "; ".join(f"{i.name} ({i.why_not})" for i in other))
+    return 0
+
+
+def _cmd_run(args) -> int:
+    learners = registry.learners()
+    if args.model not in learners:
+        raise UserError(f"unknown model {args.model!r}; known: {', '.join(sorted(registry.buildable()))}")
+    is_mixture = args.model == "Mixture"
+    if (args.expert or args.meta) and not is_mixture:
+        raise UserError("--expert and --meta apply to 'omkl run Mixture' only")
+    info = registry.learner_info(args.model)
+    if not info.buildable and not is_mixture:
+        raise UserError(f"{args.model} cannot be built from --param values (Python API only): {info.why_not}")
+    cls = info.cls
+    params = _parse_params(args.param)
+    meta = info.input == "experts"
+    if is_mixture and args.forecasts:
+        raise UserError("Mixture learns from raw features and aggregates its own experts; drop --forecasts "
+                        "(a meta-learner on a CSV of expert forecasts: omkl run BOA --csv F --forecasts)")
+    if meta and not args.forecasts:
+        raise UserError(f"{args.model} is a meta-learner: it aggregates expert predictions, not raw features; "
+                        "pass --csv FILE --forecasts with one column per expert forecast (or pick a learner on "
+                        "raw features: 'omkl models')")
+    if args.forecasts and not meta:
+        raise UserError(f"{args.model} learns from raw features, not expert predictions; drop --forecasts "
+                        "or pick a meta-learner ('omkl models')")
+    if args.forecasts and args.dataset:
+        raise UserError("--forecasts needs --csv (the bundled datasets hold raw features)")
+    if args.target is not None and not args.csv:
+        raise UserError("--target applies to --csv only")
+    out = _check_output(args.predictions) if args.predictions else None
+    scaling = _resolve_scaling(args)
+    with contextlib.ExitStack() as stack:
+        return _run_on_stream(args, stack, cls, params, is_mixture, out, scaling)
+
+
+def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
+    """The part of ``omkl run`` that reads the stream, builds the learner, runs it (block by block
+    for ``--csv``: bounded memory) and reports."""
+    if args.dataset:
+        if args.dataset not in registry.dataset_names():
+            raise UserError(f"unknown dataset {args.dataset!r}; known: {', '.join(registry.dataset_names())}")
+        try:
+            X_raw, y_raw = registry.load_dataset(args.dataset, normalise=False, variant=args.variant)
+            if scaling == "paper":   # exactly the papers' stream, as the notebooks load it
+                X, y = registry.load_dataset(args.dataset, normalise=True, variant=args.variant)
+                lo, width = float(y_raw.min()), float(y_raw.max() - y_raw.min())
+            else:
+                X, y, lo, width = _scaled(X_raw, y_raw, scaling, False, f"--dataset {args.dataset}")
+        except ValueError as exc:
+            raise UserError(f"--dataset {args.dataset}: {exc}") from None
+        target = registry.dataset_info(args.dataset).target
+        shape = X.shape
+
+        def blocks(rows):
+            return ((X[i:i + rows], y[i:i + rows], y_raw[i:i + rows]) for i in range(0, len(y), rows))
+    else:
+        if args.variant is not None:
+            raise UserError("--variant applies to --dataset only")
+        table, feats, col, names, target = _load_csv(args.csv, args.target)
+        stack.callback(table.close)
+        if scaling not in ("standardise", "online") and not args.forecasts:
+            _scale_warning(np.sqrt(table.sum_squares[feats] / table.T), names, scaling)
+        lo, width, blocks = _csv_stream(table, feats, col, scaling, args.forecasts,
+                                        "--csv " + ("standard input" if args.csv == "-" else args.csv))
+        shape = (table.T, len(feats))
+    mix, in_target_units = None, False
+    if is_mixture:
+        if args.target_scale is not None and not args.meta:
+            raise UserError("--target-scale applies to a single learner or to --meta with label bounds; the default "
+                            "Mixture aggregates in the target's units (each expert scales its own labels)")
+        model, mix, experts, in_target_units = _mixture(args, scaling)
+        for label, e in experts:
+            _check_budget(label, e, shape)
+    else:
+        model = _construct(args.model, cls, params)
+        _check_budget(args.model, model, shape)
+    if args.regret:
+
+        if not aggregates_experts(model if mix is None else mix):
+            raise UserError(f"--regret needs a learner that aggregates experts (a meta-learner with --forecasts, a "
+                            f"VAW-family learner or a Mixture); {args.model} is not one")
+        if scaling == "online" and not in_target_units:
+            raise UserError("--regret evaluates the bounds on a fixed scaling: pass --scale paper or --scale none "
+                            "(--scale online rescales the stream while it runs), or use the default Mixture (it "
+                            "aggregates in the target's units)")
+    if scaling == "online" and mix is None:   # features and target scaled online (module docstring)
+        model = TargetScaler(Pipeline(StandardScaler(max_norm=1.0), model), method=args.target_scale or "auto")
+    writer = stack.enter_context(_csv_output(out, ["t", "y", "y_hat", "mse"])) if out is not None else None
+    kept = [] if args.regret else None
+    try:
+        res = _run_blocks(model, blocks(_block_rows(model, shape[0], args.progress, bool(args.dataset))), shape[0],
+                          paper=scaling == "paper", lo=lo, width=width, progress=args.progress, writer=writer,
+                          keep=kept)
+    except (ValueError, FloatingPointError, OverflowError) as exc:
+        shown = " ".join(f"--param {item}" for item in args.param or []) or "its default parameters"
+        raise UserError(f"{args.model} with {shown} failed on this stream: {exc} (a parameter outside the "
+                        "range where the computation stays finite?)") from None
+    mse, base_mse = res["mse"], res["base_mse"]
+    ratio = f" ({mse / base_mse:.3g} of the baseline)" if base_mse > 0 else ""
+    scaled = f" mse_scaled={res['mse_scaled']:.6g}" if scaling == "paper" else ""
+    print(f"{args.model}: T={res['T']} mse={mse:.6g} baseline_mse={base_mse:.6g}{ratio}{scaled} "
+          f"seconds={res['seconds']:.3f} [mse, baseline_mse in the units of the target {target!r}; baseline: "
+          f"the running mean of the raw labels before step t"
+          f"{'; mse_scaled on the [0, 1] target of eq. (33) (the papers tables print 1000 times it)' if scaled else ''}; "
+          f"scaling: {SCALINGS[scaling]}]")
+    if mix is not None:
+        for line in _mixture_lines(mix, in_target_units):
+            print(line)
+    if args.regret:   # issues 34, 39, 41: the regret per comparator, the bound and a verdict, in the target's units
+
+        X, y = (np.concatenate([b[0] for b in kept]), np.concatenate([b[1] for b in kept])) if len(kept) > 1 else kept[0]
+        print(regret_report(model if mix is None else mix, X, y, scale=width ** 2 if scaling == "paper" else 1.0,
+                            target=target))
+    return 0
+
+
+def _markdown(records: list[dict], columns: list[str], floatfmt: str = ".5g") -> str:
+    """A GitHub-flavoured markdown table of ``records`` (plain Python, no pandas)."""
+    def fmt(v) -> str:
+        if isinstance(v, float):
+            return "" if math.isnan(v) else format(v, floatfmt)
+        return str(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    lines += ["| " + " | ".join(fmt(r[c]) for c in columns) + " |" for r in records]
+    return "\n".join(lines) + "\n"
+
+
+def _cmd_sweep(args) -> int:
+    """``omkl sweep``: run the spec, print the summary, optionally write the rows.
+
+    Exit status 0, 1 when some cell failed (the others still ran and are reported), 2 for a
+    bad spec or option (one line on stderr)."""
+    from .. import sweep  # noqa: PLC0415  # lazy: load time of the CLI (the sweep loads only for this command)
+
+    local = getattr(args, "local", None)
+    executor = args.executor or ("dask" if args.scheduler or local is not None else "processes")
+    try:
+        # the flags are checked here, before any cell runs, and named as the user typed them
+        if args.scheduler and local is not None:
+            raise UserError("--scheduler and --local exclude each other: a running cluster or a local one")
+        for flag, given in (("--scheduler", args.scheduler), ("--local", local is not None)):
+            if given and executor != "dask":
+                raise UserError(f"{flag} needs --executor dask, got --executor {executor}")
+        if executor == "dask" and not args.scheduler and local is None:
+            raise UserError("--executor dask needs --scheduler ADDRESS (a running Dask scheduler, e.g. "
+                            "tcp://host:8786) or --local N (a local cluster of N worker processes)")
+        if local is not None and local < 1:
+            raise UserError(f"--local must be >= 1 (worker processes), got {local}")
+        if executor == "dask":
+            sweep.import_distributed()
+        if args.workers is not None and executor != "processes":
+            raise UserError(f"--workers applies to --executor processes, got --executor {executor}")
+        if args.workers is not None and args.workers < 1:
+            raise UserError(f"--workers must be >= 1, got {args.workers}")
+        if args.out:
+            _check_output(args.out, "--out")
+        with sweep.local_client(local) if local is not None else contextlib.nullcontext(args.scheduler) as client:
+            rows = sweep.run(args.spec, executor=executor, client=client, cache_dir=args.cache_dir,
+                             max_workers=args.workers if executor == "processes" else None, progress=not args.quiet)
+    except (UserError, ValueError, TypeError, ImportError, OSError) as exc:
+        msg = str(exc)
+        for python, flag in (("executor='dask'", "--executor dask"), ("client=", "--scheduler"),
+                             ("max_workers", "--workers"), ("cache_dir", "--cache-dir")):
+            msg = msg.replace(python, flag)
+        _error(msg)
+        return 2
+    print(_markdown(sweep.summarise(rows), sweep.SUMMARY_COLUMNS), end="")
+    failed = [r for r in rows if r["error"] != ""]
+    for r in failed:
+        print(f"failed: {r['dataset']} {r['label']} {r['params']} seed={r['seed']}: {r['error']}")
+    print(f"{len(rows)} cells, {sum(bool(r['cached']) for r in rows)} from the cache, {len(failed)} failed")
+    if args.out:
+        cols = sweep.ROW_COLUMNS        # curves as JSON lists; floats as repr: exact round trip
+        _write_csv(args.out, cols, ([json.dumps(r[c]) if c in ("curve_t", "curve") else r[c] for c in cols]
+                                    for r in rows))
+    return 1 if failed else 0
