@@ -72,9 +72,9 @@ import sys
 import warnings
 
 from .. import registry
+from .build import DEFAULT_EXPERTS, DEFAULT_META
 from .commands import _cmd_datasets, _cmd_models, _cmd_run, _cmd_sweep
 from .errors import EXIT_PIPE, EXIT_USAGE, UserError, _error, _warning
-from .experts import DEFAULT_EXPERTS, DEFAULT_META
 from .stream import SCALINGS
 
 

@@ -11,20 +11,16 @@ import numpy as np
 from .. import registry
 from ..preprocessing import Pipeline, StandardScaler, TargetScaler
 from ..regret import aggregates_experts, regret_report
+from .build import DEFAULT_EXPERTS, _build, _mixture_lines, _parse_params
 from .errors import UserError, _error
-from .experts import DEFAULT_EXPERTS, _construct, _mixture, _mixture_lines, _parse_params
 from .stream import (
     SCALINGS,
     _block_rows,
-    _check_budget,
     _check_output,
     _csv_output,
-    _csv_stream,
-    _load_csv,
+    _open_stream,
     _resolve_scaling,
     _run_blocks,
-    _scale_warning,
-    _scaled,
     _write_csv,
 )
 
@@ -114,44 +110,8 @@ def _cmd_run(args) -> int:
 def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
     """The part of ``omkl run`` that reads the stream, builds the learner, runs it (block by block
     for ``--csv``: bounded memory) and reports."""
-    if args.dataset:
-        if args.dataset not in registry.dataset_names():
-            raise UserError(f"unknown dataset {args.dataset!r}; known: {', '.join(registry.dataset_names())}")
-        try:
-            X_raw, y_raw = registry.load_dataset(args.dataset, normalise=False, variant=args.variant)
-            if scaling == "paper":   # exactly the papers' stream, as the notebooks load it
-                X, y = registry.load_dataset(args.dataset, normalise=True, variant=args.variant)
-                lo, width = float(y_raw.min()), float(y_raw.max() - y_raw.min())
-            else:
-                X, y, lo, width = _scaled(X_raw, y_raw, scaling, False, f"--dataset {args.dataset}")
-        except ValueError as exc:
-            raise UserError(f"--dataset {args.dataset}: {exc}") from None
-        target = registry.dataset_info(args.dataset).target
-        shape = X.shape
-
-        def blocks(rows):
-            return ((X[i:i + rows], y[i:i + rows], y_raw[i:i + rows]) for i in range(0, len(y), rows))
-    else:
-        if args.variant is not None:
-            raise UserError("--variant applies to --dataset only")
-        table, feats, col, names, target = _load_csv(args.csv, args.target)
-        stack.callback(table.close)
-        if scaling not in ("standardise", "online") and not args.forecasts:
-            _scale_warning(np.sqrt(table.sum_squares[feats] / table.T), names, scaling)
-        lo, width, blocks = _csv_stream(table, feats, col, scaling, args.forecasts,
-                                        "--csv " + ("standard input" if args.csv == "-" else args.csv))
-        shape = (table.T, len(feats))
-    mix, in_target_units = None, False
-    if is_mixture:
-        if args.target_scale is not None and not args.meta:
-            raise UserError("--target-scale applies to a single learner or to --meta with label bounds; the default "
-                            "Mixture aggregates in the target's units (each expert scales its own labels)")
-        model, mix, experts, in_target_units = _mixture(args, scaling)
-        for label, e in experts:
-            _check_budget(label, e, shape)
-    else:
-        model = _construct(args.model, cls, params)
-        _check_budget(args.model, model, shape)
+    blocks, shape, lo, width, target = _open_stream(args, stack, scaling)
+    model, mix, in_target_units = _build(args, cls, params, is_mixture, scaling, shape)
     if args.regret:
 
         if not aggregates_experts(model if mix is None else mix):

@@ -15,12 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import csvstream, datasets
+from .. import csvstream, datasets, registry
 from ..base import run_alignment_of
 from ..csvstream import BLOCK_ROWS
 from ..progress import progress_bar
 from ..protocol import PROGRESS_CHUNK, fill_abstentions, predict_learn
-from ..validation import check_memory
 from .errors import UserError
 
 
@@ -58,29 +57,6 @@ def _load_csv(path: str, target: str | None):
         raise
     feats = [j for j in range(len(table.header)) if j != col]
     return table, feats, col, [table.header[j] for j in feats], table.header[col]
-
-
-def _check_budget(name: str, model, shape: tuple[int, int]) -> None:
-    """Before the run: a learner whose state grows with the stream (``cost_estimate(T)``, the
-    kernel ridge family: O(T^2) memory, O(T^3) time) is refused when the whole stream's state
-    exceeds physical memory, with the bytes it needs, and otherwise warned about once, for the
-    whole stream (not for the first chunk of it, after that chunk has run)."""
-    estimate = getattr(type(model), "cost_estimate", None)
-    if estimate is None:
-        return
-    T = int(shape[0])
-    flops, nbytes = estimate(T)
-    try:
-        check_memory(nbytes, f"{name} on the whole stream (T={T} steps, O(T^2) state)")
-    except MemoryError as exc:
-        raise UserError(f"{exc} or a shorter stream, or a random-feature learner (VAW2, OnlineRidge)") from None
-    long_flops = getattr(model, "LONG_STREAM_FLOPS", math.inf)
-    long_bytes = getattr(model, "LONG_STREAM_BYTES", math.inf)
-    if flops > long_flops or nbytes > long_bytes:
-        warnings.warn(f"{name}: the whole stream (T={T} steps) costs O(T^3) time and O(T^2) memory: about "
-                      f"{flops:.2g} flops (~{flops / 1e9 / 60:.2g} min at ~1 GFLOP/s) and {nbytes / 1e9:.3g} GB; "
-                      "a random-feature learner (VAW2, OnlineRidge) is linear in T", UserWarning, stacklevel=2)
-        model._long_warned = True   # the learner's own warning would speak of one chunk only
 
 
 # ----------------------------------------------------------------------------- scaling
@@ -313,3 +289,37 @@ def _write_csv(path, header: list[str], rows) -> None:
     name, then rename it into place."""
     with _csv_output(path, header) as w:
         w.writerows(["" if isinstance(v, float) and math.isnan(v) else v for v in row] for row in rows)
+
+
+def _open_stream(args, stack, scaling: str):
+    """``(blocks, shape, lo, width, target)`` of ``omkl run``'s stream: ``--dataset`` (loaded whole) or
+    ``--csv`` (read once, then block by block: bounded memory), scaled by ``scaling``; ``blocks(rows)``
+    yields ``(X, y, raw y)`` blocks of ``rows`` steps, ``lo + width * y`` maps back to the target's units."""
+    if args.dataset:
+        if args.dataset not in registry.dataset_names():
+            raise UserError(f"unknown dataset {args.dataset!r}; known: {', '.join(registry.dataset_names())}")
+        try:
+            X_raw, y_raw = registry.load_dataset(args.dataset, normalise=False, variant=args.variant)
+            if scaling == "paper":   # exactly the papers' stream, as the notebooks load it
+                X, y = registry.load_dataset(args.dataset, normalise=True, variant=args.variant)
+                lo, width = float(y_raw.min()), float(y_raw.max() - y_raw.min())
+            else:
+                X, y, lo, width = _scaled(X_raw, y_raw, scaling, False, f"--dataset {args.dataset}")
+        except ValueError as exc:
+            raise UserError(f"--dataset {args.dataset}: {exc}") from None
+        target = registry.dataset_info(args.dataset).target
+        shape = X.shape
+
+        def blocks(rows):
+            return ((X[i:i + rows], y[i:i + rows], y_raw[i:i + rows]) for i in range(0, len(y), rows))
+    else:
+        if args.variant is not None:
+            raise UserError("--variant applies to --dataset only")
+        table, feats, col, names, target = _load_csv(args.csv, args.target)
+        stack.callback(table.close)
+        if scaling not in ("standardise", "online") and not args.forecasts:
+            _scale_warning(np.sqrt(table.sum_squares[feats] / table.T), names, scaling)
+        lo, width, blocks = _csv_stream(table, feats, col, scaling, args.forecasts,
+                                        "--csv " + ("standard input" if args.csv == "-" else args.csv))
+        shape = (table.T, len(feats))
+    return blocks, shape, lo, width, target

@@ -1,15 +1,18 @@
-"""``omkl run Mixture``: the ``--expert NAME[:k=v,...]`` and ``--meta`` specs, the ``--param`` values, the
-default mixture and the lines that describe a run's mixture."""
+"""How ``omkl run`` builds its learner: a class from ``--param`` values, or ``omkl run Mixture`` from the
+``--expert NAME[:k=v,...]`` and ``--meta`` specs (the default mixture otherwise), each refused before the run
+when its state would not fit the stream; and the lines that describe a run's mixture."""
 from __future__ import annotations
 
 import ast
 import importlib
 import inspect
 import math
+import warnings
 
 from .. import registry
 from ..mixture import Mixture, default_meta, default_pool
 from ..preprocessing import Pipeline, StandardScaler, TargetScaler
+from ..validation import check_memory
 from .errors import UserError
 
 
@@ -228,3 +231,44 @@ def _mixture_lines(mix, in_target_units: bool) -> list[str]:
     if not any(n.lower().replace("_", " ") in ("running mean", "runningmean") for n in names):
         lines.append("note: the pool holds no running mean, so the bound does not cover it (add --expert RunningMean)")
     return lines
+
+
+def _check_budget(name: str, model, shape: tuple[int, int]) -> None:
+    """Before the run: a learner whose state grows with the stream (``cost_estimate(T)``, the
+    kernel ridge family: O(T^2) memory, O(T^3) time) is refused when the whole stream's state
+    exceeds physical memory, with the bytes it needs, and otherwise warned about once, for the
+    whole stream (not for the first chunk of it, after that chunk has run)."""
+    estimate = getattr(type(model), "cost_estimate", None)
+    if estimate is None:
+        return
+    T = int(shape[0])
+    flops, nbytes = estimate(T)
+    try:
+        check_memory(nbytes, f"{name} on the whole stream (T={T} steps, O(T^2) state)")
+    except MemoryError as exc:
+        raise UserError(f"{exc} or a shorter stream, or a random-feature learner (VAW2, OnlineRidge)") from None
+    long_flops = getattr(model, "LONG_STREAM_FLOPS", math.inf)
+    long_bytes = getattr(model, "LONG_STREAM_BYTES", math.inf)
+    if flops > long_flops or nbytes > long_bytes:
+        warnings.warn(f"{name}: the whole stream (T={T} steps) costs O(T^3) time and O(T^2) memory: about "
+                      f"{flops:.2g} flops (~{flops / 1e9 / 60:.2g} min at ~1 GFLOP/s) and {nbytes / 1e9:.3g} GB; "
+                      "a random-feature learner (VAW2, OnlineRidge) is linear in T", UserWarning, stacklevel=2)
+        model._long_warned = True   # the learner's own warning would speak of one chunk only
+
+
+def _build(args, cls, params: dict, is_mixture: bool, scaling: str, shape):
+    """``(model, mix, in_target_units)`` of ``omkl run``: the learner from ``--param`` (or the Mixture from
+    ``--expert``/``--meta``), each refused before the run when its state would not fit the stream
+    (:func:`_check_budget`); ``mix`` the Mixture (None for a single learner)."""
+    mix, in_target_units = None, False
+    if is_mixture:
+        if args.target_scale is not None and not args.meta:
+            raise UserError("--target-scale applies to a single learner or to --meta with label bounds; the default "
+                            "Mixture aggregates in the target's units (each expert scales its own labels)")
+        model, mix, experts, in_target_units = _mixture(args, scaling)
+        for label, e in experts:
+            _check_budget(label, e, shape)
+    else:
+        model = _construct(args.model, cls, params)
+        _check_budget(args.model, model, shape)
+    return model, mix, in_target_units
