@@ -6,16 +6,8 @@ from :mod:`omkl_core` itself).
 """
 from __future__ import annotations
 
-import warnings
+from . import ridge as _new
+from .deprecation import moved_to
 
-from . import ridge as _ridge
-
-__all__: list[str] = []     # nothing new is exported from here; registry discovery reads omkl_core.ridge
-
-
-def __getattr__(name: str):
-    if name in _ridge.__all__:
-        warnings.warn(f"omkl_core.linear.{name} is deprecated; use omkl_core.ridge.{name} (the module was renamed)",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(_ridge, name)
-    raise AttributeError(f"module 'omkl_core.linear' has no attribute {name!r} (the ridge family is omkl_core.ridge)")
+__all__: list[str] = []
+__getattr__ = moved_to("omkl_core.linear", _new)

@@ -6,16 +6,8 @@ place. ``OMKL_COS`` is unchanged.
 """
 from __future__ import annotations
 
-import warnings
-
-from . import cosine as _cosine
+from . import cosine as _new
+from .deprecation import moved_to
 
 __all__: list[str] = []
-
-
-def __getattr__(name: str):
-    if name in _cosine.__all__:
-        warnings.warn(f"omkl_core.vecmath.{name} is deprecated; use omkl_core.cosine.{name} (the module was renamed)",
-                      DeprecationWarning, stacklevel=2)
-        return getattr(_cosine, name)
-    raise AttributeError(f"module 'omkl_core.vecmath' has no attribute {name!r} (the cosine is omkl_core.cosine)")
+__getattr__ = moved_to("omkl_core.vecmath", _new)

@@ -3,16 +3,8 @@
 comparators in hindsight). The old names work for one more release, with a DeprecationWarning."""
 from __future__ import annotations
 
-import warnings
-
-from . import noise as _noise
+from ..deprecation import moved_to
+from . import noise as _new
 
 __all__: list[str] = []
-
-
-def __getattr__(name: str):
-    if not name.startswith("__") and hasattr(_noise, name):
-        warnings.warn(f"omkl_core.noisy.oracles.{name} is deprecated; use omkl_core.noisy.noise.{name} "
-                      "(the module was renamed)", DeprecationWarning, stacklevel=2)
-        return getattr(_noise, name)
-    raise AttributeError(f"module 'omkl_core.noisy.oracles' has no attribute {name!r} (see omkl_core.noisy.noise)")
+__getattr__ = moved_to("omkl_core.noisy.oracles", _new)
