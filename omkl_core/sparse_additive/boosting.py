@@ -172,7 +172,7 @@ class AdaBoost(BatchLearner):
     Examples
     --------
     >>> import numpy as np
-    >>> from omkl_core.additive import AdaBoost
+    >>> from omkl_core.sparse_additive import AdaBoost
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([-1.0, -1.0, 1.0, 1.0])
     >>> model = AdaBoost(n_rounds=5).fit(X, y)
     >>> model.predict(X).tolist(), model.n_rounds_, float(model.theta_[0, 1])
@@ -340,7 +340,7 @@ class GradientBoosting(BatchLearner):
     Examples
     --------
     >>> import numpy as np
-    >>> from omkl_core.additive import GradientBoosting
+    >>> from omkl_core.sparse_additive import GradientBoosting
     >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([1.0, 1.0, 3.0, 3.0])
     >>> model = GradientBoosting(n_rounds=3).fit(X, y)   # the first full step fits the residual exactly
     >>> model.predict(X).tolist(), model.n_rounds_

@@ -27,7 +27,7 @@ class RBFDictionary(Base):
     Examples
     --------
     >>> import numpy as np
-    >>> from omkl_core.additive import RBFDictionary
+    >>> from omkl_core.sparse_additive import RBFDictionary
     >>> RBFDictionary(np.array([[0.0], [1.0]]), beta=1.0).transform(np.array([[0.0]])).round(4).tolist()
     [[1.0, 0.3679]]
     """

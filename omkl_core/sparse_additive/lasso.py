@@ -143,7 +143,7 @@ class Lasso(BatchLearner):
     Examples
     --------
     >>> import numpy as np
-    >>> from omkl_core.additive import Lasso
+    >>> from omkl_core.sparse_additive import Lasso
     >>> X = np.eye(3); y = np.array([3.0, -0.5, 1.5])
     >>> Lasso(lam=1.0).fit(X, y).w_.tolist()      # soft-thresholding of y for X = I
     [2.0, 0.0, 0.5]
