@@ -611,7 +611,8 @@ TEST_FILES = {"mixture": "tests/test_mixture.py", "pairing": "tests/test_pairing
               "codeforms": "tests/test_baselines_code_forms.py", "verdicts": "tests/test_verdicts.py",
               "sfg": "tests/test_mkl_paper003.py"}
 
-COPY_DIRS = ("omkl_core", "tests", "reference")   # the datasets are package data (omkl_core/data); reference: the hashes
+COPY_DIRS = ("omkl_core", "tests", "reference", "docs")   # the datasets are package data (omkl_core/data); reference: the
+#: hashes; docs: tests/test_leaderboard.py runs the guide's five-line Mixture example (the built site is left out)
 COPY_FILES = ("pyproject.toml", "README.md")   # README: tests/test_leaderboard.py runs its Mixture example
 
 
@@ -629,7 +630,7 @@ def check_patterns(mutants) -> list[str]:
 
 
 def make_copy(dest: Path) -> None:
-    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc", ".pytest_cache")
+    ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc", ".pytest_cache", "_build")
     for d in COPY_DIRS:
         if (ROOT / d).exists():
             shutil.copytree(ROOT / d, dest / d, ignore=ignore)
