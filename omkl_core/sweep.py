@@ -44,7 +44,7 @@ Batched repetitions
     ``cpu_seconds`` are the pass's time divided by R (the amortised cost of one repetition).
 
 Cache
-    A small content-addressed store of JSON files, ``cache_dir/ab/<sha256>.json``, keyed by
+    A small content-addressed store of JSON files (:mod:`omkl_core.cache`), ``cache_dir/ab/<sha256>.json``, keyed by
     (code version, data hash, learner, canonical parameters, seed, max_steps, curve_points):
     the code version is the SHA-256 of every ``omkl_core/**/*.py`` source, the data hash the
     SHA-256 of the (X, y) bytes a cell sees. Re-running a sweep after an interruption or a
@@ -92,15 +92,14 @@ import math
 import os
 import time
 import tomllib
-import zipfile
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from . import compiled, cosine, registry
+from . import registry
+from .cache import Store, _cell_key, _check_cache_dir, _normalised, code_version, data_hash, numerics  # noqa: F401  (sweep.Store, sweep.code_version, ... stay importable)
 from .progress import progress_bar
 from .protocol import Trace, run_online
 from .validation import check_bool, check_int, check_memory, check_option
@@ -219,201 +218,6 @@ def cells(spec) -> list[dict]:
 
 def _canonical(params: dict) -> str:
     return json.dumps(params, sort_keys=True, separators=(",", ":"), allow_nan=False)
-
-
-# ----------------------------------------------------------------------- keys and data
-@lru_cache(maxsize=1)
-def code_version() -> str:
-    """SHA-256 of every ``omkl_core/**/*.py`` source (paths and contents, sorted by path) and of
-    :func:`numerics`: a cached result is reused only by the same code running the same arithmetic."""
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
-        h.update(b"\0")
-        h.update(path.read_bytes())
-        h.update(b"\0")
-    h.update(numerics().encode())
-    return h.hexdigest()
-
-
-def numerics() -> str:
-    """The libraries behind this process's arithmetic that can change a result's last bits: the
-    compiled engine (:mod:`omkl_core.compiled`: Numba or NumPy loops) and the feature map's cosine
-    (:mod:`omkl_core.cosine`: NumPy's or oneMKL's). Part of :func:`code_version`."""
-    return f"engine={'numba' if compiled.use_numba() else 'numpy'};cos={cosine.library()}"
-
-
-def data_hash(X, y) -> str:
-    """SHA-256 of a stream's shapes and float64 bytes."""
-    X = np.ascontiguousarray(X, dtype=np.float64)
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    h = hashlib.sha256(repr((X.shape, y.shape)).encode())
-    h.update(X.tobytes())
-    h.update(y.tobytes())
-    return h.hexdigest()
-
-
-def _cell_key(cell: dict, dhash: str, version: str) -> str:
-    payload = {"code": version, "data": dhash, **{k: cell[k] for k in
-               ("learner", "params", "seed", "max_steps", "curve_points")}}
-    if cell.get("repetitions") is not None:          # ordinary cells keep the key they always had
-        payload["repetitions"] = cell["repetitions"]
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
-
-
-class Store:
-    """Content-addressed store: ``root/ab/<key>.json``, written atomically (the sweep's and the task
-    map's cache). ``get(key) -> dict | None``, ``put(key, result)``.
-
-    A result is a dict of plain values (numbers, strings, lists, nested dicts); NumPy arrays
-    anywhere inside it go, exactly, to ``root/ab/<key>.npz`` beside the JSON (which names them),
-    written before the JSON, so an entry whose JSON exists is complete.
-
-    Each entry carries the SHA-256 of its key and its content, arrays included (:meth:`checksum`):
-    an entry that was edited, truncated or is not decodable is never used -- ``get`` warns (a
-    ``RuntimeWarning`` naming the file and what is wrong with it) and returns None, so the result
-    is recomputed and the entry rewritten."""
-
-    suffix = ".json"
-
-    def __init__(self, root):
-        self.root = Path(root)
-
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}{self.suffix}"
-
-    @staticmethod
-    def checksum(key: str, *parts: bytes) -> str:
-        """SHA-256 over the key and the entry's content (its canonical bytes)."""
-        h = hashlib.sha256(key.encode())
-        for part in parts:
-            h.update(len(part).to_bytes(8, "little"))
-            h.update(part)
-        return h.hexdigest()
-
-    @staticmethod
-    def _rejected(path: Path, why: str) -> None:
-        import warnings  # noqa: PLC0415
-
-        warnings.warn(f"cache entry {path} {why}; it is not used, the result is recomputed", RuntimeWarning,
-                      stacklevel=3)
-
-    @staticmethod
-    def _canonical(row) -> bytes:
-        return json.dumps(row, allow_nan=True, sort_keys=True).encode()
-
-    @classmethod
-    def _parts(cls, encoded, arrays: dict) -> list[bytes]:
-        """The bytes the checksum covers: the JSON part, then each array (name, dtype, shape, data)."""
-        parts = [cls._canonical(encoded)]
-        for name in sorted(arrays):
-            a = np.ascontiguousarray(arrays[name])
-            parts += [name.encode(), str(a.dtype).encode(), repr(a.shape).encode(), a.tobytes()]
-        return parts
-
-    def get(self, key: str) -> dict | None:
-        path = self._path(key)
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            self._rejected(path, f"cannot be decoded ({type(exc).__name__}: {exc})")
-            return None
-        if not (isinstance(entry, dict) and "sha256" in entry and "entry" in entry):
-            self._rejected(path, "has no checksum (written by an older version, or edited)")
-            return None
-        encoded, arrays = entry["entry"], {}
-        if isinstance(encoded, dict) and _ARRAYS in encoded:
-            npz = path.with_suffix(".npz")
-            try:
-                with np.load(npz) as f:
-                    arrays = {name: f[name] for name in f.files}
-            except (ValueError, KeyError, OSError, EOFError, zipfile.BadZipFile) as exc:
-                self._rejected(npz, f"cannot be decoded ({type(exc).__name__}: {exc})")
-                return None
-        if entry["sha256"] != self.checksum(key, *self._parts(encoded, arrays)):
-            self._rejected(path, "does not match its checksum (its content or key was edited or corrupted)")
-            return None
-        if arrays or (isinstance(encoded, dict) and _ARRAYS in encoded):
-            try:
-                return _decode(encoded["result"], arrays)
-            except (KeyError, ValueError, TypeError) as exc:
-                self._rejected(path, f"cannot be decoded ({type(exc).__name__}: {exc})")
-                return None
-        return encoded
-
-    def put(self, key: str, row: dict) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        arrays: dict = {}
-        encoded = _encode(row, arrays)
-        if arrays:
-            npz = path.with_suffix(".npz")
-            tmp_npz = path.with_name(f".{key}.{os.getpid()}.tmp.npz")
-            np.savez(tmp_npz, **arrays)
-            os.replace(tmp_npz, npz)
-            encoded = {_ARRAYS: sorted(arrays), "result": encoded}
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        entry = {"sha256": self.checksum(key, *self._parts(encoded, arrays)), "entry": encoded}
-        tmp.write_text(json.dumps(entry, allow_nan=True), encoding="utf-8")
-        os.replace(tmp, path)
-
-
-def _check_cache_dir(cache_dir) -> None:
-    """Refuse, before any task, a cache folder that is a file (or lies under one) or cannot be
-    written: one error, not a warning per task."""
-    path = Path(cache_dir)
-    if path.exists() and not path.is_dir():
-        raise ValueError(f"cache_dir {str(path)!r} is a file, not a folder (the cache is a folder of JSON "
-                         "entries): name a folder")
-    top = path
-    while not top.exists():
-        top = top.parent
-    if not top.is_dir():
-        raise ValueError(f"cache_dir {str(path)!r}: {str(top)!r} is a file, not a folder")
-    if not os.access(top, os.W_OK | os.X_OK):
-        raise ValueError(f"cache_dir {str(path)!r}: {str(top)!r} is not writable (permission denied)")
-
-
-_ARRAYS = "__arrays__"        # a JSON entry holding arrays: {"__arrays__": [names], "result": ...}
-_ARRAY_REF = "__array__"      # an array inside an encoded result: {"__array__": "a0"}
-
-
-def _encode(value, arrays: dict):
-    """``value`` with every ndarray replaced by a reference into ``arrays`` (filled), tuples as
-    lists, NumPy scalars as Python scalars: what JSON holds exactly."""
-    if isinstance(value, np.ndarray):
-        name = f"a{len(arrays)}"
-        arrays[name] = value
-        return {_ARRAY_REF: name}
-    if isinstance(value, dict):
-        if not all(isinstance(k, str) for k in value):
-            raise TypeError(f"a task result's dict keys must be strings, got {sorted(map(repr, value))[:3]}")
-        return {k: _encode(v, arrays) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_encode(v, arrays) for v in value]
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
-
-
-def _decode(value, arrays: dict):
-    if isinstance(value, dict):
-        if set(value) == {_ARRAY_REF}:
-            return arrays[value[_ARRAY_REF]]
-        return {k: _decode(v, arrays) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v, arrays) for v in value]
-    return value
-
-
-def _normalised(result):
-    """A computed result as a cached one reads back (tuples as lists, NumPy scalars as Python's;
-    arrays kept): the same value whether or not it came from the cache."""
-    arrays: dict = {}
-    return _decode(_encode(result, arrays), arrays)
 
 
 # ------------------------------------------------------------------------- one cell
