@@ -93,9 +93,9 @@ def _scale_warning(rms, names: list[str], scaling: str) -> None:
 
 
 def _resolve_scaling(args) -> str:
-    if getattr(args, "no_normalise", None) and args.scale not in (None, "none"):
+    if args.no_normalise and args.scale not in (None, "none"):
         raise UserError(f"--no-normalise contradicts --scale {args.scale} (--no-normalise is --scale none)")
-    scaling = "none" if getattr(args, "no_normalise", None) else args.scale
+    scaling = "none" if args.no_normalise else args.scale
     if scaling is None:   # the paper datasets keep the papers' protocol, a user's CSV is scaled online
         scaling = "paper" if (args.dataset or args.forecasts) else "online"
     if args.forecasts and scaling in ("standardise", "online"):
