@@ -44,6 +44,7 @@ import sys
 import numpy as np
 
 from . import compiled as _compiled
+from . import threads as _threads
 from .settings import Setting
 
 __all__ = ["LIBRARIES", "PREFERENCE", "MAX_ULP", "available", "library", "set_library", "using", "cos",
@@ -120,9 +121,11 @@ def _mkl_vm():
             [ctypes.util.find_library("mkl_rt") or "libmkl_rt.so.2"]
         for name in names:
             try:
-                fn = ctypes.CDLL(name).vmdCos
+                lib = ctypes.CDLL(name)
+                fn = lib.vmdCos
             except (OSError, AttributeError):
                 continue
+            _threads.engine_loaded("mkl", lib)        # its OpenMP team starts at the library's count
             # void vmdCos(const MKL_INT n, const double a[], double r[], const MKL_INT64 mode)  (LP64)
             fn.restype = None
             fn.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import threads
 from .backend import to_numpy
 from .base import may_abstain_of, run_alignment_of
 from .progress import progress_bar, progress_iter
@@ -223,6 +224,11 @@ def predict_learn(model, X, y, *, use_run: bool = True, progress: bool = False, 
     ``name`` (default ``"the forecast of <class>"``) and ``step0`` (the steps before this stream)
     name a forecast that is not a real number in the error.
     """
+    with threads.limited():         # every engine at the library's thread count (omkl_core.threads)
+        return _predict_learn(model, X, y, use_run, progress, name, step0)
+
+
+def _predict_learn(model, X, y, use_run, progress, name, step0):
     name = f"the forecast of {type(model).__name__}" if name is None else name
     run = getattr(model, "run", None) if use_run else None
     if callable(run):

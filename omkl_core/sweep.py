@@ -98,7 +98,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import registry
+from . import registry, threads
 from .cache import Store, _cell_key, _check_cache_dir, _normalised, code_version, data_hash, numerics  # noqa: F401  (sweep.Store, sweep.code_version, ... stay importable)
 from .progress import progress_bar
 from .protocol import Trace, run_online
@@ -221,16 +221,10 @@ def _canonical(params: dict) -> str:
 
 
 # ------------------------------------------------------------------------- one cell
-@contextmanager
 def one_blas_thread():
-    """Run with one BLAS/OpenMP thread (threadpoolctl when installed, else unchanged)."""
-    try:
-        from threadpoolctl import threadpool_limits  # noqa: PLC0415
-    except ImportError:  # pragma: no cover - threadpoolctl ships with scikit-learn/dask setups
-        yield
-        return
-    with threadpool_limits(limits=1):
-        yield
+    """Run a block with one thread in every engine (BLAS, oneMKL's vector math, Numba):
+    :func:`omkl_core.threads.using` (1). A cell's numbers do not depend on it."""
+    return threads.using(1)
 
 
 def _curve_points(trace, n: int) -> tuple[list[int], list[float]]:
@@ -448,6 +442,7 @@ def _worker_start(parent: int) -> None:
     import threading  # noqa: PLC0415
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threads.worker_environment()        # one thread per engine: the pool's workers are the parallelism
     armed = False
     if sys.platform.startswith("linux"):
         import ctypes  # noqa: PLC0415

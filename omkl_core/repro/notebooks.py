@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from .. import threads
 from .process import Interrupted, Signals, children_cpu_seconds, run_child
 
 __all__ = ["UsageError", "notebook_list", "resolve_only", "Stage", "Timings", "run_notebooks",
@@ -341,7 +342,8 @@ def _run_locked(notebooks, *, results, mode, command, signals, scorecard, heartb
             eta = f", last run {last:.0f}s, ETA {eta_at}"
         _say(f"[{k}/{n}] {name}: started {_dt.datetime.now():%H:%M:%S}{eta}")
         (nbdir / f"{name}.INTERRUPTED").unlink(missing_ok=True)
-        env = {**os.environ, "OMKL_RESULTS": str(stage.path), "OMKL_MODE": mode, "MPLBACKEND": "Agg"}
+        env = {**os.environ, **threads.child_environment(), "OMKL_RESULTS": str(stage.path), "OMKL_MODE": mode,
+               "MPLBACKEND": "Agg"}      # the kernel's engines start at the library's count (omkl_core.threads)
         t0, cpu0 = time.monotonic(), children_cpu_seconds()
         next_beat = [t0 + heartbeat]
 
