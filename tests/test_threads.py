@@ -73,8 +73,9 @@ def test_using_sets_every_loaded_blas_and_gives_the_users_count_back():
 
 
 def test_a_library_run_limits_the_blas_for_the_run_only():
-    import omkl_core as ok
     from threadpoolctl import threadpool_info
+
+    import omkl_core as ok
 
     seen = []
 
