@@ -16,13 +16,16 @@ approximations, Appendix C). Everything else demonstrates the theorems on small 
   (``paper001_runtime_timing``, never hashed).
 
 Each function computes and returns numbers (pandas frames, NumPy arrays); the notebook saves and
-draws them. Importing the module runs nothing.
+draws them. The repetitions of the regret experiments are tasks of the one pool
+(:func:`omkl_core.sweep.map_tasks` with :func:`omkl_core.repro.runner.executor_kwargs` and the cache
+``results/sweep-cache/p001``; :func:`curve_task`): each rebuilds its stream and learner from its seed,
+so the numbers are those of the serial loop, wherever it ran. Importing the module runs nothing.
 """
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -30,10 +33,11 @@ import pandas as pd
 from .. import bounds
 from .. import noisy as nz
 from ..noisy import NoisyKernelOGD, SingleCopyKernelOGD
-from . import style, timing
+from ..sweep import map_tasks
+from . import report, runner, style, timing
 
 __all__ = ["Settings", "settings", "fig1_gaps", "figure1", "estimator_draws", "figure_estimator", "LEMMA1_CASES",
-           "lemma1_table", "regret_curves", "alg1_vs_single_copy", "figure_alg1", "poly_kernel_comparison",
+           "lemma1_table", "regret_curves", "curve_task", "alg1_vs_single_copy", "figure_alg1", "poly_kernel_comparison",
            "theorem3_twin", "figure_theorem3", "runtime_table"]
 
 
@@ -45,11 +49,13 @@ class Settings:
     T_MAIN: int      # horizon of the Algorithm-1-vs-single-copy experiments
     T_TWIN: int      # horizon of the Theorem 3 experiment
     N_EST: int       # draws of the Lemma 1 estimator
+    cache_dir: object = field(default=None, compare=False)   # the repetitions' cache (sweep's Store)
 
 
 def settings(quick: bool) -> Settings:
     """The notebook's horizons: quick (CI) or full."""
-    return Settings(2, 300, 400, 20_000) if quick else Settings(10, 3000, 5000, 400_000)
+    cache = report.results_dir("sweep-cache") / "p001"
+    return Settings(2, 300, 400, 20_000, cache) if quick else Settings(10, 3000, 5000, 400_000, cache)
 
 
 # ----------------------------------------------------------------------------- Figure 1
@@ -178,21 +184,104 @@ def _learner(label: str) -> str:
 
 def regret_curves(make, X, y, loss, R: int, seed0: int):
     """Cumulative loss curves of ``R`` learners ``make(seed0 + r)`` run predict-then-learn over
-    (X, y) (eq. 1's loss on the clean data). Returns (curves (R, T), mean oracle queries per round,
-    mean CPU seconds per run)."""
-    curves, queries, secs = [], [], []
-    for r in range(R):
-        m = make(seed0 + r)
-        T = X.shape[0]
-        sc = np.empty(T)
-        t0 = time.process_time()
-        for t in range(T):
-            sc[t] = m.predict_one(X[t])
-            m.learn_one(X[t], float(y[t]))
-        secs.append(time.process_time() - t0)
-        curves.append(np.cumsum(loss.loss(sc, y)))
-        queries.append(float(np.mean(getattr(m, "queries_", [1]))))
-    return np.array(curves), float(np.mean(queries)), float(np.mean(secs))
+    (X, y) (eq. 1's loss on the clean data), in this process. Returns (curves (R, T), mean oracle
+    queries per round, mean CPU seconds per run)."""
+    runs = [_one_curve(make(seed0 + r), X, y, loss) for r in range(R)]
+    return (np.array([c for c, _, _ in runs]), float(np.mean([q for _, q, _ in runs])),
+            float(np.mean([t for _, _, t in runs])))
+
+
+def _one_curve(m, X, y, loss):
+    """One learner's predict-then-learn pass: (cumulative loss curve, mean oracle queries, CPU s)."""
+    T = X.shape[0]
+    sc = np.empty(T)
+    t0 = time.process_time()
+    for t in range(T):
+        sc[t] = m.predict_one(X[t])
+        m.learn_one(X[t], float(y[t]))
+    return np.cumsum(loss.loss(sc, y)), float(np.mean(getattr(m, "queries_", [1]))), time.process_time() - t0
+
+
+# ------------------------------------------------------------------ the experiments, as data
+def _alg1_experiment(T: int):
+    """Section 4 / Theorem 4's stream and learners: (X, y, loss, kernel, Theorem 4's numbers, learners)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(T, 2))
+    y = X @ np.array([1.0, -0.5])
+    law, B_w, p = nz.GaussianNoise(0.8), 2.0, 2.0
+    kern, loss = nz.linear_kernel(), nz.SquaredLoss()
+    B_x = 2.0 + law.noise_second_moment(2)                 # E||x~||^2 <= ||x||^2 + E||Z||^2
+    B_psi = kern.feature_norm_bound(p, B_x)                # Lemma 3
+    B_g = bounds.paper001_lemma2_grad_bound(loss, p, B_w, B_psi, y_max=float(np.max(np.abs(y))))
+    eta_th = bounds.paper001_theorem4_eta(B_w, B_g, B_psi)
+    learners = {
+        f"Algorithm 1, η from Thm. 4 ({eta_th:.3g})":
+            lambda sd: NoisyKernelOGD(kern, loss, T=T, eta=eta_th, p=p, B_w=B_w, noise=law, seed=sd),
+        "Algorithm 1, η = 0.05": lambda sd: NoisyKernelOGD(kern, loss, T=T, eta=0.05, p=p, B_w=B_w, noise=law, seed=sd),
+        "single noisy copy OGD, η = 0.25":
+            lambda sd: SingleCopyKernelOGD(kern, loss, T=T, eta=0.25, B_w=B_w, noise=law, seed=sd),
+    }
+    return X, y, loss, kern, (B_w, B_g, B_psi, p), learners
+
+
+def _poly_experiment(T: int):
+    """The polynomial-kernel comparison's stream and learners: (X, y, loss, kernel, B_w, learners)."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(T, 2))
+    y = X[:, 0] * X[:, 1] + 0.5 * X[:, 0]
+    law, kern, loss, B_w, p = nz.StudentTNoise(5.0, scale=0.4), nz.polynomial_kernel(2, 1.0), nz.SquaredLoss(), 2.0, 2.0
+    learners = {
+        "Algorithm 1, η = 0.02":
+            lambda sd: NoisyKernelOGD(kern, loss, T=T, eta=0.02, p=p, B_w=B_w, noise=law, seed=sd),
+        "single noisy copy OGD, η = 0.25":
+            lambda sd: SingleCopyKernelOGD(kern, loss, T=T, eta=0.25, B_w=B_w, noise=law, seed=sd),
+    }
+    return X, y, loss, kern, B_w, learners
+
+
+_TWIN_LAW = nz.CenteredDiscreteNoise([[3.0], [-1.0]])
+
+
+def _twin_experiment(T: int):
+    """Theorem 3's noisy twin: (X, y, loss, kernel, B_w, learners)."""
+    X, y = np.repeat(np.array([[1.0]]), T, axis=0), np.ones(T)
+    k1, sq, B_w = nz.linear_kernel(), nz.SquaredLoss(), 4.0
+    learners = {
+        "single noisy copy OGD (η = 0.5)":
+            lambda sd: SingleCopyKernelOGD(k1, sq, T=T, eta=0.5, B_w=B_w, noise=_TWIN_LAW, seed=sd),
+        "Algorithm 1 (η = 0.02, p = 2)":
+            lambda sd: NoisyKernelOGD(k1, sq, T=T, eta=0.02, p=2.0, B_w=B_w, noise=_TWIN_LAW, seed=sd),
+    }
+    return X, y, sq, k1, B_w, learners
+
+
+_EXPERIMENTS = {"alg1": _alg1_experiment, "poly": _poly_experiment, "twin": _twin_experiment}
+
+
+def curve_task(task: dict) -> dict:
+    """One repetition of one learner of one experiment (a task of :func:`omkl_core.sweep.map_tasks`):
+    ``{"experiment", "T", "learner", "seed"}`` -> ``{"curve", "queries", "cpu_seconds"}``. The stream
+    and the learner are rebuilt from the task (deterministic), so a repetition's numbers do not depend
+    on the process it ran in."""
+    X, y, loss, *_, learners = _EXPERIMENTS[task["experiment"]](task["T"])
+    curve, queries, secs = _one_curve(learners[task["learner"]](task["seed"]), X, y, loss)
+    return {"curve": curve, "queries": queries, "cpu_seconds": secs}
+
+
+def _curves(experiment: str, T: int, labels, R: int, seed0: int, cache_dir=None) -> dict:
+    """Every learner's ``R`` repetitions (seeds seed0, seed0 + 1, ...) on the one pool, in one map:
+    ``{label: (curves (R, T), mean queries per round, mean CPU s per run)}`` -- the numbers of
+    :func:`regret_curves` in this process, repetition by repetition."""
+    tasks = [{"experiment": experiment, "T": int(T), "learner": label, "seed": seed0 + r}
+             for label in labels for r in range(R)]
+    res = map_tasks(curve_task, tasks, cache_dir=cache_dir, progress=True, desc=f"paper 001 {experiment}",
+                    unit="run", **runner.executor_kwargs())
+    out = {}
+    for i, label in enumerate(labels):
+        mine = res[i * R:(i + 1) * R]
+        out[label] = (np.array([r["curve"] for r in mine]), float(np.mean([r["queries"] for r in mine])),
+                      float(np.mean([r["cpu_seconds"] for r in mine])))
+    return out
 
 
 def alg1_vs_single_copy(s: Settings) -> dict:
@@ -205,30 +294,16 @@ def alg1_vs_single_copy(s: Settings) -> dict:
     against Theorem 1's p/(p-1)^2, Theorem 4's bound / T), its CPU-time table, and per learner
     the average regret at the checkpoints (mean, SE) for the figure.
     """
-    rng = np.random.default_rng(0)
     T = s.T_MAIN
-    X = rng.uniform(-1, 1, size=(T, 2))
-    y = X @ np.array([1.0, -0.5])
-    law, B_w, p = nz.GaussianNoise(0.8), 2.0, 2.0
-    kern, loss = nz.linear_kernel(), nz.SquaredLoss()
-    B_x = 2.0 + law.noise_second_moment(2)                 # E||x~||^2 <= ||x||^2 + E||Z||^2
-    B_psi = kern.feature_norm_bound(p, B_x)                # Lemma 3
-    B_g = bounds.paper001_lemma2_grad_bound(loss, p, B_w, B_psi, y_max=float(np.max(np.abs(y))))
-    eta_th = bounds.paper001_theorem4_eta(B_w, B_g, B_psi)
+    X, y, loss, kern, (B_w, B_g, B_psi, p), runs = _alg1_experiment(T)
     tt = np.arange(1, T + 1)
     bound_curve = np.array([bounds.paper001_theorem4_regret_bound(B_w, B_g, B_psi, int(t)) for t in tt]) / tt
     checkpoints = np.unique(np.geomspace(10, T, 25).astype(int))
     best_at = {int(t): nz.best_in_ball(kern, loss, X[:t], y[:t], B_w)[0] for t in checkpoints}
-    runs = {
-        f"Algorithm 1, η from Thm. 4 ({eta_th:.3g})":
-            lambda sd: NoisyKernelOGD(kern, loss, T=T, eta=eta_th, p=p, B_w=B_w, noise=law, seed=sd),
-        "Algorithm 1, η = 0.05": lambda sd: NoisyKernelOGD(kern, loss, T=T, eta=0.05, p=p, B_w=B_w, noise=law, seed=sd),
-        "single noisy copy OGD, η = 0.25":
-            lambda sd: SingleCopyKernelOGD(kern, loss, T=T, eta=0.25, B_w=B_w, noise=law, seed=sd),
-    }
+    done = _curves("alg1", T, list(runs), s.R_MAIN, 100, s.cache_dir)
     rows, trows, curves = [], [], {}
-    for name, make in runs.items():
-        cv, q, secs = regret_curves(make, X, y, loss, s.R_MAIN, 100)
+    for name in runs:
+        cv, q, secs = done[name]
         avg = np.array([[(c[t - 1] - best_at[t]) / t for t in checkpoints] for c in cv])
         m_ = avg.mean(0)
         s_ = avg.std(0, ddof=1) / math.sqrt(avg.shape[0]) if avg.shape[0] > 1 else 0 * avg.mean(0)
@@ -272,20 +347,13 @@ def poly_kernel_comparison(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The same comparison with the polynomial kernel (1 + <x, x'>)^2, y = x_1 x_2 + 0.5 x_1 and
     Student-t noise (5 degrees of freedom, scale 0.4): (table ``paper001_poly_kernel_comparison``,
     its CPU-time table)."""
-    rng = np.random.default_rng(1)
     T2 = s.T_MAIN
-    X2 = rng.uniform(-1, 1, size=(T2, 2))
-    y2 = X2[:, 0] * X2[:, 1] + 0.5 * X2[:, 0]
-    law2, kern2, loss, B_w, p = nz.StudentTNoise(5.0, scale=0.4), nz.polynomial_kernel(2, 1.0), nz.SquaredLoss(), 2.0, 2.0
+    X2, y2, loss, kern2, B_w, runs = _poly_experiment(T2)
     best2 = nz.best_in_ball(kern2, loss, X2, y2, B_w)[0]
     rows, trows = [], []
-    for name, make in {
-        "Algorithm 1, η = 0.02":
-            lambda sd: NoisyKernelOGD(kern2, loss, T=T2, eta=0.02, p=p, B_w=B_w, noise=law2, seed=sd),
-        "single noisy copy OGD, η = 0.25":
-            lambda sd: SingleCopyKernelOGD(kern2, loss, T=T2, eta=0.25, B_w=B_w, noise=law2, seed=sd),
-    }.items():
-        curves, q, secs = regret_curves(make, X2, y2, loss, max(2, s.R_MAIN // 2), 300)
+    done = _curves("poly", T2, list(runs), max(2, s.R_MAIN // 2), 300, s.cache_dir)
+    for name in runs:
+        curves, q, secs = done[name]
         avg = (curves[:, -1] - best2) / T2
         rows.append({"learner": name, "T": T2, "repetitions": len(avg), "average regret at T": float(avg.mean()),
                      "SE": float(avg.std(ddof=1) / math.sqrt(len(avg))), "oracle queries per round": q})
@@ -304,19 +372,14 @@ def theorem3_twin(s: Settings) -> dict:
     and strategy 2 (the twin) with the same random draws, which App. F proves identical
     (checked: a RuntimeError if they differ).
     """
-    twin_law = nz.CenteredDiscreteNoise([[3.0], [-1.0]])
-    T3, B_w3 = s.T_TWIN, 4.0
-    Xt, yt = np.repeat(np.array([[1.0]]), T3, axis=0), np.ones(T3)
-    k1, sq = nz.linear_kernel(), nz.SquaredLoss()
+    twin_law = _TWIN_LAW
+    T3 = s.T_TWIN
+    Xt, yt, sq, k1, B_w3, runs = _twin_experiment(T3)
     best3 = nz.best_in_ball(k1, sq, Xt, yt, B_w3)[0]     # = 0 (w = 1)
     avg, queries = {}, {}
-    for name, make in {
-        "single noisy copy OGD (η = 0.5)":
-            lambda sd: SingleCopyKernelOGD(k1, sq, T=T3, eta=0.5, B_w=B_w3, noise=twin_law, seed=sd),
-        "Algorithm 1 (η = 0.02, p = 2)":
-            lambda sd: NoisyKernelOGD(k1, sq, T=T3, eta=0.02, p=2.0, B_w=B_w3, noise=twin_law, seed=sd),
-    }.items():
-        curves, q, _ = regret_curves(make, Xt, yt, sq, s.R_MAIN, 500)
+    done = _curves("twin", T3, list(runs), s.R_MAIN, 500, s.cache_dir)
+    for name in runs:
+        curves, q, _ = done[name]
         avg[name], queries[name] = (curves - best3) / np.arange(1, T3 + 1), q
     traj = {}
     for strategy in (1, 2):
