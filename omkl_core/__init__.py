@@ -57,6 +57,7 @@ from . import (
                ridge,
                sherman_morrison,
                sparse_additive,
+               threads,
                validation,
                vaw,
                vecmath,  # noqa: F401  (deprecated: the cosine is omkl_core.cosine; kept one more release)
@@ -90,7 +91,7 @@ PAPER004_EXPORTS = ("AdaBoost", "GradientBoosting", "Lasso", "ConstrainedLasso",
 __all__ = [
     # modules
     "aggregation", "backend", "base", "bounds", "checks", "compiled", "datasets", "features", "interop", "kernels", "ridge",
-    "sherman_morrison", "mkl", "noisy", "protocol", "registry", "validation", "vaw", "cosine", "config", "show_config",
+    "sherman_morrison", "mkl", "noisy", "protocol", "registry", "validation", "vaw", "cosine", "threads", "config", "show_config",
     # protocol and the learner core
     "Trace", "run_online", "OnlineLearner", "BatchLearner",
     # beyond the papers: any online learners aggregated by a meta-learner (issue 24)

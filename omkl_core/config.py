@@ -1,8 +1,9 @@
 """Which library each engine uses: :func:`show_config` (``omkl_core.show_config()``).
 
 The engine in force (:mod:`omkl_core.compiled`, ``OMKL_ENGINE``), Numba, NumPy and its BLAS, the
-VAW expert layer's driver, the aggregators' loop and the feature map's cosine
-(:mod:`omkl_core.cosine`, ``OMKL_COS``).
+VAW expert layer's driver, the aggregators' loop, the feature map's cosine
+(:mod:`omkl_core.cosine`, ``OMKL_COS``) and the thread count of every engine
+(:mod:`omkl_core.threads`, ``OMKL_THREADS``).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import os
 import numpy as np
 
 from . import compiled as _compiled
-from . import cosine
+from . import cosine, threads
 
 __all__ = ["config", "show_config"]
 
@@ -48,6 +49,8 @@ def config() -> dict:
         "aggregators' run": "compiled kernels (Numba)" if eng == "numba" else "NumPy loops",
         "feature map cos": {"mkl": "oneMKL vmdCos (VML_HA), package mkl", "numpy": "numpy.cos"}.get(cos, cos)
         + f" (OMKL_COS={os.environ.get('OMKL_COS', 'auto')!r}; installed: {', '.join(cosine.available())})",
+        "threads (BLAS, oneMKL, Numba)": f"{threads.requested()} per library run "
+                                         f"(OMKL_THREADS={os.environ.get(threads.ENV, 'auto')!r}; omkl_core.threads)",
     }
 
 

@@ -21,7 +21,7 @@ PINNED = {
     'RandomFourierFeatures', 'RBFDictionary', 'run_online', 'SFGMKL', 'SFGMKLR',
     'SingleCopyKernelOGD', 'StandardScaler', 'TargetScaler', 'Trace', 'validation',
     'oracles', 'regret', 'pairing', 'vaw', 'VAW', 'VAW2', 'VAWAggr', 'VAWBOA', 'VAWEWA',
-    'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd', 'cosine', 'config', 'show_config',
+    'VAWExperts', 'VAWMeta', 'VAWMLPoly', 'VAWMLProd', 'cosine', 'threads', 'config', 'show_config',
     'baselines', 'RunningMean', 'ExponentialMean', 'LastValue',
 }
 
