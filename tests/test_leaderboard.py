@@ -259,3 +259,28 @@ def test_user_guide_five_line_mixture_example_runs():
     assert mix.t_ == 60 and mix.n_abstained_.tolist() == [0, 1]   # River's KNN abstains at t = 1 only
     # run goes through VAW2's compiled driver: the same numbers to rounding (Mixture's docstring)
     assert ns["y_hat"] == pytest.approx(ok.run_online(mix.clone(), X, y).predictions[-1], rel=1e-12, abs=0)
+
+
+def test_the_vaw_family_rows_sharing_one_expert_layer_equal_their_lone_runs_bit_for_bit():
+    """Paper 000's VAW-family rows of one dictionary and seed (and the ridge floor) run as one expert
+    layer pass (lb.expert_group_task); each row's forecasts are those of its own learner's run."""
+    T, seed = 60, 2
+    X, y = ok.registry.load_dataset("airfoil", T)
+    for tag in lb.DICTS:
+        rows = [{"label": e.label, "name": e.name, "params": e.params} for e in lb.entries(T, river=False)
+                if e.name in lb.VAW_FAMILY and e.label.endswith(f"[{tag}]")]
+        assert len(rows) == len(lb.VAW_ROWS) + 1                      # the six VAW rows and the ridge floor
+        group = lb.expert_group_task({"seed": seed, "rows": rows}, X, y)
+        for r in rows:
+            lone = lb.forecast_task({"kind": "omkl", "name": r["name"], "params": r["params"], "seed": seed}, X, y)
+            assert np.array_equal(group[r["label"]]["predictions"], lone["predictions"]), r["label"]
+            assert not group[r["label"]]["abstained"].any()
+
+
+def test_an_expert_group_refuses_rows_of_different_expert_layers():
+    T = 20
+    X, y = ok.registry.load_dataset("airfoil", T)
+    e76, e41 = (next(e for e in lb.entries(T, river=False) if e.label == f"VAW2 [{tag}]") for tag in ("76", "41"))
+    rows = [{"label": e.label, "name": e.name, "params": e.params} for e in (e76, e41)]
+    with pytest.raises(ValueError, match="share one expert layer"):
+        lb.expert_group_task({"seed": 0, "rows": rows}, X, y)

@@ -72,7 +72,8 @@ import pandas as pd
 from .. import presets, registry, sweep
 from ..aggregation import BOA, EWA, AggregatingAlgorithm, MLPoly, MLProd
 from ..mixture import aggregate, first_fallback
-from ..protocol import abstention_fallbacks, run_online
+from ..mkl import expert_predictions
+from ..protocol import abstention_fallbacks, predict_learn, run_online
 from ..sweep import code_version, data_hash, make_learner, map_tasks
 from . import report, runner, style
 from .regret_tables import oracle_table as _oracles
@@ -226,6 +227,48 @@ def forecast_task(task: dict, X, y) -> dict:
             "seconds": float(seconds), "cpu_seconds": float(cpu)}
 
 
+#: The classes of paper 000's VAW family: their rows on one dictionary and seed (the ridge floor
+#: ``VAW2(ridge=True)`` included) share one expert layer (:func:`expert_group_task`).
+VAW_FAMILY = ("VAW2", "VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA")
+
+
+def _expert_layer(model) -> tuple:
+    """What a VAW-family learner's expert layer depends on (its rows with equal values share it)."""
+    return (model.m, float(model.lam), json.dumps(model.dictionary), model.feature_map, model.backend)
+
+
+def expert_group_task(task: dict, X, y) -> dict:
+    """The VAW-family rows of one dictionary and seed from one expert-layer pass (a task of
+    :func:`omkl_core.sweep.map_tasks`): ``task["rows"]`` lists ``{"label", "name", "params"}``, every
+    one a class of :data:`VAW_FAMILY` with the same expert layer. The experts' VAW *and* online-ridge
+    forecasts come from one pass (:func:`omkl_core.mkl.expert_predictions` with ``both=True``: eqs.
+    (9)-(10), each bit for bit the array of a learner with ``ridge=False`` / ``ridge=True``), then each
+    row's own meta-learner (``meta_`` of a fresh learner, as its ``run`` does) runs on the one it
+    needs: each row's forecasts are those of ``run_online`` on the row's learner, bit for bit
+    (tests/test_leaderboard.py). Returns ``{label: forecast_task's dict}``; a row's CPU and wall
+    seconds are the shared expert layer's plus its own meta-learner's (what a lone run costs)."""
+    _warm_up()
+    models = [make_learner(registry.learners()[r["name"]], r["params"], task["seed"]) for r in task["rows"]]
+    layer = {_expert_layer(mdl) for mdl in models}
+    if len(layer) != 1:
+        raise ValueError(f"the rows of an expert group must share one expert layer, got {sorted(layer)}")
+    first = models[0]
+    t0, c0 = time.perf_counter(), time.process_time()
+    Zv, Zr = expert_predictions(X, y, m=first.m, lam=first.lam, repetitions=1, seed=first.seed,
+                                dictionary=first.dictionary, feature_map=first.feature_map, backend=first.backend,
+                                both=True)
+    shared_s, shared_cpu = time.perf_counter() - t0, time.process_time() - c0
+    out = {}
+    for row, mdl in zip(task["rows"], models):
+        t0, c0 = time.perf_counter(), time.process_time()
+        preds = predict_learn(mdl.meta_, (Zr if mdl.ridge else Zv)[0], y)[0]
+        seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+        out[row["label"]] = {"predictions": np.asarray(preds, dtype=np.float64),
+                             "abstained": np.zeros(len(y), dtype=bool),
+                             "seconds": float(shared_s + seconds), "cpu_seconds": float(shared_cpu + cpu)}
+    return out
+
+
 #: Rough CPU cost per step of a row relative to VAW2, to start the long tasks first.
 _COST = {"OMKR": 8.0, "River ARF(10)": 6.0, "River AMF(10)": 6.0, "River KNNRegressor(5)": 3.0,
          "River HoeffdingAdaptiveTree": 1.5, "SFGMKL": 0.5, "SFGMKLR": 0.5, "OnlineRidge": 0.1}
@@ -243,19 +286,38 @@ def run_singles(datasets, seeds, *, max_steps=None, river: bool = True, cache_di
     deterministic row's one run under each seed)."""
     executor = executor or runner.executor_kwargs()
     data = {d: registry.load_dataset(d, max_steps) for d in datasets}
-    tasks, keys, cost = [], [], []
+    singles, groups = [], {}          # groups: (dataset, expert layer, seed) -> the VAW-family rows sharing it
+    position = {}                     # a row's place in the task list (the rows come back in that order)
     for d, (X, y) in data.items():
         dh = data_hash(X, y)
         for e in entries(len(y), river=river):
             for s in (seeds if e.seeded else [-1]):
-                tasks.append({"dataset": d, "label": e.label, "kind": e.kind, "name": e.name, "params": e.params,
-                              "seed": max(s, 0), "run_seed": s})
-                keys.append(_key(e, s, dh))
-                cost.append(len(y) * _COST.get(e.name, 1.0))
-    results = map_tasks(forecast_task, tasks, data=data, keys=keys, cost=cost, cache_dir=cache_dir,
-                        progress=progress, desc="leaderboard runs", unit="run", **executor)
+                task = {"dataset": d, "label": e.label, "kind": e.kind, "name": e.name, "params": e.params,
+                        "seed": max(s, 0), "run_seed": s}
+                position[(d, e.label, s)] = len(position)
+                if e.kind == "omkl" and e.name in VAW_FAMILY:
+                    layer = (e.params["m"], e.params["lam"], json.dumps(e.params["dictionary"]))
+                    groups.setdefault((d, layer, s), []).append((task, _key(e, s, dh)))
+                else:
+                    singles.append((task, _key(e, s, dh), len(y) * _COST.get(e.name, 1.0)))
+    results = map_tasks(forecast_task, [t for t, _, _ in singles], data=data, keys=[k for _, k, _ in singles],
+                        cost=[c for _, _, c in singles], cache_dir=cache_dir, progress=progress,
+                        desc="leaderboard runs", unit="run", **executor)
+    done = [(task, r, hit) for (task, _, _), r, hit in zip(singles, results, results.cached)]
+    if groups:
+        gtasks = [{"dataset": d, "seed": members[0][0]["seed"],
+                   "rows": [{"label": t["label"], "name": t["name"], "params": t["params"]} for t, _ in members]}
+                  for (d, _, _), members in groups.items()]
+        gkeys = [hashlib.sha256("|".join(k for _, k in members).encode()).hexdigest() for members in groups.values()]
+        gres = map_tasks(expert_group_task, gtasks, data=data, keys=gkeys,
+                         cost=[len(data[g["dataset"]][1]) * (1 + 0.1 * len(g["rows"])) for g in gtasks],
+                         cache_dir=cache_dir, progress=progress, desc="leaderboard: VAW-family expert layers",
+                         unit="layer", **executor)
+        for members, r, hit in zip(groups.values(), gres, gres.cached):
+            done += [(task, r[task["label"]], hit) for task, _ in members]
     rows, forecasts = [], {}
-    for task, r, hit in zip(tasks, results, results.cached):
+    for task, r, hit in sorted(done, key=lambda item: position[(item[0]["dataset"], item[0]["label"],
+                                                                 item[0]["run_seed"])]):
         d, s = task["dataset"], task["run_seed"]
         y = data[d][1]
         rows.append({"dataset": d, "label": task["label"], "seed": s, "T": len(y),
