@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import omkl_core as ok
-from omkl_core.kernels import dissimilarity, dissimilarity_matrix, log_dissimilarity
 from omkl_core import compiled, cosine
+from omkl_core.kernels import dissimilarity, dissimilarity_matrix, log_dissimilarity
 from omkl_core.mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, Raker, feedback_graph
 from omkl_core.mkl.graph import adjacency, greedy_dominating_set, is_dominating
 
