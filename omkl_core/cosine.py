@@ -48,7 +48,7 @@ from . import threads as _threads
 from .settings import Setting
 
 __all__ = ["LIBRARIES", "PREFERENCE", "MAX_ULP", "VML_HA", "available", "library", "set_library", "using", "cos",
-           "cos_function", "mkl_sincos"]
+           "cos_function", "mkl_sincos", "mkl_exp"]
 
 #: Every name :func:`set_library` / ``OMKL_COS`` accepts.
 LIBRARIES = ("auto", "numpy", "mkl", "mkl_umath", "numexpr", "numba")
@@ -113,11 +113,12 @@ VML_HA = 0x2
 _VML_HA = VML_HA
 _vm = None
 _sincos = None
+_exp = None
 
 
 def _mkl_vm():
     """oneMKL's ``vmdCos`` from the ``mkl`` package's ``libmkl_rt`` (None where it does not load)."""
-    global _vm, _sincos
+    global _vm, _sincos, _exp
     if _vm is None:
         _vm = False
         names = sorted(glob.glob(os.path.join(sys.prefix, "lib", "libmkl_rt.so*"))) + \
@@ -138,8 +139,12 @@ def _mkl_vm():
                 sc.restype = None
                 sc.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
                 _sincos = sc
+                ex = lib.vmdExp        # void vmdExp(const MKL_INT n, const double a[], double r[], const MKL_INT64 mode)
+                ex.restype = None
+                ex.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+                _exp = ex
             except AttributeError:
-                _sincos = None
+                _sincos = _exp = None
             break
     return _vm or None
 
@@ -154,6 +159,17 @@ def mkl_sincos():
         return None
     _mkl_vm()
     return _sincos
+
+
+def mkl_exp():
+    """oneMKL's ``vmdExp(n, a, out, mode)`` as a :mod:`ctypes` function, under the same rule as
+    :func:`mkl_sincos` (the library in force is ``"mkl"``, else None): the exact Gaussian kernels of
+    OMKR on the ``"numba"`` engine (:mod:`omkl_core.mkl._kernels`), which otherwise calls the C
+    library's ``exp`` (that of ``np.exp``)."""
+    if library() != "mkl":
+        return None
+    _mkl_vm()
+    return _exp
 
 
 def _mkl_cos(x, out):

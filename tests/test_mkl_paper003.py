@@ -549,3 +549,36 @@ def test_compiled_loop_fails_where_the_numpy_step_fails(R):
             fin = np.isfinite(b)
             np.testing.assert_array_equal(np.isfinite(a), fin)
             np.testing.assert_allclose(a[fin], b[fin], rtol=1e-8)
+
+
+@needs_numba
+@pytest.mark.parametrize("cos", [c for c in ("numpy", "mkl") if c in cosine.available()])
+@pytest.mark.parametrize("kw", [dict(eta=0.2, sigmas=[0.2, 0.5, 1.5]),
+                                dict(eta=0.3, schedule="inv_sqrt_t", bandwidth="code", sigmas=[0.3, 0.9]),
+                                dict(eta=0.05)])
+def test_omkr_compiled_loop_equals_numpy_step(kw, cos):
+    """OMKR's compiled loop (engine "numba", the exp from the C library or oneMKL, past points in blocks of
+    OMKR_BLOCK) equals the NumPy step to rounding -- predictions, weights, coefficients, the last experts'
+    predictions -- over more than one block of past points; a run split in two equals one run bit for bit,
+    and the learner continues on the NumPy step (predict_one / learn_one) from the compiled run's state."""
+    X, y = _stream(700, d=3, seed=2)
+    with compiled.engine("numpy"):
+        ref = OMKR(**kw)
+        P0 = ref.run(X, y)
+    with compiled.engine("numba"), cosine.using(cos):
+        model = OMKR(**kw)
+        P1 = model.run(X, y)
+        split = OMKR(**kw)
+        P2 = np.concatenate([split.run(X[:333], y[:333]), split.run(X[333:], y[333:])])
+    np.testing.assert_allclose(P1, P0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(P2, P1)
+    np.testing.assert_allclose(model.weights_, ref.weights_, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(model.C_, ref.C_, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(model.expert_predictions_, ref.expert_predictions_, rtol=1e-10, atol=1e-12)
+    assert model.X_.shape == ref.X_.shape and model._X.shape == ref._X.shape == (1024, 3)
+    x, y_new = np.full(3, 0.1), 0.4
+    with compiled.engine("numpy"):
+        assert model.predict_one(x) == pytest.approx(ref.predict_one(x), rel=1e-10)
+        model.learn_one(x, y_new)
+        ref.learn_one(x, y_new)
+    np.testing.assert_allclose(model.weights_, ref.weights_, rtol=1e-10, atol=1e-14)

@@ -1,7 +1,8 @@
-"""Compiled whole-stream loops of paper 003's random-feature learners (the ``"numba"`` engine of
+"""Compiled whole-stream loops of paper 003's learners (the ``"numba"`` engine of
 :mod:`omkl_core.compiled`): ``raker_steps`` -- :class:`~omkl_core.mkl.Raker`, ``omklgf_steps`` --
 :class:`~omkl_core.mkl.OMKLGF`, ``sfg_steps`` -- :class:`~omkl_core.mkl.SFGMKL`, ``sfgr_steps`` --
-:class:`~omkl_core.mkl.SFGMKLR`.
+:class:`~omkl_core.mkl.SFGMKLR` (the random-feature learners), and ``omkr_steps`` --
+:class:`~omkl_core.mkl.OMKR` (exact kernels, at the end of the module).
 
 The NumPy reference is the per-step code of ``_rfbase.py``, ``raker.py``, ``omkl_gf.py`` and
 ``sfg.py`` (one step of all R repetitions at a time, ~30 NumPy calls per step). A kernel runs the
@@ -539,3 +540,86 @@ def sfgr_steps(X, y, c0, n_steps, t0, Om, theta, log_w, log_u, P, U,
                     last_q[r, i] = qi
                 last_node[r] = node
     return fail
+
+
+# ----------------------------------------------------------------------------- OMKR
+#: past points per pass of OMKR's kernel sums: N x 512 arguments of exp stay in the cache
+OMKR_BLOCK = 512
+
+
+@jit
+def _vexp(buf, out, n, vexp):  # pragma: no cover
+    """out[:n] = exp(buf[:n]): oneMKL's ``vmdExp`` (VML_HA) when ``vexp`` is that function
+    (:func:`omkl_core.cosine.mkl_exp`), else the C library's exp (NumPy's)."""
+    if vexp is None:
+        for i in range(n):
+            out[i] = np.exp(buf[i])
+    else:
+        vexp(n, buf.ctypes.data, out.ctypes.data, VML_HA)
+
+
+@jit
+def omkr_steps(X, y, c0, n_steps, t0, Xs, sq, C, log_w, a, eta0, inv_sqrt_t, log_beta, P, f, vexp):  # pragma: no cover
+    """OMKR (reference D.2; ``OMKR._experts`` / ``_update``) over steps c0 .. c0 + n_steps - 1 of (X, y):
+    f_k(x_t) = sum_{s<t} c_{k,s} exp(-a_k |x_t - x_s|^2) for all k, the distances once per past point
+    for all N kernels, in passes of :data:`OMKR_BLOCK` past points; yhat = sum_k w_k f_k / sum w;
+    c_{k,t} = -eta (f_k - y_t), ln w_k += ln(beta) (f_k - y_t)^2. Xs (cap, d), sq (cap,), C (N, cap):
+    the past points, their squared norms and the coefficients (capacity >= t0 + n_steps), updated in
+    place, as ln w; f (N,): the experts' predictions of the last step."""
+    N = a.shape[0]
+    B = OMKR_BLOCK
+    r2 = np.empty(B)
+    buf = np.empty(N * B)
+    E = np.empty(N * B)
+    w = np.empty(N)
+    for t in range(n_steps):
+        tt = t0 + t
+        x = X[c0 + t]
+        xx = _dot(x, x)
+        for k in range(N):
+            f[k] = 0.0
+        s0 = 0
+        while s0 < tt:
+            nb = min(B, tt - s0)
+            for j in range(nb):
+                r = sq[s0 + j] - 2.0 * _dot(Xs[s0 + j], x) + xx              # |x_t - x_s|^2
+                r2[j] = r if r > 0.0 else 0.0
+            for k in range(N):
+                ak = a[k]
+                for j in range(nb):
+                    buf[k * nb + j] = -(ak * r2[j])
+            _vexp(buf, E, N * nb, vexp)                                       # kappa_k(x_t, x_s)
+            for k in range(N):
+                Ck = C[k]
+                acc0 = 0.0
+                acc1 = 0.0
+                j = 0
+                while j + 2 <= nb:
+                    acc0 += E[k * nb + j] * Ck[s0 + j]
+                    acc1 += E[k * nb + j + 1] * Ck[s0 + j + 1]
+                    j += 2
+                if j < nb:
+                    acc0 += E[k * nb + j] * Ck[s0 + j]
+                f[k] += acc0 + acc1                                           # f_k(x_t)
+            s0 += nb
+        top = log_w[0]
+        for k in range(1, N):
+            if log_w[k] > top:
+                top = log_w[k]
+        sw = 0.0
+        for k in range(N):
+            w[k] = np.exp(log_w[k] - top)
+            sw += w[k]
+        yhat = 0.0
+        for k in range(N):
+            yhat += (w[k] / sw) * f[k]                                        # sum_k w_k f_k / sum w
+        P[c0 + t] = yhat
+        eta = eta0 / np.sqrt(tt + 1.0) if inv_sqrt_t else eta0
+        yt = y[c0 + t]
+        for c in range(x.shape[0]):
+            Xs[tt, c] = x[c]
+        sq[tt] = xx
+        for k in range(N):
+            resid = f[k] - yt
+            C[k, tt] = -eta * resid                                           # c_{k,t} = -eta (f_k - y)
+            log_w[k] = log_w[k] + log_beta * (resid * resid)                  # w <- w beta^{(f_k - y)^2}
