@@ -404,7 +404,7 @@ def test_sfg_named_options_reproduce_pre_issue38_numbers_bit_for_bit():
     issue 38 bit for bit (MSE per repetition, float hex, recorded with commit 073e7f4): a small dictionary with
     the switch at step 20 and section 5's settings on the first 400 Airfoil steps; the new defaults differ.
     On the NumPy step (engine "numpy"), which those numbers come from: the compiled loop (engine "numba", issue
-    44) adds its sums in another order and agrees with it to rounding (test_compiled_loop_equals_numpy_step)."""
+    44) adds its sums in another order and agrees with it to rounding (test_compiled_loop_equals_the_reference_step)."""
     X, y = _stream(T=40, d=2, seed=5)
     kw = dict(m=3, lam=0.01, eta=0.3, xi=0.2, M=2, greedy_after=20, seed=5, dictionary=SMALL_DICT)
     old = dict(after_switch="importance")
@@ -464,6 +464,8 @@ ENGINE_CASES = [
     (SFGMKLR, dict(_SFG, beta_rank=2, greedy_node=2, after_switch="importance", refinement="section4")),
 ]
 _CASE_IDS = [f"{cls.__name__}-{i}" for i, (cls, _) in enumerate(ENGINE_CASES)]
+#: the sin/cos (exp) of the compiled loop: the C library's (cosine library "numpy") and oneMKL's where it loads
+COS_LIBRARIES = [c for c in ("numpy", "mkl") if c in cosine.available()]
 
 
 def _pass(cls, kw, X, y, R, eng, cos="numpy"):
@@ -479,9 +481,9 @@ def _pass(cls, kw, X, y, R, eng, cos="numpy"):
 
 
 @needs_numba
-@pytest.mark.parametrize("cos", [c for c in ("numpy", "mkl") if c in cosine.available()])
+@pytest.mark.parametrize("cos", COS_LIBRARIES, ids=lambda c: "C-library" if c == "numpy" else "oneMKL")
 @pytest.mark.parametrize("cls, kw", ENGINE_CASES, ids=_CASE_IDS)
-def test_compiled_loop_equals_numpy_step(cls, kw, cos):
+def test_compiled_loop_equals_the_reference_step(cls, kw, cos):
     """The compiled loop (engine "numba", omkl_core/mkl/_kernels.py; sin/cos of eq. 4 from the C library
     or oneMKL) equals the NumPy step (the reference) to rounding, for every option of the four learners:
     the predictions of R = 3 repetitions, theta, ln w, ln u after the pass, the step log (node, |S_t|,
@@ -528,7 +530,7 @@ def test_compiled_loop_continues_from_the_state(cls, kw):
 
 @needs_numba
 @pytest.mark.parametrize("R", [1, 3])
-def test_compiled_loop_fails_where_the_numpy_step_fails(R):
+def test_compiled_loop_fails_where_the_reference_step_fails(R):
     """A diverging run (off-by-one edge draws without the clip, a large step) raises the NumPy step's
     FloatingPointError at the same step t on the compiled engine, and leaves the learner as the NumPy
     step does: t_ steps done, the Generator after the failing step's draws, theta and ln w of the last
@@ -552,11 +554,11 @@ def test_compiled_loop_fails_where_the_numpy_step_fails(R):
 
 
 @needs_numba
-@pytest.mark.parametrize("cos", [c for c in ("numpy", "mkl") if c in cosine.available()])
+@pytest.mark.parametrize("cos", COS_LIBRARIES, ids=lambda c: "C-library" if c == "numpy" else "oneMKL")
 @pytest.mark.parametrize("kw", [dict(eta=0.2, sigmas=[0.2, 0.5, 1.5]),
                                 dict(eta=0.3, schedule="inv_sqrt_t", bandwidth="code", sigmas=[0.3, 0.9]),
                                 dict(eta=0.05)])
-def test_omkr_compiled_loop_equals_numpy_step(kw, cos):
+def test_omkr_compiled_loop_equals_the_reference_step(kw, cos):
     """OMKR's compiled loop (engine "numba", the exp from the C library or oneMKL, past points in blocks of
     OMKR_BLOCK) equals the NumPy step to rounding -- predictions, weights, coefficients, the last experts'
     predictions -- over more than one block of past points; a run split in two equals one run bit for bit,

@@ -377,7 +377,7 @@ def sfg_steps(X, y, c0, n_steps, t0, Om, theta, log_w, log_u, P, U,
                 break
             P[r, c0 + t] = yhat
             yt = y[c0 + t]
-            form = after_form if greedy else 0
+            form = after_form if greedy else 0                           # before the switch: drawn
             p_sel = 1.0                                                  # eq. (12) for a point mass
             if form == 0:
                 p_sel = p[node]                                          # eq. (12)
@@ -504,7 +504,7 @@ def sfgr_steps(X, y, c0, n_steps, t0, Om, theta, log_w, log_u, P, U,
                 break
             P[r, c0 + t] = yhat
             yt = y[c0 + t]
-            form = after_form if greedy else 0
+            form = after_form if greedy else 0                           # as SFG-MKL after the switch
             p_sel = 1.0
             if form == 0:
                 p_sel = p[node]                                          # eq. (24)
@@ -522,10 +522,10 @@ def sfgr_steps(X, y, c0, n_steps, t0, Om, theta, log_w, log_u, P, U,
                 if form == 0:
                     qs = max(qi, clip_q) if has_clip else qi
                 ell = _learn_kernel(theta[r, i], Z[k], f[k], yt, qs, eta, lam, True, False)   # eqs. (14), (17)
-                log_w[r, i] = log_w[r, i] - eta * ell                    # eq. (18a)
-            if form != 2:
+                log_w[r, i] = log_w[r, i] - eta * ell                    # eq. (18a) on G'_t
+            if form != 2:                                                # frozen_u: (18b) skipped
                 e = yhat - yt
-                log_u[r, node] = log_u[r, node] - eta * ((e * e) / p_sel)   # eqs. (16), (18b)
+                log_u[r, node] = log_u[r, node] - eta * ((e * e) / p_sel)   # eqs. (16), (18b) on G'_t
             if rec:
                 rec_node[r, c0 + t] = node
                 rec_size[r, c0 + t] = K
