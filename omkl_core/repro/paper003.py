@@ -47,7 +47,7 @@ from . import paper_values, report, runner, style, timing
 __all__ = ["TABLE", "FILES", "ROWS", "CODE_VARIANTS", "LEGEND", "Settings", "settings", "load_stream", "learner",
            "run_dataset", "lone_cpu_seconds", "run_all", "tables", "section5_claims", "scorecard_claims",
            "ablation_claims", "ablation_table", "save_ablation_tables", "write_scorecard", "diagnostics", "sfg_cost", "figure_claims", "figure",
-           "run_learners", "ablations", "investigate_omklgf", "diagnostics_task", "investigate_sfgr", "issue38_tables",
+           "run_learners", "run_jobs", "ablations", "investigate_omklgf", "diagnostics_task", "investigate_sfgr", "issue38_tables",
            "INVESTIGATION_REPETITIONS", "GREEDY_SWITCH_FORMS", "REFINEMENT_FORMS", "SWEEP_RUN_RULE"]
 
 P003 = registry.paper003
@@ -135,29 +135,43 @@ def run_learners(name: str, learners: dict, s: Settings, repetitions: int | None
     """:func:`run_dataset` for any ``{label: (class name, parameters)}`` (the ablations and
     investigations of issue 38 use it with their own labels): one batched cell of
     ``repetitions`` (default ``s.repetitions``) per label, the label "OMKR" once. Same records."""
-    T = len(load_stream(name, s)[1])
-    R = s.repetitions if repetitions is None else repetitions
-    rows = list(learners)
-    entries = []
-    for row in rows:
-        cls, params = learners[row]
-        entry = {"name": cls, "label": row, "params": params}
-        entries.append(entry if row == "OMKR" else {**entry, "repetitions": R})
-    spec = {"datasets": [FILES[name][0]], "learners": entries, "seeds": [s.seed],
-            "max_steps": s.T_quick if s.quick else None, "curve_points": s.curve_points}
-    cells = sweep.run(spec, **runner.executor_kwargs(s.workers), cache_dir=s.cache_dir, as_frame=True)
+    return run_jobs([(name, learners, repetitions)], s)[0]
+
+
+def run_jobs(jobs: list, s: Settings) -> list[dict]:
+    """:func:`run_learners` for several ``(dataset, {label: (class name, parameters)}, repetitions or
+    None)`` at once: one sweep over all their cells (:func:`omkl_core.sweep.run` with a list of grids, so
+    one pool of workers for all), one record dict per job, in order."""
+    specs, entries_of = [], []
+    for name, learners, repetitions in jobs:
+        R = s.repetitions if repetitions is None else repetitions
+        entries = []
+        for row, (cls, params) in learners.items():
+            entry = {"name": cls, "label": row, "params": params}
+            entries.append(entry if row == "OMKR" else {**entry, "repetitions": R})
+        specs.append({"datasets": [FILES[name][0]], "learners": entries, "seeds": [s.seed],
+                      "max_steps": s.T_quick if s.quick else None, "curve_points": s.curve_points})
+        entries_of.append(list(learners))
+    cells = sweep.run(specs, **runner.executor_kwargs(s.workers), cache_dir=s.cache_dir, as_frame=True)
     bad = cells[cells["error"] != ""]
     if len(bad):
-        raise RuntimeError(f"{name}: cells failed: {bad[['label', 'error']].to_dict('records')}")
-    out = {}
-    for row in rows:
-        reps = cells[cells["label"] == row].sort_values("repetition")
-        curves = np.array(reps["curve"].tolist()) * 1e3
-        out[row] = {"mse": reps["mean_loss"].to_numpy() * 1e3,
-                    "curve_t": np.asarray(reps["curve_t"].iloc[0]), "curve": curves.mean(axis=0),
-                    "curve_sd": curves.std(axis=0, ddof=1) if len(reps) > 1 else np.zeros(curves.shape[1]),
-                    "batched_cpu_s": float(reps["cpu_seconds"].sum()),
-                    "n": len(reps), "T": T, "cached": bool(reps["cached"].all())}
+        raise RuntimeError(f"cells failed: {bad[['dataset', 'label', 'error']].to_dict('records')}")
+    out, start = [], 0
+    for rows, spec in zip(entries_of, specs):
+        n = sum(e.get("repetitions") or 1 for e in spec["learners"])
+        part = cells.iloc[start:start + n]              # the rows of this grid (rows come in grid order)
+        start += n
+        T = int(part["T"].iloc[0])
+        recs = {}
+        for row in rows:
+            reps = part[part["label"] == row].sort_values("repetition")
+            curves = np.array(reps["curve"].tolist()) * 1e3
+            recs[row] = {"mse": reps["mean_loss"].to_numpy() * 1e3,
+                         "curve_t": np.asarray(reps["curve_t"].iloc[0]), "curve": curves.mean(axis=0),
+                         "curve_sd": curves.std(axis=0, ddof=1) if len(reps) > 1 else np.zeros(curves.shape[1]),
+                         "batched_cpu_s": float(reps["cpu_seconds"].sum()),
+                         "n": len(reps), "T": T, "cached": bool(reps["cached"].all())}
+        out.append(recs)
     return out
 
 
@@ -187,13 +201,15 @@ def lone_cpu_seconds(name: str, row: str, s: Settings, record: dict | None = Non
 
 
 def run_all(s: Settings) -> tuple[dict, dict]:
-    """Tables 1-4: :func:`run_dataset` and :func:`lone_cpu_seconds` for every dataset and row,
-    one line per row as it finishes. Returns ``(results, timings)``: ``{dataset: {row: record}}``
+    """Tables 1-4: the rows of :func:`run_dataset` for every dataset (one sweep over all of them,
+    :func:`run_jobs`), then :func:`lone_cpu_seconds` for every dataset and row, one line per row.
+    Returns ``(results, timings)``: ``{dataset: {row: record}}``
     and ``{dataset: {row: (CPU seconds of one lone run, runs timed, how measured)}}``."""
     results, timings = {}, {}
     t_all, c_all = time.perf_counter(), time.process_time()
+    jobs = [(name, {row: learner(row, len(load_stream(name, s)[1])) for row in s.rows}, None) for name in s.datasets]
+    results = dict(zip(s.datasets, run_jobs(jobs, s)))                  # every dataset's cells: one sweep
     for name in s.datasets:
-        results[name] = run_dataset(name, s.rows, s)
         timings[name] = {row: lone_cpu_seconds(name, row, s, rec) for row, rec in results[name].items()}
         for row, res in results[name].items():
             print(f"{name:9s} {row:47s} MSE x1e3 = {res['mse'].mean():7.2f} ± {res['mse'].std(ddof=1) if res['n'] > 1 else 0:5.2f}"
@@ -501,7 +517,7 @@ def ablations(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     Published = the text row's cell, ratio = mean / published. These rows explain the SFG cells of
     Tables 1-4; they are never scorecard rows."""
-    greedy, refine = [], []
+    greedy, refine, jobs, labels = [], [], [], []
     for name in s.datasets:
         T = len(load_stream(name, s)[1])
         p = P003.defaults(T)
@@ -516,7 +532,9 @@ def ablations(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame]:
                 label = f"SFG-MKL-R | {variant} | {form}"
                 runs[label] = ("SFGMKLR", {**p["SFGMKLR"], **extra, **fextra})
                 r_labels[label] = ("SFG-MKL-R", f"{variant}; {form}")
-        res = run_learners(name, runs, s)
+        jobs.append((name, runs, None))
+        labels.append((g_labels, r_labels))
+    for (name, runs, _), (g_labels, r_labels), res in zip(jobs, labels, run_jobs(jobs, s)):   # one sweep
         greedy += _variant_rows(name, res, g_labels, s)
         rows = _variant_rows(name, res, r_labels, s)
         for row, label in zip(rows, r_labels):
@@ -565,14 +583,20 @@ def investigate_omklgf(s: Settings, datasets=("Concrete", "Naval")) -> pd.DataFr
     a fit: ``paper003_investigation_omklgf``."""
     R = min(INVESTIGATION_REPETITIONS, s.repetitions)
     rows = []
-    for name in [d for d in datasets if d in s.datasets]:
+    names = [d for d in datasets if d in s.datasets]
+    jobs = []
+    for name in names:
+        var = _omklgf_variants(len(load_stream(name, s)[1]))
+        text = next(iter(var))
+        jobs += [(name, {v: ("OMKLGF", prm) for v, prm in var.items()}, R), (name, {text: ("OMKLGF", var[text])}, None)]
+    done = run_jobs(jobs, s)                                                  # every dataset's cells: one sweep
+    for k, name in enumerate(names):
         X, y = load_stream(name, s)
         T = len(y)
         var = _omklgf_variants(T)
         text = next(iter(var))
-        res = run_learners(name, {v: ("OMKLGF", prm) for v, prm in var.items()}, s, repetitions=R)
-        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in
-                    run_learners(name, {text: ("OMKLGF", var[text])}, s).values()})
+        res = done[2 * k]
+        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in done[2 * k + 1].values()})
         if name == "Naval":
             X17, y17 = registry.load_dataset("naval", s.T_quick if s.quick else None, variant="17")
             P_ = registry.learners()["OMKLGF"](**var[text], seed=s.seed).run_repetitions(X17, y17, R)
@@ -610,12 +634,17 @@ def investigate_sfgr(s: Settings) -> pd.DataFrame:
     ``paper003_investigation_sfgr``; never scorecard rows."""
     R = min(INVESTIGATION_REPETITIONS, s.repetitions)
     rows = []
+    jobs = []
     for name in s.datasets:
         var = _sfgr_variants(len(load_stream(name, s)[1]))
         text = next(iter(var))
-        res = run_learners(name, {v: ("SFGMKLR", prm) for v, prm in var.items()}, s, repetitions=R)
-        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in
-                    run_learners(name, {text: ("SFGMKLR", var[text])}, s).values()})
+        jobs += [(name, {v: ("SFGMKLR", prm) for v, prm in var.items()}, R), (name, {text: ("SFGMKLR", var[text])}, None)]
+    done = run_jobs(jobs, s)                                                  # every dataset's cells: one sweep
+    for k, name in enumerate(s.datasets):
+        var = _sfgr_variants(len(load_stream(name, s)[1]))
+        text = next(iter(var))
+        res = done[2 * k]
+        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in done[2 * k + 1].values()})
         rows += _variant_rows(name, res, {v: ("SFG-MKL-R", v) for v in res}, s, base=text)
         print(f"{name}: SFG-MKL-R investigation done ({len(var)} variants)", flush=True)
     return pd.DataFrame(rows)
