@@ -353,7 +353,7 @@ class _RFLearner(OnlineLearner):
     # subclasses implement: _draw_counts(t0, n) -> uniforms per step; _greedy_flags(t0, n);
     # _state_items() -> what the kernel updates; _compiled_block(X, y, c0, n, P, U, rec) -> first failing step
     def _draw_counts(self, t0, n):
-        """Uniforms the NumPy step draws at steps t0 .. t0 + n - 1 (one per step)."""
+        """How many uniforms the NumPy step draws at each of the steps t0 .. t0 + n - 1 ((n,) ints)."""
         return np.zeros(n, dtype=np.int64)
 
     def _greedy_flags(self, t0, n):
