@@ -177,7 +177,8 @@ def run_jobs(jobs: list, s: Settings) -> list[dict]:
 
 #: How the OMKR row's time is measured when the sweep has just run it (:func:`lone_cpu_seconds`).
 SWEEP_RUN_RULE = ("CPU time (time.thread_time) of the sweep's own run of this deterministic row, one BLAS "
-                  "thread, run once (beside another cell on the other core)")
+                  "thread, run once (beside another cell on the other core; in a fresh worker, the compiled "
+                  "loop's load from Numba's cache included)")
 
 
 def lone_cpu_seconds(name: str, row: str, s: Settings, record: dict | None = None):
