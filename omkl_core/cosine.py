@@ -47,8 +47,8 @@ from . import compiled as _compiled
 from . import threads as _threads
 from .settings import Setting
 
-__all__ = ["LIBRARIES", "PREFERENCE", "MAX_ULP", "available", "library", "set_library", "using", "cos",
-           "cos_function"]
+__all__ = ["LIBRARIES", "PREFERENCE", "MAX_ULP", "VML_HA", "available", "library", "set_library", "using", "cos",
+           "cos_function", "mkl_sincos", "mkl_exp"]
 
 #: Every name :func:`set_library` / ``OMKL_COS`` accepts.
 LIBRARIES = ("auto", "numpy", "mkl", "mkl_umath", "numexpr", "numba")
@@ -108,13 +108,17 @@ def _numpy_cos(x, out):
     return np.cos(x, out=out)
 
 
-_VML_HA = 0x2            # oneMKL's VML_HA: the high-accuracy versions of the vector math functions
+#: oneMKL's VML_HA mode: the high-accuracy versions of the vector math functions.
+VML_HA = 0x2
+_VML_HA = VML_HA
 _vm = None
+_sincos = None
+_exp = None
 
 
 def _mkl_vm():
     """oneMKL's ``vmdCos`` from the ``mkl`` package's ``libmkl_rt`` (None where it does not load)."""
-    global _vm
+    global _vm, _sincos, _exp
     if _vm is None:
         _vm = False
         names = sorted(glob.glob(os.path.join(sys.prefix, "lib", "libmkl_rt.so*"))) + \
@@ -130,8 +134,42 @@ def _mkl_vm():
             fn.restype = None
             fn.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
             _vm = fn
+            try:         # void vmdSinCos(const MKL_INT n, const double a[], double r1[], double r2[], const MKL_INT64 mode)
+                sc = lib.vmdSinCos
+                sc.restype = None
+                sc.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+                _sincos = sc
+                ex = lib.vmdExp        # void vmdExp(const MKL_INT n, const double a[], double r[], const MKL_INT64 mode)
+                ex.restype = None
+                ex.argtypes = [ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+                _exp = ex
+            except AttributeError:
+                _sincos = _exp = None
             break
     return _vm or None
+
+
+def mkl_sincos():
+    """oneMKL's ``vmdSinCos(n, a, sin_out, cos_out, mode)`` as a :mod:`ctypes` function (for compiled
+    kernels, which call it with :data:`VML_HA`) when the library in force (:func:`library`) is
+    ``"mkl"``, else None: the sin/cos of the random-feature map of paper 003 (eq. 4) on the ``"numba"``
+    engine (:mod:`omkl_core.mkl._kernels`), which otherwise calls the C library's ``sin`` and ``cos``
+    (those of ``np.sin``, ``np.cos``). Like ``vmdCos``, within :data:`MAX_ULP` of NumPy's."""
+    if library() != "mkl":
+        return None
+    _mkl_vm()
+    return _sincos
+
+
+def mkl_exp():
+    """oneMKL's ``vmdExp(n, a, out, mode)`` as a :mod:`ctypes` function, under the same rule as
+    :func:`mkl_sincos` (the library in force is ``"mkl"``, else None): the exact Gaussian kernels of
+    OMKR on the ``"numba"`` engine (:mod:`omkl_core.mkl._kernels`), which otherwise calls the C
+    library's ``exp`` (that of ``np.exp``)."""
+    if library() != "mkl":
+        return None
+    _mkl_vm()
+    return _exp
 
 
 def _mkl_cos(x, out):

@@ -355,7 +355,8 @@ def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_worker
     Returns
     -------
     TaskResults
-        A list of the results in task order, with ``.cached`` (one bool per task).
+        A list of the results in task order, with ``.cached`` (one bool per task). Tasks with the
+        same key are computed once (each gets the result).
     """
     executor = check_option(executor, "executor", EXECUTORS)
     progress = check_bool(progress, "progress")
@@ -384,12 +385,15 @@ def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_worker
     store = Store(cache_dir) if cache_dir is not None else None
     results: list = [None] * len(tasks)
     cached = [False] * len(tasks)
-    missing = []
+    missing, first, twins = [], {}, []
     for i, key in enumerate(keys):
         hit = store.get(key) if store is not None else None
         if hit is not None:
             results[i], cached[i] = hit, True
+        elif key in first:                  # the same task twice: computed once
+            twins.append((i, first[key]))
         else:
+            first[key] = i
             missing.append(i)
     if cost is not None:
         missing.sort(key=lambda i: -cost[i])
@@ -423,6 +427,9 @@ def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_worker
             _map_processes(fn, tasks, missing, args_of, workers, done)
         elif executor == "dask" and missing:
             _map_dask(fn, tasks, missing, data, data_field, client, done)
+        for i, j in twins:
+            results[i] = results[j]
+            bar.update(1)
     return TaskResults(results, cached)
 
 
@@ -548,9 +555,11 @@ def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_w
 
     Parameters
     ----------
-    spec : dict or str or path
+    spec : dict or str or path, or a list of them
         The grid (keys ``datasets``, ``learners``, ``seeds``, optional ``max_steps`` and
-        ``curve_points``; see :func:`load_spec`), or the path of a TOML file holding it.
+        ``curve_points``; see :func:`load_spec`), or the path of a TOML file holding it. A list of
+        grids runs all their cells on one executor (one pool of processes started once), the rows
+        of the first grid first: the rows of running each grid on its own.
     executor : {"serial", "processes", "dask"}, default="processes"
         Where cells run. Rows are identical whichever is chosen.
     client : distributed.Client or str, optional
@@ -582,18 +591,25 @@ def run(spec, *, executor: str = "processes", client=None, cache_dir=None, max_w
     if client is not None and executor != "dask":
         raise ValueError(f"client is only used with executor='dask', got executor={executor!r}")
     max_cells = MAX_CELLS if max_cells is None else check_int(max_cells, "max_cells")
-    spec = load_spec(spec)
-    _check_grid(spec, len(spec["datasets"]) * len(spec["seeds"]) * sum(lrn["repetitions"] or 1 for lrn in spec["learners"]),
-                max_cells)
-    todo = cells(spec)
+    specs = [load_spec(one) for one in (spec if isinstance(spec, list) else [spec])]
+    if not specs:
+        raise ValueError("spec: an empty list of grids")
+    for one in specs:
+        _check_grid(one, len(one["datasets"]) * len(one["seeds"]) * sum(lrn["repetitions"] or 1 for lrn in one["learners"]),
+                    max_cells)
+    # each cell names its stream (dataset, max_steps): the grids may cut one dataset differently
+    todo = [{**c, "stream": f"{c['dataset']}|{one['max_steps']}"} for one in specs for c in cells(one)]
     version = code_version()
-    data = {name: registry.load_dataset(name, spec["max_steps"]) for name in spec["datasets"]}
-    dhash = {name: data_hash(*xy) for name, xy in data.items()}
+    data = {}
+    for one in specs:
+        for name in one["datasets"]:
+            data.setdefault(f"{name}|{one['max_steps']}", registry.load_dataset(name, one["max_steps"]))
+    dhash = {stream: data_hash(*xy) for stream, xy in data.items()}
 
-    keys = [_cell_key(c, dhash[c["dataset"]], version) for c in todo]
+    keys = [_cell_key(c, dhash[c["stream"]], version) for c in todo]
     results = map_tasks(_run_cell, todo, executor=executor, client=client, max_workers=max_workers,
-                        cache_dir=cache_dir, progress=progress, data=data, keys=keys, on_error=_error_row,
-                        desc="sweep cells", unit="cell")
+                        cache_dir=cache_dir, progress=progress, data=data, data_field="stream", keys=keys,
+                        on_error=_error_row, desc="sweep cells", unit="cell")
     results = [{**r, "cached": hit} for r, hit in zip(results, results.cached)]
 
     rows = []

@@ -101,7 +101,8 @@ def _code_omklgf(model, X, y, seed, *, J, M, lam, eta0, freeze_index):
 def test_omklgf_authors_code_equals_the_code_loop(seed):
     """OMKLGF.authors_code (J = 2, off-by-one edges, clip 0.05, graph frozen after step index
     301 -> here after 6 with freeze_after = 8, lam |theta_{t+1}|^2, eta_t = 0.1/sqrt(t)) equals
-    the transliterated code per step (predictions 1e-10, final weights 1e-9), graphs included."""
+    the transliterated code per step (predictions 1e-10, final weights 1e-9), graphs included; ``run``
+    (the compiled loop on the engine "numba") too."""
     X, y = _stream(30, seed=seed)
     model = OMKLGF.authors_code(m=3, lam=0.01, M=4, freeze_after=8, seed=seed, dictionary=DICT)
     P, steps = _trace(model, X, y)
@@ -110,6 +111,9 @@ def test_omklgf_authors_code_equals_the_code_loop(seed):
     np.testing.assert_allclose(model.weights_, Wr, rtol=1e-9, atol=1e-12)
     for st, G in zip(steps, graphs):
         np.testing.assert_array_equal(st.A[0], G.astype(bool))
+    twin = model.clone()                         # the whole-stream loop (compiled on the engine "numba")
+    np.testing.assert_allclose(twin.run(X, y), Pr, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(twin.weights_, Wr, rtol=1e-9, atol=1e-12)
 
 
 def test_authors_code_presets_cite_the_code_settings():
@@ -265,6 +269,7 @@ def test_sfgmklr_freeze_refinement_is_the_code_switch():
     assert len({int(st.node[0]) for st in text[13:]}) >= 1
     assert len({tuple(np.round(st.p[0], 12)) for st in code[12:]}) > 1       # p follows u
     assert not np.array_equal(Pt[12:], Pc[12:])
+    np.testing.assert_allclose(SFGMKLR(**kw, freeze_refinement=True).run(X, y), Pc, rtol=1e-10, atol=1e-12)   # run too
 
 
 # --------------------------------------------------------------------------- presets, rows, ratios

@@ -14,9 +14,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import omkl_core as ok
+from omkl_core import compiled, cosine
 from omkl_core.kernels import dissimilarity, dissimilarity_matrix, log_dissimilarity
 from omkl_core.mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, Raker, feedback_graph
 from omkl_core.mkl.graph import adjacency, greedy_dominating_set, is_dominating
+
+needs_numba = pytest.mark.skipif(not compiled.numba_available(),
+                                 reason="Numba is not installed (the optional omkl[fast] extra)")
+
+
+@pytest.fixture
+def numpy_engine():
+    """Run a test on the NumPy step (the reference), whichever engine is the default."""
+    with compiled.engine("numpy"):
+        yield
 
 KIND = st.sampled_from(["gaussian", "laplacian"])
 SIG = st.floats(0.05, 5.0)
@@ -387,10 +398,13 @@ def test_sfgr_refinement_algorithm3_adds_d_it_to_every_node_outside_Dprime():
     assert is_dominating(A, [0, 2]) and is_dominating(A4, [0, 2])
 
 
+@pytest.mark.usefixtures("numpy_engine")
 def test_sfg_named_options_reproduce_pre_issue38_numbers_bit_for_bit():
     """after_switch="importance" (and for SFG-MKL-R refinement="section4") give the numbers of the code before
     issue 38 bit for bit (MSE per repetition, float hex, recorded with commit 073e7f4): a small dictionary with
-    the switch at step 20 and section 5's settings on the first 400 Airfoil steps; the new defaults differ."""
+    the switch at step 20 and section 5's settings on the first 400 Airfoil steps; the new defaults differ.
+    On the NumPy step (engine "numpy"), which those numbers come from: the compiled loop (engine "numba", issue
+    44) adds its sums in another order and agrees with it to rounding (test_compiled_loop_equals_the_reference_step)."""
     X, y = _stream(T=40, d=2, seed=5)
     kw = dict(m=3, lam=0.01, eta=0.3, xi=0.2, M=2, greedy_after=20, seed=5, dictionary=SMALL_DICT)
     old = dict(after_switch="importance")
@@ -427,3 +441,146 @@ def test_sfg_after_switch_and_refinement_arguments_validated():
         with pytest.raises(ValueError, match="after_switch.*freeze_refinement"):
             SFGMKLR(freeze_refinement=True, after_switch=form, m=2).predict_one(np.zeros(2))
     SFGMKLR(freeze_refinement=True, after_switch="importance", m=2).predict_one(np.zeros(2))
+
+
+# ------------------------------------------------------------------ issue 44: the compiled whole-stream loop
+_OPT = dict(m=3, lam=0.01, eta=0.3, seed=5, dictionary=SMALL_DICT)
+_SFG = dict(_OPT, xi=0.2, M=3, greedy_after=15)
+ENGINE_CASES = [
+    (Raker, dict(_OPT)),
+    (Raker, dict(_OPT, loss_after_step=True, schedule="inv_sqrt_t")),
+    (OMKLGF, dict(_OPT, M=4)),
+    (OMKLGF, dict(_OPT, M=3, J=3, weighted_gradient=False, eta_e=0.1)),
+    (OMKLGF, dict(_OPT, M=2, J=2, off_by_one=True, q_clip=0.05, freeze_after=9, loss_after_step=True,
+                  schedule="inv_sqrt_t")),
+    (OMKLGF, dict(_OPT, M=1, freeze_after=0)),
+    (SFGMKL, dict(_SFG)),
+    (SFGMKL, dict(_SFG, greedy_node=0, clip=(0.1, 0.2))),
+    (SFGMKL, dict(_SFG, after_switch="frozen_u")),
+    (SFGMKL, dict(_SFG, after_switch="importance", greedy_after=None, schedule="inv_sqrt_t")),
+    (SFGMKLR, dict(_SFG, beta_rank=3)),
+    (SFGMKLR, dict(_SFG, M=2, beta_rank=3, freeze_refinement=True, clip=(0.1, 0.2))),
+    (SFGMKLR, dict(_SFG, beta=0.12, beta_rank=3, refinement="section4", greedy_after=None)),
+    (SFGMKLR, dict(_SFG, beta_rank=2, greedy_node=2, after_switch="importance", refinement="section4")),
+]
+_CASE_IDS = [f"{cls.__name__}-{i}" for i, (cls, _) in enumerate(ENGINE_CASES)]
+#: the sin/cos (exp) of the compiled loop: the C library's (cosine library "numpy") and oneMKL's where it loads
+COS_LIBRARIES = [c for c in ("numpy", "mkl") if c in cosine.available()]
+
+
+def _pass(cls, kw, X, y, R, eng, cos="numpy"):
+    """run_repetitions on engine ``eng`` -> (predictions, step log, state after, next uniform of the Generator)."""
+    T = len(y)
+    log = {"node": np.zeros((R, T), np.int64), "subset_size": np.zeros((R, T), np.int64), "inv_q": np.zeros((R, T)),
+           "greedy": np.zeros(T, bool)}
+    with compiled.engine(eng), cosine.using(cos):
+        model = cls(**kw)
+        P = model.run_repetitions(X, y, R, record=log)
+    state = [model.theta_, model.log_w_] + ([model.sampling_.log_u] if isinstance(model, SFGMKL) else [])
+    return P, log, state, model._rng.random()
+
+
+@needs_numba
+@pytest.mark.parametrize("cos", COS_LIBRARIES, ids=lambda c: "C-library" if c == "numpy" else "oneMKL")
+@pytest.mark.parametrize("cls, kw", ENGINE_CASES, ids=_CASE_IDS)
+def test_compiled_loop_equals_the_reference_step(cls, kw, cos):
+    """The compiled loop (engine "numba", omkl_core/mkl/_kernels.py; sin/cos of eq. 4 from the C library
+    or oneMKL) equals the NumPy step (the reference) to rounding, for every option of the four learners:
+    the predictions of R = 3 repetitions, theta, ln w, ln u after the pass, the step log (node, |S_t|,
+    greedy exactly; mean 1/q to rounding) and the Generator (the same uniforms drawn, in the same order)."""
+    X, y = _stream(T=40, d=2, seed=3)
+    P0, log0, st0, u0 = _pass(cls, kw, X, y, 3, "numpy")
+    P1, log1, st1, u1 = _pass(cls, kw, X, y, 3, "numba", cos)
+    np.testing.assert_allclose(P1, P0, rtol=1e-10, atol=1e-12)
+    for a, b in zip(st1, st0):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+    for key in ("node", "subset_size", "greedy"):
+        np.testing.assert_array_equal(log1[key], log0[key])
+    np.testing.assert_allclose(log1["inv_q"], log0["inv_q"], rtol=1e-10)
+    assert u1 == u0
+
+
+@needs_numba
+@pytest.mark.parametrize("cls, kw", ENGINE_CASES, ids=_CASE_IDS)
+def test_compiled_loop_continues_from_the_state(cls, kw):
+    """``run(X[:k]); run(X[k:])`` on the compiled engine equals ``run(X)`` bit for bit (blocks of steps share
+    nothing but the learner's state and Generator), and with the second half on the NumPy step to rounding;
+    a predict_one before the run (step 0's node already drawn) is honoured on either engine."""
+    X, y = _stream(T=40, d=2, seed=4)
+    with compiled.engine("numba"):
+        whole = cls(**kw).run(X, y)
+        for k in (1, 9, 20):
+            model = cls(**kw)
+            np.testing.assert_array_equal(np.concatenate([model.run(X[:k], y[:k]), model.run(X[k:], y[k:])]), whole)
+    model = cls(**kw)
+    with compiled.engine("numba"):
+        first = model.run(X[:20], y[:20])
+    with compiled.engine("numpy"):
+        mixed = np.concatenate([first, model.run(X[20:], y[20:])])
+    np.testing.assert_allclose(mixed, whole, rtol=1e-10, atol=1e-12)
+    preds = {}
+    for eng in ("numpy", "numba"):
+        with compiled.engine(eng):
+            model = cls(**kw)
+            p0 = model.predict_one(X[0])
+            preds[eng] = model.run(X, y)
+            assert preds[eng][0] == p0
+    np.testing.assert_allclose(preds["numba"], preds["numpy"], rtol=1e-10, atol=1e-12)
+
+
+@needs_numba
+@pytest.mark.parametrize("R", [1, 3])
+def test_compiled_loop_fails_where_the_reference_step_fails(R):
+    """A diverging run (off-by-one edge draws without the clip, a large step) raises the NumPy step's
+    FloatingPointError at the same step t on the compiled engine, and leaves the learner as the NumPy
+    step does: t_ steps done, the Generator after the failing step's draws, theta and ln w of the last
+    finite step."""
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(-1, 1, (300, 2)), rng.uniform(0, 1, 300)
+    gauss = (["gaussian"] * 7, [0.3, 0.6, 0.5, 1.2, 2.0, 3.0, 0.9])
+    out = {}
+    for eng in ("numpy", "numba"):
+        model = OMKLGF(m=3, eta=5.0, M=1, off_by_one=True, seed=1, dictionary=gauss)
+        with compiled.engine(eng), np.errstate(all="ignore"), pytest.raises(FloatingPointError) as err:
+            model.run_repetitions(X, y, R)
+        out[eng] = (str(err.value), model.t_, model._rng.random(), model.theta_, model.log_w_)
+    assert out["numba"][:3] == out["numpy"][:3]
+    assert 0 < out["numba"][1] < 300
+    with np.errstate(all="ignore"):
+        for a, b in zip(out["numba"][3:], out["numpy"][3:]):
+            fin = np.isfinite(b)
+            np.testing.assert_array_equal(np.isfinite(a), fin)
+            np.testing.assert_allclose(a[fin], b[fin], rtol=1e-8)
+
+
+@needs_numba
+@pytest.mark.parametrize("cos", COS_LIBRARIES, ids=lambda c: "C-library" if c == "numpy" else "oneMKL")
+@pytest.mark.parametrize("kw", [dict(eta=0.2, sigmas=[0.2, 0.5, 1.5]),
+                                dict(eta=0.3, schedule="inv_sqrt_t", bandwidth="code", sigmas=[0.3, 0.9]),
+                                dict(eta=0.05)])
+def test_omkr_compiled_loop_equals_the_reference_step(kw, cos):
+    """OMKR's compiled loop (engine "numba", the exp from the C library or oneMKL, past points in blocks of
+    OMKR_BLOCK) equals the NumPy step to rounding -- predictions, weights, coefficients, the last experts'
+    predictions -- over more than one block of past points; a run split in two equals one run bit for bit,
+    and the learner continues on the NumPy step (predict_one / learn_one) from the compiled run's state."""
+    X, y = _stream(700, d=3, seed=2)
+    with compiled.engine("numpy"):
+        ref = OMKR(**kw)
+        P0 = ref.run(X, y)
+    with compiled.engine("numba"), cosine.using(cos):
+        model = OMKR(**kw)
+        P1 = model.run(X, y)
+        split = OMKR(**kw)
+        P2 = np.concatenate([split.run(X[:333], y[:333]), split.run(X[333:], y[333:])])
+    np.testing.assert_allclose(P1, P0, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(P2, P1)
+    np.testing.assert_allclose(model.weights_, ref.weights_, rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(model.C_, ref.C_, rtol=1e-9, atol=1e-13)
+    np.testing.assert_allclose(model.expert_predictions_, ref.expert_predictions_, rtol=1e-10, atol=1e-12)
+    assert model.X_.shape == ref.X_.shape and model._X.shape == ref._X.shape == (1024, 3)
+    x, y_new = np.full(3, 0.1), 0.4
+    with compiled.engine("numpy"):
+        assert model.predict_one(x) == pytest.approx(ref.predict_one(x), rel=1e-10)
+        model.learn_one(x, y_new)
+        ref.learn_one(x, y_new)
+    np.testing.assert_allclose(model.weights_, ref.weights_, rtol=1e-10, atol=1e-14)

@@ -335,6 +335,38 @@ def test_batched_repetitions_key_and_errors():
         sweep.load_spec({**REP_SPEC, "learners": [{"name": "Raker", "repetitions": 0}]})
 
 
+def test_a_list_of_grids_gives_each_grids_rows_on_one_executor(tmp_path):
+    """``run([grid_a, grid_b])`` (one pool for both) gives the rows of each grid run alone, in order, one
+    stream cut two ways (max_steps) included; the same grid twice gives its rows twice, each cell
+    computed once (one cache entry per cell)."""
+    short = {**REP_SPEC, "max_steps": 40, "seeds": [0]}
+    both = sweep.run([REP_SPEC, short], executor="processes", max_workers=2, progress=False, as_frame=True)
+    alone = pd.concat([sweep.run(g, executor="serial", progress=False, as_frame=True) for g in (REP_SPEC, short)],
+                      ignore_index=True)
+    pd.testing.assert_frame_equal(_stable(both), _stable(alone), check_exact=True)
+    assert list(both["T"]) == [60] * 8 + [40] * 4
+    twice = sweep.run([short, short], executor="serial", cache_dir=tmp_path, progress=False, as_frame=True)
+    n = len(twice) // 2
+    pd.testing.assert_frame_equal(_stable(twice.iloc[n:]), _stable(twice.iloc[:n]), check_exact=True)
+    assert len(list(tmp_path.rglob("*.json"))) == 2
+    with pytest.raises(ValueError, match="empty list"):
+        sweep.run([], executor="serial", progress=False)
+
+
+_CALLS = []
+
+
+def _counting_task(task):
+    _CALLS.append(task["i"])
+    return {"i": task["i"]}
+
+
+def test_map_tasks_computes_a_repeated_task_once():
+    _CALLS.clear()
+    out = sweep.map_tasks(_counting_task, [{"i": 1}, {"i": 2}, {"i": 1}], executor="serial", progress=False)
+    assert [r["i"] for r in out] == [1, 2, 1] and sorted(_CALLS) == [1, 2] and out.cached == [False] * 3
+
+
 # ----------------------------------------------------------------------- the task map
 def _layer_tasks():
     """Two expert-layer tasks of paper 000 (nested results: dicts of arrays, lists, ints)."""

@@ -736,14 +736,23 @@ def _learner_trace(model, X, y):
     return np.array(preds), np.array(weights)
 
 
+def _check_run(model, X, y, Pr, w_final):
+    """The whole-stream loop ``run`` of a fresh ``model`` (the compiled kernel of omkl_core/mkl/_kernels.py
+    on the engine "numba", the NumPy step on "numpy") against the reference loop: every prediction and the
+    final kernel weights (the same tolerances as the per-step trace)."""
+    np.testing.assert_allclose(model.run(X, y), Pr, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(model.weights_, w_final, rtol=1e-9, atol=1e-12)
+
+
 @pytest.mark.parametrize("greedy_after, after_switch", [(None, "auto"), (12, "auto"), (12, "importance"),
                                                         (12, "frozen_u")])
 @pytest.mark.parametrize("seed", [4, 9])
-def test_paper003_alg2_eq12_to_eq18_sfgmkl_reference_loop(seed, greedy_after, after_switch):
+def test_paper003_alg2_eq12_to_eq18_sfgmkl_reference_loop(seed, greedy_after, after_switch, engine):
     """Algorithm 2 (SFG-MKL, eqs. 12-18, on the graph of Alg. 1 / eqs. 7, 11 and Chvatal's D) equals
     the reference loop per step (prediction and normalised kernel weights, 1e-10), with and without
     section 5's greedy switch I_t = argmax u after ``greedy_after`` steps, in each form of the
-    updates after the switch (default: importance weights 1 for the deterministic node)."""
+    updates after the switch (default: importance weights 1 for the deterministic node). The whole-stream
+    ``run`` equals it too, on each engine (``engine``: the NumPy step, then the compiled loop)."""
     X, y = _stream(REF_T, REF_D, seed)
     model = SFGMKL(m=REF_M, lam=0.01, eta=0.3, xi=0.2, M=3, greedy_after=greedy_after, after_switch=after_switch,
                    seed=seed, dictionary=SMALL_DICT)
@@ -753,17 +762,19 @@ def test_paper003_alg2_eq12_to_eq18_sfgmkl_reference_loop(seed, greedy_after, af
     assert [list(o) for o in model.out_neighbours_] == out and list(model.dominating_set_) == D
     np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(W, Wr, rtol=1e-9, atol=1e-12)
+    _check_run(model.clone(), X, y, Pr, Wr[-1])
 
 
 @pytest.mark.parametrize("beta, refinement, greedy_after", [(None, "algorithm3", None), (0.12, "algorithm3", None),
                                                              (None, "section4", None), (0.12, "section4", None),
                                                              (None, "algorithm3", 12)])
 @pytest.mark.parametrize("seed", [4, 9])
-def test_paper003_alg3_eq22_to_eq25_sfgmklr_reference_loop(seed, beta, refinement, greedy_after):
+def test_paper003_alg3_eq22_to_eq25_sfgmklr_reference_loop(seed, beta, refinement, greedy_after, engine):
     """Algorithm 3 (SFG-MKL-R, eqs. 22-25: D'_t, the refined edges (23), p of (24), q and S_t in the
     refined graph, then (13)-(18)) equals the reference loop per step, for section 5's beta_t rule
     (the 3rd largest ubar) and a constant beta (printed threshold (beta - xi/N)/(1 - xi) of (22)),
-    with Algorithm 3's refinement and section 4's, and with the greedy switch (deterministic form)."""
+    with Algorithm 3's refinement and section 4's, and with the greedy switch (deterministic form); ``run``
+    too, on each engine."""
     X, y = _stream(REF_T, REF_D, seed)
     model = SFGMKLR(m=REF_M, lam=0.01, eta=0.3, xi=0.2, M=2, beta=beta, beta_rank=3, greedy_after=greedy_after,
                     refinement=refinement, seed=seed, dictionary=SMALL_DICT)
@@ -771,29 +782,33 @@ def test_paper003_alg3_eq22_to_eq25_sfgmklr_reference_loop(seed, beta, refinemen
     Pr, Wr, _, _ = _ref_sfg(model, X, y, seed, refined=True, beta=beta, beta_rank=3, refinement=refinement)
     np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(W, Wr, rtol=1e-9, atol=1e-12)
+    _check_run(model.clone(), X, y, Pr, Wr[-1])
 
 
 @pytest.mark.parametrize("seed", [4, 9])
-def test_paper003_sec5_omklgf_reference_loop(seed):
+def test_paper003_sec5_omklgf_reference_loop(seed, engine):
     """OMKL-GF (the bipartite-graph baseline of section 5; reference C.1, J = 1): per-step
     prediction and kernel weights equal the reference loop (inclusion probability
-    q_k = 1 - (1 - pi_k)^M, exploration eta/N)."""
+    q_k = 1 - (1 - pi_k)^M, exploration eta/N); ``run`` too, on each engine."""
     X, y = _stream(REF_T, REF_D, seed)
     model = ok.mkl.OMKLGF(m=REF_M, lam=0.01, eta=0.3, M=3, seed=seed, dictionary=SMALL_DICT)
     P, W = _learner_trace(model, X, y)
     Pr, Wr = _ref_omkl_gf(model, X, y, seed)
     np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(W, Wr, rtol=1e-9, atol=1e-12)
+    _check_run(model.clone(), X, y, Pr, Wr[-1])
 
 
-def test_paper003_raker_eq4_to_eq6_reference_loop():
-    """Raker (section 5's baseline, eqs. 4-6): per-step predictions and final weights equal the loop."""
+def test_paper003_raker_eq4_to_eq6_reference_loop(engine):
+    """Raker (section 5's baseline, eqs. 4-6): per-step predictions and final weights equal the loop;
+    ``run`` too, on each engine."""
     X, y = _stream(REF_T, REF_D, 5)
     model = ok.mkl.Raker(m=REF_M, lam=0.01, eta=0.3, seed=5, dictionary=SMALL_DICT)
     P, W = _learner_trace(model, X, y)
     Pr, Wr = _ref_raker(model, X, y)
     np.testing.assert_allclose(P, Pr, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(W[-1], Wr, rtol=1e-9, atol=1e-12)
+    _check_run(model.clone(), X, y, Pr, Wr)
 
 
 @pytest.mark.parametrize("d", [1, 2, 5])

@@ -15,6 +15,13 @@ Generator (one uniform per repetition and draw, in repetition order).
 Per-kernel loss (eq. 5 with the square loss and Omega(|theta|^2) = |theta|^2):
 L(theta' z, y) = (theta' z - y)^2 + lam |theta|^2, gradient 2 (theta' z - y) z + 2 lam theta,
 both at theta_{i,t} (before the step), as in the text.
+
+Engines (:mod:`omkl_core.compiled`): ``run`` / ``run_repetitions`` go through one compiled loop over
+the whole stream (:mod:`._kernels`) on the ``"numba"`` engine, through the NumPy step below, one
+batched step at a time, on the ``"numpy"`` engine (the reference; ``predict_one`` / ``learn_one``
+always take it). The compiled loop draws the same uniforms from the same Generator in the same
+order (all of a block of steps at once, laid out per step as the NumPy step draws them) and agrees
+with the NumPy step to rounding.
 """
 from __future__ import annotations
 
@@ -24,8 +31,10 @@ import numpy as np
 
 from .. import backend as _backend
 from ..base import OnlineLearner
+from ..compiled import use_numba
+from ..cosine import mkl_sincos
 from ..features import KernelDictionary, dictionary_spec
-from ..progress import progress_iter
+from ..progress import progress_bar, progress_iter
 from ..validation import (
     Check,
     Integer,
@@ -69,6 +78,21 @@ def _check_dictionary(value, name):
     dictionary_spec(value, "003")
 
 
+#: most uniforms drawn ahead for one block of the compiled loop (32 MB): longer streams run in blocks
+UNIFORMS_PER_BLOCK = 1 << 22
+
+
+def _uniform_rows(rng, counts):
+    """Each step's uniforms as one row (step t: ``counts[t]`` of them, the rest of the row 0), drawn by
+    one ``rng.random`` call: the numbers, in the order, of one call per step with ``counts[t]`` each."""
+    width = int(counts.max()) if counts.size else 0
+    U = np.zeros((counts.size, max(width, 1)))
+    total = int(counts.sum())
+    if total:
+        U[np.arange(width)[None, :] < counts[:, None]] = rng.random(total)
+    return U
+
+
 def _softmax_masked(logw, valid):
     """Normalised weights exp(logw) over the valid entries of each row (0 elsewhere)."""
     lw = np.where(valid, logw, -np.inf)
@@ -85,6 +109,8 @@ class _Step:
     normalised combination weights, yhat (R,) the prediction; subclasses add p, q, node.
     After ``learn``: loss (R, K) per-kernel losses L, ell (R, N) the kernel loss estimates
     (0 outside S_t), grad (R, K, 2D) the gradient actually stepped (importance weighted).
+    After a compiled ``run`` (engine "numba") only yhat (and node; p, q for SFG-MKL(-R)) of the
+    last step are kept, with ``compiled=True``.
     """
 
     def __init__(self, **kw):
@@ -136,6 +162,7 @@ class _RFLearner(OnlineLearner):
         self._rng = rng
         # (R, N, D, d): z for a subset is one batched matmul Omega[r, idx] @ x
         self._OmegaT = np.ascontiguousarray(np.stack([D.omega_ for D in self.dictionaries_]).transpose(0, 1, 3, 2))
+        self._Omega = None                                    # (R, N, d, D) for the compiled loop, made on first use
         self.theta_ = np.zeros((R, self.N_, 2 * self.m))      # theta_{i,1} = 0
         self.log_w_ = np.zeros((R, self.N_))                  # ln w_{i,1} = 0
         self.t_ = 0
@@ -171,10 +198,7 @@ class _RFLearner(OnlineLearner):
         wts = _softmax_masked(self.log_w_[self._rows[:, None], idx], valid)
         yhat = np.einsum("rk,rk->r", wts, np.where(valid, f, 0.0))    # eq. (13)
         if not np.all(np.isfinite(yhat)):                             # never a silent NaN / inf forecast
-            raise FloatingPointError(
-                f"{type(self).__name__} produced a non-finite prediction at step t = {self.t_ + 1} (theta "
-                f"overflowed: unclipped importance weights 1/q can grow without bound, e.g. with off_by_one "
-                f"or a node drawn with tiny probability; the authors' code clips them: q_clip / clip)")
+            raise self._nonfinite()
         return _Step(idx=idx, valid=valid, z=z, theta=th, f=f, weights=wts, yhat=yhat, **extra)
 
     def _kernel_update(self, st, y, q_sel, eta, *, weighted_gradient=True, loss_after_step=False):
@@ -201,6 +225,12 @@ class _RFLearner(OnlineLearner):
         full = np.zeros((self.n_repetitions_, self.N_))
         full[r, st.idx] = ell
         st.ell = full
+
+    def _nonfinite(self):
+        return FloatingPointError(
+            f"{type(self).__name__} produced a non-finite prediction at step t = {self.t_ + 1} (theta "
+            f"overflowed: unclipped importance weights 1/q can grow without bound, e.g. with off_by_one "
+            f"or a node drawn with tiny probability; the authors' code clips them: q_clip / clip)")
 
     # subclasses implement: _predict_step(x, force_node) -> _Step ; _learn_step(st, y)
     def _predict_step(self, x, force_node=None):  # pragma: no cover - abstract
@@ -254,12 +284,17 @@ class _RFLearner(OnlineLearner):
                              f"{self.n_repetitions_} repetitions (run_repetitions); call reset() first")
         return self._run_steps(X, y)[0]
 
-    def run_repetitions(self, X, y, repetitions: int, progress: bool = False):
+    def run_repetitions(self, X, y, repetitions: int, progress: bool = False, record: dict | None = None):
         """R independent repetitions in one batched pass from a fresh start -> predictions (R, T).
 
         Forgets the current state first (as ``reset()``). Repetition r uses the r-th dictionary
         drawn from ``host_rng(seed)``; repetition 0 equals ``run`` with the same seed only when
         R = 1 (the node draws interleave over repetitions).
+
+        ``record``: None, or a dict of arrays the pass fills, step t in column t (the same numbers
+        on either engine): ``"node"`` (R, T) int the node I_t drawn (-1 for Raker), ``"subset_size"``
+        (R, T) int |S_t|, ``"inv_q"`` (R, T) the mean of 1/q_{i,t} over S_t (eq. 15, before any clip;
+        1 for Raker), ``"greedy"`` (T,) bool whether the node was chosen deterministically (section 5).
         """
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
@@ -267,13 +302,29 @@ class _RFLearner(OnlineLearner):
         self.reset()
         self._init(X.shape[1], R)
         self.state_ = True
-        return self._run_steps(X, y, progress)
+        return self._run_steps(X, y, progress, record)
 
-    def _run_steps(self, X, y, progress: bool = False):
-        """Predict-then-learn over (X, y) from the current state -> predictions (R, T)."""
+    def _run_steps(self, X, y, progress: bool = False, record: dict | None = None):
+        """Predict-then-learn over (X, y) from the current state -> predictions (R, T) (``record``:
+        see :meth:`run_repetitions`): the compiled loop on the ``"numba"`` engine, else the NumPy step."""
         T = X.shape[0]
         P = np.empty((self.n_repetitions_, T))
-        steps = range(T)
+        start = 0
+        if T and self._pending is not None and np.array_equal(self._pending[0], X[0]):
+            # step 0 was predicted (its nodes drawn) by predict_one: it is finished on the NumPy path
+            self._numpy_steps(X[:1], y[:1], P, record, progress=False)
+            start = 1
+        self._pending = None
+        if start < T:
+            if use_numba():
+                self._compiled_steps(X, y, P, start, progress, record)
+            else:
+                self._numpy_steps(X[start:], y[start:], P[:, start:], record, start, progress)
+        return P
+
+    def _numpy_steps(self, X, y, P, record, col0=0, progress=False):
+        """The reference: one batched NumPy step (all R repetitions) per time step."""
+        steps = range(X.shape[0])
         if progress:
             steps = progress_iter(steps, desc=type(self).__name__)
         for t in steps:
@@ -282,9 +333,89 @@ class _RFLearner(OnlineLearner):
             P[:, t] = st.yhat
             self._learn_step(st, float(y[t]))
             self.t_ += 1
+            if record is not None:
+                self._record_step(record, col0 + t, st)
+            self.last_step_ = st
         self._pending = None
-        self.last_step_ = st
-        return P
+
+    def _record_step(self, record, t, st):
+        """Column t of ``record`` (see :meth:`run_repetitions`) from a NumPy step."""
+        valid = st.valid
+        n = valid.sum(axis=1)
+        record["node"][:, t] = getattr(st, "node", -1)
+        record["subset_size"][:, t] = n
+        q = getattr(st, "q", None)
+        record["inv_q"][:, t] = 1.0 if q is None else (
+            np.where(valid, 1.0 / q[self._rows[:, None], st.idx], 0.0).sum(axis=1) / n)
+        record["greedy"][t] = bool(getattr(st, "greedy", False))
+
+    # ------------------------------------------------------------------ the compiled loop
+    # subclasses implement: _draw_counts(t0, n) -> uniforms per step; _greedy_flags(t0, n);
+    # _state_items() -> what the kernel updates; _compiled_block(X, y, c0, n, P, U, rec) -> first failing step
+    def _draw_counts(self, t0, n):
+        """How many uniforms the NumPy step draws at each of the steps t0 .. t0 + n - 1 ((n,) ints)."""
+        return np.zeros(n, dtype=np.int64)
+
+    def _greedy_flags(self, t0, n):
+        """Whether the node of steps t0 .. t0 + n - 1 is chosen deterministically (``record["greedy"]``)."""
+        return np.zeros(n, dtype=bool)
+
+    def _kernel_args(self):
+        """(Omega (R, N, d, D), D^{-1/2}, inv_sqrt_t, the vector sin/cos or None): the arguments every
+        compiled kernel takes (:func:`omkl_core.cosine.mkl_sincos`: oneMKL's when the cosine library in
+        force is oneMKL, else None, the C library's)."""
+        if getattr(self, "_Omega", None) is None:
+            self._Omega = np.ascontiguousarray(self._OmegaT.transpose(0, 1, 3, 2))
+        return self._Omega, 1.0 / np.sqrt(self.m), self.schedule == "inv_sqrt_t", mkl_sincos()
+
+    def _state_items(self):
+        """(object, attribute) of the state a compiled block updates (saved before it, for a rerun)."""
+        return [(self, "theta_"), (self, "log_w_")]
+
+    def _compiled_steps(self, X, y, P, start, progress, record):
+        """Steps start .. T - 1 through the compiled kernel, in blocks of at most
+        :data:`UNIFORMS_PER_BLOCK` uniforms drawn ahead. A non-finite prediction at step k of a block:
+        the block is rerun up to k from its saved state, the Generator left where the NumPy step leaves
+        it (after step k's draws), and the NumPy step's FloatingPointError raised."""
+        T, R = X.shape[0], self.n_repetitions_
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        if record is not None:
+            rec = (True, np.full((R, T), -1, dtype=np.int64), np.full((R, T), self.N_, dtype=np.int64),
+                   np.ones((R, T)))
+        else:
+            rec = (False, np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1)))
+        t_first = self.t_
+        c0 = start
+        with progress_bar(T - start, desc=type(self).__name__, leave=False, enabled=progress) as bar:
+            while c0 < T:
+                n = T - c0
+                if progress:
+                    n = min(n, max(64, T // 50))
+                counts = self._draw_counts(self.t_, n)
+                while n > 1 and int(counts.max()) * n > UNIFORMS_PER_BLOCK:
+                    n //= 2
+                    counts = counts[:n]
+                rng_state = self._rng.bit_generator.state
+                U = _uniform_rows(self._rng, counts)
+                saved = [(obj, name, copy.deepcopy(getattr(obj, name))) for obj, name in self._state_items()]
+                fail = self._compiled_block(X, y, c0, n, P, U, rec)
+                if fail < n:                        # rerun up to the failing step, then fail as the NumPy step
+                    for obj, name, value in saved:
+                        setattr(obj, name, value)
+                    self._rng.bit_generator.state = rng_state
+                    if fail:
+                        self._compiled_block(X, y, c0, fail, P, U, rec)
+                    self._rng.random(int(counts[: fail + 1].sum()))
+                    self.t_ += fail
+                    raise self._nonfinite()
+                self.t_ += n
+                c0 += n
+                bar.update(n)
+        if record is not None:
+            for key, arr in zip(("node", "subset_size", "inv_q"), rec[1:]):
+                record[key][:, start:] = arr[:, start:]
+            record["greedy"][start:] = self._greedy_flags(t_first, T - start)
 
     # ------------------------------------------------------------------ introspection
     @property

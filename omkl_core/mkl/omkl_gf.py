@@ -44,7 +44,8 @@ import numpy as np
 
 from ..presets import OMKLGF_AUTHORS_CODE
 from ..validation import Boolean, Integer, Optional, Real
-from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
+from ._kernels import omklgf_steps
+from ._rfbase import _RFLearner, _softmax_masked, _Step, draw_nodes
 
 __all__ = ["OMKLGF", "AUTHORS_CODE"]
 
@@ -180,3 +181,36 @@ class OMKLGF(_RFLearner):
             q_sel = np.where(q_sel > self.q_clip, q_sel, self.q_clip)
         self._kernel_update(st, y, q_sel, st.eta, weighted_gradient=self.weighted_gradient,
                             loss_after_step=self.loss_after_step)
+
+    # ------------------------------------------------------------------ the compiled loop (engine "numba")
+    def _frozen_at(self, t0, n):
+        """Whether the graph of steps t0 .. t0 + n - 1 is the kept one (as ``_predict_step`` decides)."""
+        t = t0 + np.arange(n)
+        if self.freeze_after is None:
+            return np.zeros(n, dtype=bool)
+        return (t >= self.freeze_after) & ((t > t0) | (self._frozen is not None))
+
+    def _draw_counts(self, t0, n):
+        R, J = self.n_repetitions_, self.J
+        graph = np.where(self._frozen_at(t0, n), 0, R * J * self.M)             # M uniforms per node and repetition
+        return graph + (R if J > 1 else 0)                                      # then the node draw (J > 1)
+
+    def _state_items(self):
+        return [*super()._state_items(), (self, "_frozen")]
+
+    def _compiled_block(self, X, y, c0, n, P, U, rec):
+        Om, scale, inv_sqrt_t, sincos = self._kernel_args()
+        R, N, J = self.n_repetitions_, self.N_, self.J
+        has_frozen = self._frozen is not None
+        A, Pm = self._frozen if has_frozen else (np.zeros((R, N, J), dtype=bool), np.zeros((R, J, N)))
+        A, Pm = np.ascontiguousarray(A, dtype=bool), np.ascontiguousarray(Pm, dtype=np.float64)
+        last_node = np.zeros(R, dtype=np.int64)
+        fail = omklgf_steps(X, y, c0, n, self.t_, Om, self.theta_, self.log_w_, P, U, float(self.eta), inv_sqrt_t,
+                            float(self.lam), scale, sincos, int(self.M), int(J), -1.0 if self.eta_e is None else float(self.eta_e),
+                            -1.0 if self.q_clip is None else float(self.q_clip), bool(self.weighted_gradient),
+                            -1 if self.freeze_after is None else int(self.freeze_after), has_frozen, A, Pm,
+                            bool(self.off_by_one), bool(self.loss_after_step), *rec, last_node)
+        if self.freeze_after is not None and self.t_ + n >= self.freeze_after:      # the kept graph is set
+            self._frozen = (A, Pm)
+        self.last_step_ = _Step(yhat=P[:, c0 + n - 1].copy(), node=last_node, compiled=True)
+        return fail

@@ -11,16 +11,25 @@ and the prediction is the weighted combination:
 Exact kernels kappa_k(x, x') = exp(-|x - x'|^2 / (2 sigma_k^2)) (the paper's convention, so
 the same sigma as the random-feature learners); ``bandwidth="code"`` is the authors' code
 exp(-|x - x'|^2 / sigma_k^2) (reference D.2/D.3, no factor 2). Deterministic; per step
-O(t d + t N) work (all kernels and past points in one vectorised expression); memory for the
-past points and coefficients grows geometrically (doubling).
+O(t d + t N) work (the distances |x_t - x_s|^2 once for all N kernels; all kernels and past points in
+one vectorised expression); memory for the past points and coefficients grows geometrically
+(doubling).
+
+Engines (:mod:`omkl_core.compiled`): ``run`` is one compiled loop (``omkr_steps`` of
+:mod:`omkl_core.mkl._kernels`: the exp of N kernels x a block of past points by oneMKL's ``vmdExp``
+when the cosine library in force is oneMKL, else the C library's) on ``"numba"``, the NumPy step
+below on ``"numpy"`` (the reference; ``predict_one`` / ``learn_one`` always take it); they agree to
+rounding (sums in another order).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..base import OnlineLearner
+from ..compiled import use_numba
+from ..cosine import mkl_exp
 from ..features import paper003_sigmas
-from ..progress import progress_iter
+from ..progress import progress_bar, progress_iter
 from ..validation import (
     Check,
     Options,
@@ -31,6 +40,7 @@ from ..validation import (
     check_point,
     check_vector,
 )
+from ._kernels import omkr_steps
 
 __all__ = ["OMKR"]
 
@@ -109,15 +119,20 @@ class OMKR(OnlineLearner):
         w = np.exp(self.log_w_ - self.log_w_.max())
         return w / w.sum()
 
-    def _grow(self, d):
+    def _grow(self, d, need=None):
+        """Room for the past points: 64 at first, doubled while fewer than ``need`` (default: the
+        step about to be stored, t_ + 1) fit -- amortised O(1) copies."""
+        need = self.t_ + 1 if need is None else need
         if self._X is None:
             self.d_ = d
             cap = 64
             self._X = np.empty((cap, d))
             self._C = np.empty((self.N_, cap))
             self._sq = np.empty(cap)
-        elif self.t_ >= self._X.shape[0]:               # geometric growth: amortised O(1) copies
-            cap = 2 * self._X.shape[0]
+        if need > self._X.shape[0]:                     # geometric growth
+            cap = self._X.shape[0]
+            while cap < need:
+                cap *= 2
             X, C, sq = self._X, self._C, self._sq
             self._X = np.empty((cap, self.d_))
             self._X[: self.t_] = X[: self.t_]
@@ -181,6 +196,9 @@ class OMKR(OnlineLearner):
             raise ValueError(f"X has {X.shape[1]} columns, expected d={self.d_}")
         T = X.shape[0]
         P = np.empty(T)
+        if T and use_numba():
+            self._run_compiled(X, y, P, progress)
+            return P
         steps = range(T)
         if progress:
             steps = progress_iter(steps, desc="OMKR")
@@ -190,3 +208,24 @@ class OMKR(OnlineLearner):
             self._update(X[t], float(y[t]), f)
         self._pending = None
         return P
+
+    def _run_compiled(self, X, y, P, progress):
+        """The compiled loop (:func:`omkl_core.mkl._kernels.omkr_steps`) over the stream, in blocks of
+        steps when ``progress``."""
+        T = X.shape[0]
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        y = np.ascontiguousarray(y, dtype=np.float64)
+        self._grow(X.shape[1], self.t_ + T)
+        f = np.zeros(self.N_)
+        vexp = mkl_exp()
+        c0 = 0
+        with progress_bar(T, desc="OMKR", leave=False, enabled=progress) as bar:
+            while c0 < T:
+                n = min(T - c0, max(16, T // 50)) if progress else T - c0
+                omkr_steps(X, y, c0, n, self.t_, self._X, self._sq, self._C, self.log_w_, self.a_, float(self.eta),
+                           self.schedule == "inv_sqrt_t", float(np.log(self.beta)), P, f, vexp)
+                self.t_ += n
+                c0 += n
+                bar.update(n)
+        self.expert_predictions_ = f
+        self._pending = None

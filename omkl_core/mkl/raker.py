@@ -24,7 +24,8 @@ import numpy as np
 
 from ..presets import RAKER_AUTHORS_CODE
 from ..validation import Boolean
-from ._rfbase import _RFLearner
+from ._kernels import raker_steps
+from ._rfbase import _RFLearner, _Step
 
 __all__ = ["Raker", "AUTHORS_CODE"]
 
@@ -76,3 +77,10 @@ class Raker(_RFLearner):
     def _learn_step(self, st, y):
         self._kernel_update(st, y, np.ones((self.n_repetitions_, self.N_)), st.eta,
                             loss_after_step=self.loss_after_step)
+
+    def _compiled_block(self, X, y, c0, n, P, U, rec):
+        Om, scale, inv_sqrt_t, sincos = self._kernel_args()
+        fail = raker_steps(X, y, c0, n, self.t_, Om, self.theta_, self.log_w_, P, float(self.eta), inv_sqrt_t,
+                           float(self.lam), scale, sincos, bool(self.loss_after_step))
+        self.last_step_ = _Step(yhat=P[:, c0 + n - 1].copy(), compiled=True)
+        return fail

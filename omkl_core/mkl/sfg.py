@@ -14,7 +14,8 @@ import numpy as np
 
 from ..kernels import dissimilarity_matrix
 from ..validation import Boolean, Check, Integer, Optional, Options, Real, check_int, check_interval
-from ._rfbase import _RFLearner, _softmax_masked, draw_nodes
+from ._kernels import FORMS, sfg_steps, sfgr_steps
+from ._rfbase import _RFLearner, _softmax_masked, _Step, draw_nodes
 from .graph import adjacency, feedback_graph
 
 __all__ = ["SFGMKL", "SFGMKLR", "SamplingState", "AFTER_SWITCH", "REFINEMENTS"]
@@ -158,6 +159,7 @@ class SFGMKL(_RFLearner):
         self.A_ = adjacency(self.out_neighbours_, self.N_)
         self._inD = np.zeros(self.N_)
         self._inD[self.dominating_set_] = 1.0
+        self._in_csr = None                                                   # N_i^in for the compiled loop
         self.sampling_ = SamplingState(log_u=np.zeros((R, self.N_)))
 
     def _greedy(self):
@@ -215,6 +217,46 @@ class SFGMKL(_RFLearner):
         st.ell_hat = ell_hat
         st.loss_hat = loss_hat
         st.q_used, st.p_used = q_sel, p_sel                                    # the weights divided by
+
+    # ------------------------------------------------------------------ the compiled loop (engine "numba")
+    def _greedy_flags(self, t0, n):
+        if self.greedy_after is None:
+            return np.zeros(n, dtype=bool)
+        return t0 + np.arange(n) >= self.greedy_after
+
+    def _draw_counts(self, t0, n):
+        return np.where(self._greedy_flags(t0, n), 0, self.n_repetitions_)      # one uniform per repetition
+
+    def _state_items(self):
+        return [*super()._state_items(), (self.sampling_, "log_u")]
+
+    def _switch_args(self):
+        """The kernels' form of greedy_after, greedy_node, the after-switch form and the clip."""
+        clip = self.clip if self.clip is not None else (0.0, 0.0)
+        return (-1 if self.greedy_after is None else int(self.greedy_after),
+                -1 if self.greedy_node == "argmax" else int(self.greedy_node), FORMS[self.after_switch_form()],
+                self.clip is not None, float(clip[0]), float(clip[1]))
+
+    def _compiled_block(self, X, y, c0, n, P, U, rec):
+        Om, scale, inv_sqrt_t, sincos = self._kernel_args()
+        if getattr(self, "_in_csr", None) is None:                             # N_i^in of every node, ascending
+            cols, rows = np.nonzero(self.A_.T)
+            self._in_csr = (np.concatenate([[0], np.cumsum(np.bincount(cols, minlength=self.N_))]).astype(np.int64),
+                            rows.astype(np.int64))
+        R = self.n_repetitions_
+        s = self.sampling_
+        last_p, last_q, last_node = np.empty((R, self.N_)), np.empty((R, self.N_)), np.empty(R, dtype=np.int64)
+        fail = sfg_steps(X, y, c0, n, self.t_, Om, self.theta_, self.log_w_, s.log_u, P, U, float(self.eta),
+                         float(self.xi), inv_sqrt_t, float(self.lam), scale, sincos, np.ascontiguousarray(self.out_neighbours_),
+                         *self._in_csr, self._inD, int(self.dominating_set_.size), *self._switch_args(), *rec,
+                         last_p, last_q, last_node)
+        self._finish_block(P[:, c0 + n - 1], last_p, last_q, last_node, self._greedy_flags(self.t_ + n - 1, 1)[0])
+        return fail
+
+    def _finish_block(self, yhat, p, q, node, greedy):
+        s = self.sampling_
+        s.p, s.q, s.node, s.greedy = p, q, node, bool(greedy)
+        self.last_step_ = _Step(yhat=yhat.copy(), p=p, q=q, node=node, greedy=bool(greedy), compiled=True)
 
 
 class SFGMKLR(SFGMKL):
@@ -329,3 +371,31 @@ class SFGMKLR(SFGMKL):
         s.p, s.q, s.node = p, q, node
         return self._combine(x, idx, valid, p=p, q=q, node=node, eta=eta, Dp=Dp, A=A, beta=beta, greedy=s.greedy)
 
+    # ------------------------------------------------------------------ the compiled loop (engine "numba")
+    def _greedy_flags(self, t0, n):
+        flags = super()._greedy_flags(t0, n)
+        return flags & (not self.freeze_refinement)                           # code (E.4): node stays drawn
+
+    def _state_items(self):
+        return [*super()._state_items(), (self, "_frozen_refinement")]
+
+    def _compiled_block(self, X, y, c0, n, P, U, rec):
+        Om, scale, inv_sqrt_t, sincos = self._kernel_args()
+        R, N = self.n_repetitions_, self.N_
+        frozen = self._frozen_refinement
+        has_frozen = frozen is not None
+        if frozen is None:
+            frozen = (np.zeros((R, N), dtype=bool), np.zeros((R, N, N), dtype=bool), np.zeros(R))
+        Dp, A = (np.ascontiguousarray(a, dtype=bool) for a in frozen[:2])
+        beta = np.ascontiguousarray(frozen[2], dtype=np.float64)
+        s = self.sampling_
+        last_p, last_q, last_node = np.empty((R, N)), np.empty((R, N)), np.empty(R, dtype=np.int64)
+        fail = sfgr_steps(X, y, c0, n, self.t_, Om, self.theta_, self.log_w_, s.log_u, P, U, float(self.eta),
+                          float(self.xi), inv_sqrt_t, float(self.lam), scale, sincos, np.ascontiguousarray(self.delta_),
+                          self.A_, int(self.beta_rank), -1.0 if self.beta is None else float(self.beta),
+                          self.refinement == "section4", bool(self.freeze_refinement), has_frozen, Dp, A, beta,
+                          *self._switch_args(), *rec, last_p, last_q, last_node)
+        if self.freeze_refinement:
+            self._frozen_refinement = (Dp, A, beta)
+        self._finish_block(P[:, c0 + n - 1], last_p, last_q, last_node, self._greedy_flags(self.t_ + n - 1, 1)[0])
+        return fail

@@ -68,7 +68,8 @@ class StepRecord:
 def record_steps(learner, X, y, repetitions: int, *, switch_at: int | None = None,
                  after: Mapping | None = None) -> StepRecord:
     """Run ``learner`` (SFGMKL or SFGMKLR) for ``repetitions`` batched repetitions from a fresh
-    start and record every step (:class:`StepRecord`).
+    start and record every step (:class:`StepRecord`, from the pass's ``record`` log, on either
+    engine of :mod:`omkl_core.compiled`).
 
     Without ``switch_at`` the predictions equal ``learner.run_repetitions(X, y, repetitions)``
     bit for bit (the same steps; the record only reads them). With ``switch_at = k`` the first
@@ -92,35 +93,19 @@ def record_steps(learner, X, y, repetitions: int, *, switch_at: int | None = Non
             raise ValueError(f"after names unknown parameters {sorted(unknown)}")
     elif after:
         raise ValueError("after needs switch_at")
-    node, size, inv_q, greedy = [], [], [], []
-    cls_learn = type(learner)._learn_step
-
-    def learn(st, y_t):                      # the class's step, then read what it used
-        cls_learn(learner, st, y_t)
-        rows = np.arange(st.idx.shape[0])[:, None]
-        q_sel = st.q[rows, st.idx]
-        node.append(np.asarray(st.node).copy())
-        size.append(st.valid.sum(axis=1))
-        inv_q.append(np.where(st.valid, 1.0 / q_sel, 0.0).sum(axis=1) / st.valid.sum(axis=1))
-        greedy.append(learner.sampling_.greedy)
-
-    learner._learn_step = learn              # instance attribute: shadows the method for this run
-    try:
-        if switch_at is None:
-            P = learner.run_repetitions(X, y, R)
-        else:
-            P0 = learner.run_repetitions(X[:switch_at], y[:switch_at], R)
-            for key, value in (after or {}).items():
-                setattr(learner, key, value)
-            P1 = learner._run_steps(X[switch_at:], y[switch_at:]) if switch_at < T else np.empty((R, 0))
-            P = np.concatenate([P0, P1], axis=1)
-    finally:
-        del learner._learn_step
-    if len(node) != T:          # a run that bypasses _learn_step (e.g. a fused loop) cannot be recorded
-        raise RuntimeError(f"recorded {len(node)} of {T} steps: {type(learner).__name__}'s run does not "
-                           "go through _learn_step")
-    return StepRecord(predictions=P, node=np.stack(node, axis=1), subset_size=np.stack(size, axis=1),
-                      inv_q=np.stack(inv_q, axis=1), greedy=np.asarray(greedy, dtype=bool))
+    node, size = np.empty((R, T), dtype=np.int64), np.empty((R, T), dtype=np.int64)
+    inv_q, greedy = np.empty((R, T)), np.empty(T, dtype=bool)
+    log = {"node": node, "subset_size": size, "inv_q": inv_q, "greedy": greedy}    # filled by the learner's pass
+    if switch_at is None:
+        P = learner.run_repetitions(X, y, R, record=log)
+    else:
+        P0 = learner.run_repetitions(X[:switch_at], y[:switch_at], R, record={k: v[..., :switch_at] for k, v in log.items()})
+        for key, value in (after or {}).items():
+            setattr(learner, key, value)
+        P1 = (learner._run_steps(X[switch_at:], y[switch_at:], record={k: v[..., switch_at:] for k, v in log.items()})
+              if switch_at < T else np.empty((R, 0)))
+        P = np.concatenate([P0, P1], axis=1)
+    return StepRecord(predictions=P, node=node, subset_size=size, inv_q=inv_q, greedy=greedy)
 
 
 def count_switches(nodes, start: int = 0) -> np.ndarray:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .. import presets, registry, sweep
+from .. import compiled, presets, registry, sweep
 from ..mkl.sfg import SFGMKL
 from ..protocol import run_online
 from . import claims as C
@@ -47,8 +47,8 @@ from . import paper_values, report, runner, style, timing
 __all__ = ["TABLE", "FILES", "ROWS", "CODE_VARIANTS", "LEGEND", "Settings", "settings", "load_stream", "learner",
            "run_dataset", "lone_cpu_seconds", "run_all", "tables", "section5_claims", "scorecard_claims",
            "ablation_claims", "ablation_table", "save_ablation_tables", "write_scorecard", "diagnostics", "sfg_cost", "figure_claims", "figure",
-           "run_learners", "ablations", "investigate_omklgf", "investigate_sfgr", "issue38_tables",
-           "INVESTIGATION_REPETITIONS", "GREEDY_SWITCH_FORMS", "REFINEMENT_FORMS"]
+           "run_learners", "run_jobs", "ablations", "investigate_omklgf", "diagnostics_task", "investigate_sfgr", "issue38_tables",
+           "INVESTIGATION_REPETITIONS", "GREEDY_SWITCH_FORMS", "REFINEMENT_FORMS", "SWEEP_RUN_RULE"]
 
 P003 = registry.paper003
 #: Paper 003's table number of each dataset: the one definition is :data:`omkl_core.repro.claims.PAPER003_TABLE`.
@@ -135,53 +135,83 @@ def run_learners(name: str, learners: dict, s: Settings, repetitions: int | None
     """:func:`run_dataset` for any ``{label: (class name, parameters)}`` (the ablations and
     investigations of issue 38 use it with their own labels): one batched cell of
     ``repetitions`` (default ``s.repetitions``) per label, the label "OMKR" once. Same records."""
-    T = len(load_stream(name, s)[1])
-    R = s.repetitions if repetitions is None else repetitions
-    rows = list(learners)
-    entries = []
-    for row in rows:
-        cls, params = learners[row]
-        entry = {"name": cls, "label": row, "params": params}
-        entries.append(entry if row == "OMKR" else {**entry, "repetitions": R})
-    spec = {"datasets": [FILES[name][0]], "learners": entries, "seeds": [s.seed],
-            "max_steps": s.T_quick if s.quick else None, "curve_points": s.curve_points}
-    cells = sweep.run(spec, **runner.executor_kwargs(s.workers), cache_dir=s.cache_dir, as_frame=True)
+    return run_jobs([(name, learners, repetitions)], s)[0]
+
+
+def run_jobs(jobs: list, s: Settings) -> list[dict]:
+    """:func:`run_learners` for several ``(dataset, {label: (class name, parameters)}, repetitions or
+    None)`` at once: one sweep over all their cells (:func:`omkl_core.sweep.run` with a list of grids, so
+    one pool of workers for all), one record dict per job, in order."""
+    specs, entries_of = [], []
+    for name, learners, repetitions in jobs:
+        R = s.repetitions if repetitions is None else repetitions
+        entries = []
+        for row, (cls, params) in learners.items():
+            entry = {"name": cls, "label": row, "params": params}
+            entries.append(entry if row == "OMKR" else {**entry, "repetitions": R})
+        specs.append({"datasets": [FILES[name][0]], "learners": entries, "seeds": [s.seed],
+                      "max_steps": s.T_quick if s.quick else None, "curve_points": s.curve_points})
+        entries_of.append(list(learners))
+    cells = sweep.run(specs, **runner.executor_kwargs(s.workers), cache_dir=s.cache_dir, as_frame=True)
     bad = cells[cells["error"] != ""]
     if len(bad):
-        raise RuntimeError(f"{name}: cells failed: {bad[['label', 'error']].to_dict('records')}")
-    out = {}
-    for row in rows:
-        reps = cells[cells["label"] == row].sort_values("repetition")
-        curves = np.array(reps["curve"].tolist()) * 1e3
-        out[row] = {"mse": reps["mean_loss"].to_numpy() * 1e3,
-                    "curve_t": np.asarray(reps["curve_t"].iloc[0]), "curve": curves.mean(axis=0),
-                    "curve_sd": curves.std(axis=0, ddof=1) if len(reps) > 1 else np.zeros(curves.shape[1]),
-                    "batched_cpu_s": float(reps["cpu_seconds"].sum()),
-                    "n": len(reps), "T": T, "cached": bool(reps["cached"].all())}
+        raise RuntimeError(f"cells failed: {bad[['dataset', 'label', 'error']].to_dict('records')}")
+    out, start = [], 0
+    for rows, spec in zip(entries_of, specs):
+        n = sum(e.get("repetitions") or 1 for e in spec["learners"])
+        part = cells.iloc[start:start + n]              # the rows of this grid (rows come in grid order)
+        start += n
+        T = int(part["T"].iloc[0])
+        recs = {}
+        for row in rows:
+            reps = part[part["label"] == row].sort_values("repetition")
+            curves = np.array(reps["curve"].tolist()) * 1e3
+            recs[row] = {"mse": reps["mean_loss"].to_numpy() * 1e3,
+                         "curve_t": np.asarray(reps["curve_t"].iloc[0]), "curve": curves.mean(axis=0),
+                         "curve_sd": curves.std(axis=0, ddof=1) if len(reps) > 1 else np.zeros(curves.shape[1]),
+                         "batched_cpu_s": float(reps["cpu_seconds"].sum()),
+                         "n": len(reps), "T": T, "cached": bool(reps["cached"].all())}
+        out.append(recs)
     return out
 
 
-def lone_cpu_seconds(name: str, row: str, s: Settings):
+#: How the OMKR row's time is measured when the sweep has just run it (:func:`lone_cpu_seconds`).
+SWEEP_RUN_RULE = ("CPU time (time.thread_time) of the sweep's own run of this deterministic row, one BLAS "
+                  "thread, run once (beside another cell on the other core; in a fresh worker, the compiled "
+                  "loop's load from Numba's cache included)")
+
+
+def lone_cpu_seconds(name: str, row: str, s: Settings, record: dict | None = None):
     """CPU time of one lone run of ``row`` on ``name`` (the paper's run time, reference E.3): best
-    of ``s.timing_repeats`` runs (OMKR, deterministic and the slowest: one), ``time.process_time``,
-    one BLAS thread, a fresh learner each time. Returns (seconds, runs timed)."""
+    of ``s.timing_repeats`` runs, ``time.process_time``, one BLAS thread, a fresh learner each time.
+    Returns (seconds, runs timed, how it was measured).
+
+    OMKR is deterministic and the slowest row: it is timed once, and not run a second time when the
+    sweep has just run it (``record``, the row's :func:`run_dataset` record, not from the cache): its
+    one run in the sweep is one run of a fresh learner with one BLAS thread, timed by the worker's
+    ``time.thread_time`` (:data:`SWEEP_RUN_RULE`)."""
+    if row == "OMKR" and record is not None and not record["cached"] and record["n"] == 1:
+        return record["batched_cpu_s"], 1, SWEEP_RUN_RULE
     X, y = load_stream(name, s)
     cls, params = learner(row, len(y))
     make = registry.learners()[cls]
     k = 1 if row == "OMKR" else s.timing_repeats
     setup = (lambda: make(**params)) if row == "OMKR" else (lambda: make(**params, seed=s.seed))
-    return timing.cpu_seconds(lambda model: run_online(model, X, y), setup=setup, repeat=k), k
+    return (timing.cpu_seconds(lambda model: run_online(model, X, y), setup=setup, repeat=k), k,
+            timing.TIMING_RULE.format(repeat=k))
 
 
 def run_all(s: Settings) -> tuple[dict, dict]:
-    """Tables 1-4: :func:`run_dataset` and :func:`lone_cpu_seconds` for every dataset and row,
-    one line per row as it finishes. Returns ``(results, timings)``: ``{dataset: {row: record}}``
-    and ``{dataset: {row: (CPU seconds of one lone run, runs timed)}}``."""
+    """Tables 1-4: the rows of :func:`run_dataset` for every dataset (one sweep over all of them,
+    :func:`run_jobs`), then :func:`lone_cpu_seconds` for every dataset and row, one line per row.
+    Returns ``(results, timings)``: ``{dataset: {row: record}}``
+    and ``{dataset: {row: (CPU seconds of one lone run, runs timed, how measured)}}``."""
     results, timings = {}, {}
     t_all, c_all = time.perf_counter(), time.process_time()
+    jobs = [(name, {row: learner(row, len(load_stream(name, s)[1])) for row in s.rows}, None) for name in s.datasets]
+    results = dict(zip(s.datasets, run_jobs(jobs, s)))                  # every dataset's cells: one sweep
     for name in s.datasets:
-        results[name] = run_dataset(name, s.rows, s)
-        timings[name] = {row: lone_cpu_seconds(name, row, s) for row in results[name]}
+        timings[name] = {row: lone_cpu_seconds(name, row, s, rec) for row, rec in results[name].items()}
         for row, res in results[name].items():
             print(f"{name:9s} {row:47s} MSE x1e3 = {res['mse'].mean():7.2f} ± {res['mse'].std(ddof=1) if res['n'] > 1 else 0:5.2f}"
                   f"  one run {timings[name][row][0]:7.3f} s CPU   {res['n']} runs batched {res['batched_cpu_s']:7.2f} s CPU"
@@ -217,7 +247,8 @@ def tables(results: dict, timings: dict, s: Settings) -> tuple[dict, dict]:
              "published_time_s": _published(name, row, "runtime"),
              "speedup_vs_paper": _published(name, row, "runtime") / timings[name][row][0],
              "batched_cpu_s_per_run": r["batched_cpu_s"] / r["n"], "T": r["T"], "mode": s.mode,
-             "timing": timing.TIMING_RULE.format(repeat=timings[name][row][1])}
+             "timing": (timings[name][row][2] if len(timings[name][row]) > 2
+                        else timing.TIMING_RULE.format(repeat=timings[name][row][1]))}
             for row, r in res.items()])
     return out, timing_tables
 
@@ -317,13 +348,27 @@ def ablation_table(results: dict, s: Settings) -> dict:
     return out
 
 
+def diagnostics_task(task: dict, X, y) -> dict:
+    """:func:`omkl_core.repro.claims.sfg_diagnostics` on one stream (a task of :func:`omkl_core.sweep.map_tasks`:
+    ``{"dataset", "repetitions", "seed"}``) -> its two tables as plain columns (the step records stay in
+    the worker)."""
+    d = C.sfg_diagnostics(task["dataset"], X, y, task["repetitions"], task["seed"])
+    return {"switches": d["switches"].to_dict("list"), "ablation": d["ablation"].to_dict("list")}
+
+
 def diagnostics(results: dict, s: Settings) -> tuple[dict, pd.DataFrame, pd.DataFrame, dict]:
     """The explanations of the SFG rows measured on every dataset (:func:`omkl_core.repro.claims.sfg_diagnostics`,
-    the same streams, seed and repetitions as Tables 1-4): ``(diag, switches, ablation, verdicts)``,
-    the tables ``paper003_argmax_switches`` and ``paper003_step_ablation`` and the verdict of
-    "1/q acts as a larger step" per dataset. The recorded runs are checked to be the tables'
-    runs (RuntimeError otherwise)."""
-    diag = {name: C.sfg_diagnostics(name, *load_stream(name, s), s.repetitions, s.seed) for name in s.datasets}
+    the same streams, seed and repetitions as Tables 1-4; one task per dataset through the runner,
+    :func:`diagnostics_task`, cached beside the sweep's cells): ``(diag, switches, ablation, verdicts)``,
+    ``diag = {dataset: {"switches", "ablation"}}``, the tables ``paper003_argmax_switches`` and
+    ``paper003_step_ablation`` and the verdict of "1/q acts as a larger step" per dataset. The recorded
+    runs are checked to be the tables' runs (RuntimeError otherwise)."""
+    tasks = [{"dataset": name, "repetitions": s.repetitions, "seed": s.seed} for name in s.datasets]
+    data = {name: load_stream(name, s) for name in s.datasets}
+    out = sweep.map_tasks(diagnostics_task, tasks, data=data, cost=[len(data[n][1]) for n in s.datasets],
+                          cache_dir=s.cache_dir, desc="SFG diagnostics", unit="dataset",
+                          **runner.executor_kwargs(s.workers))
+    diag = {name: {key: pd.DataFrame(r[key]) for key in ("switches", "ablation")} for name, r in zip(s.datasets, out)}
     switches = pd.concat([d["switches"] for d in diag.values()], ignore_index=True).assign(mode=s.mode)
     ablation = pd.concat([d["ablation"] for d in diag.values()], ignore_index=True).assign(mode=s.mode)
     for name in s.datasets:
@@ -338,16 +383,19 @@ def diagnostics(results: dict, s: Settings) -> tuple[dict, pd.DataFrame, pd.Data
 def sfg_cost(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The cost of one SFG-MKL step on the first dataset (timings): CPU time per step for R = 1,
     10, 50 repetitions batched, fitted as a + b R (``paper003_sfg_per_step_timing``), and the
-    cProfile split of one run (``paper003_sfg_profile_timing``). Returns ``(cost, profile, split)``."""
+    cProfile split of one run (``paper003_sfg_profile_timing``), on the engine in force (column
+    ``engine``: "numba", the compiled loop, or "numpy", the NumPy step; :mod:`omkl_core.compiled`).
+    Returns ``(cost, profile, split)``."""
     name = s.datasets[0]
     Xp, yp = load_stream(name, s)
     p_sfg = P003.defaults(len(yp))["SFGMKL"]
+    engine = "numba" if compiled.use_numba() else "numpy"      # the run's loop: compiled, or the NumPy step
     cost = C.per_step_cost(lambda: SFGMKL(**p_sfg, seed=s.seed), Xp, yp, repetitions=(1, 10, 50)).assign(
-        dataset=name, mode=s.mode)
+        dataset=name, mode=s.mode, engine=engine)
     split, top = C.profile_split(SFGMKL(**p_sfg, seed=s.seed).run_repetitions, Xp, yp, 1, top=10)
     prof = pd.concat([split.rename(columns={"category": "part"}).assign(kind="category"),
                       top.rename(columns={"function": "part"}).drop(columns="category").assign(kind="function")],
-                     ignore_index=True).assign(dataset=name, mode=s.mode)
+                     ignore_index=True).assign(dataset=name, mode=s.mode, engine=engine)
     return cost, prof, split
 
 
@@ -470,7 +518,7 @@ def ablations(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     Published = the text row's cell, ratio = mean / published. These rows explain the SFG cells of
     Tables 1-4; they are never scorecard rows."""
-    greedy, refine = [], []
+    greedy, refine, jobs, labels = [], [], [], []
     for name in s.datasets:
         T = len(load_stream(name, s)[1])
         p = P003.defaults(T)
@@ -485,7 +533,9 @@ def ablations(s: Settings) -> tuple[pd.DataFrame, pd.DataFrame]:
                 label = f"SFG-MKL-R | {variant} | {form}"
                 runs[label] = ("SFGMKLR", {**p["SFGMKLR"], **extra, **fextra})
                 r_labels[label] = ("SFG-MKL-R", f"{variant}; {form}")
-        res = run_learners(name, runs, s)
+        jobs.append((name, runs, None))
+        labels.append((g_labels, r_labels))
+    for (name, runs, _), (g_labels, r_labels), res in zip(jobs, labels, run_jobs(jobs, s)):   # one sweep
         greedy += _variant_rows(name, res, g_labels, s)
         rows = _variant_rows(name, res, r_labels, s)
         for row, label in zip(rows, r_labels):
@@ -534,14 +584,20 @@ def investigate_omklgf(s: Settings, datasets=("Concrete", "Naval")) -> pd.DataFr
     a fit: ``paper003_investigation_omklgf``."""
     R = min(INVESTIGATION_REPETITIONS, s.repetitions)
     rows = []
-    for name in [d for d in datasets if d in s.datasets]:
+    names = [d for d in datasets if d in s.datasets]
+    jobs = []
+    for name in names:
+        var = _omklgf_variants(len(load_stream(name, s)[1]))
+        text = next(iter(var))
+        jobs += [(name, {v: ("OMKLGF", prm) for v, prm in var.items()}, R), (name, {text: ("OMKLGF", var[text])}, None)]
+    done = run_jobs(jobs, s)                                                  # every dataset's cells: one sweep
+    for k, name in enumerate(names):
         X, y = load_stream(name, s)
         T = len(y)
         var = _omklgf_variants(T)
         text = next(iter(var))
-        res = run_learners(name, {v: ("OMKLGF", prm) for v, prm in var.items()}, s, repetitions=R)
-        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in
-                    run_learners(name, {text: ("OMKLGF", var[text])}, s).values()})
+        res = done[2 * k]
+        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in done[2 * k + 1].values()})
         if name == "Naval":
             X17, y17 = registry.load_dataset("naval", s.T_quick if s.quick else None, variant="17")
             P_ = registry.learners()["OMKLGF"](**var[text], seed=s.seed).run_repetitions(X17, y17, R)
@@ -579,12 +635,17 @@ def investigate_sfgr(s: Settings) -> pd.DataFrame:
     ``paper003_investigation_sfgr``; never scorecard rows."""
     R = min(INVESTIGATION_REPETITIONS, s.repetitions)
     rows = []
+    jobs = []
     for name in s.datasets:
         var = _sfgr_variants(len(load_stream(name, s)[1]))
         text = next(iter(var))
-        res = run_learners(name, {v: ("SFGMKLR", prm) for v, prm in var.items()}, s, repetitions=R)
-        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in
-                    run_learners(name, {text: ("SFGMKLR", var[text])}, s).values()})
+        jobs += [(name, {v: ("SFGMKLR", prm) for v, prm in var.items()}, R), (name, {text: ("SFGMKLR", var[text])}, None)]
+    done = run_jobs(jobs, s)                                                  # every dataset's cells: one sweep
+    for k, name in enumerate(s.datasets):
+        var = _sfgr_variants(len(load_stream(name, s)[1]))
+        text = next(iter(var))
+        res = done[2 * k]
+        res.update({f"{text}, R = {s.repetitions} (section 5; the tables' cell)": r for r in done[2 * k + 1].values()})
         rows += _variant_rows(name, res, {v: ("SFG-MKL-R", v) for v in res}, s, base=text)
         print(f"{name}: SFG-MKL-R investigation done ({len(var)} variants)", flush=True)
     return pd.DataFrame(rows)
