@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.linalg import qr_insert, solve_triangular
+from scipy.linalg import get_lapack_funcs, qr_insert, solve_triangular
 
 from ..sherman_morrison import sm_predict, sm_update
 from ..validation import (
@@ -19,6 +19,26 @@ from ..validation import (
 from ._base import _gaussian_log_loss, _RidgeBase
 
 __all__ = ["OnlineRidge", "BayesianRidge"]
+
+# The two routines of a Cholesky step, called as scipy's solve_triangular and qr_insert call them,
+# without their per-call wrappers (argument checks, the array-API batching layer: most of a step's
+# time for n ~ 5): the same compiled routines on the same arrays, so the same numbers.
+_trtrs = get_lapack_funcs("trtrs", dtype=np.float64)          # LAPACK dtrtrs, what solve_triangular calls
+_qr_insert = getattr(qr_insert, "__wrapped__", qr_insert)     # scipy's compiled qr_insert itself
+
+
+def _solve_upper_transposed(R, x):
+    """R^{-T} x for an upper-triangular R: ``solve_triangular(R, x, trans="T", check_finite=False)``'s
+    LAPACK call (on R, or on R' read as lower-triangular when R is not Fortran-ordered)."""
+    if R.flags.f_contiguous:
+        z, info = _trtrs(R, x, overwrite_b=False, lower=False, trans=1, unitdiag=False)
+    else:
+        z, info = _trtrs(R.T, x, overwrite_b=False, lower=True, trans=0, unitdiag=False)
+    if info > 0:
+        raise np.linalg.LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
+    if info < 0:
+        raise ValueError(f"illegal value in {-info}-th argument of internal trtrs")
+    return z
 
 
 class OnlineRidge(_RidgeBase):
@@ -136,7 +156,16 @@ class OnlineRidge(_RidgeBase):
         return np.concatenate([X, np.ones(X.shape[:-1] + (1,))], axis=-1)
 
     def _check_x(self, x):
-        x = self._augment(check_point(x, self._dim(), "x"))
+        return self._checked(x)[1]
+
+    def _checked(self, x):
+        v = check_point(x, self._dim(), "x")
+        return v, self._inputs(v)
+
+    def _inputs(self, v):
+        """The algorithm's input from the checked x_t (with the constant feature of ``fit_intercept``);
+        the state A_0, b_0 is created on the first one."""
+        x = self._augment(v)
         if self.b_ is None:  # A_0 = aI, b_0 = 0, sized on the first input
             n = x.shape[0]
             self.b_ = np.zeros(n)
@@ -157,7 +186,7 @@ class OnlineRidge(_RidgeBase):
     def _gamma_h(self, x):
         if self.solver == "cholesky":
             n = x.shape[0]
-            z = solve_triangular(self._Rc[:, :n], x, trans="T", lower=False, check_finite=False)
+            z = _solve_upper_transposed(self._Rc[:, :n], x)   # R_{t-1}^{-T} x_t
             gamma = float(self._Rc[:, n] @ z)          # c_{t-1}'R_{t-1}^{-T}x_t = b_{t-1}'A_{t-1}^{-1}x_t
             h = float(z @ z)                           # x_t'A_{t-1}^{-1}x_t
             return gamma, h, None
@@ -172,7 +201,10 @@ class OnlineRidge(_RidgeBase):
             # R_t'c_t = R_{t-1}'c_{t-1} + y_t x_t = b_t. (Row signs of R_t may flip; z'z and
             # c'z do not depend on them.)
             n = x.shape[0]
-            R = qr_insert(self._eye, self._Rc, np.append(x, y), n, which="row", check_finite=False)[1]
+            row = np.empty(n + 1)
+            row[:n] = x
+            row[n] = y                                # the row (x_t', y_t)
+            R = _qr_insert(self._eye, self._Rc, row, n, which="row", check_finite=False)[1]
             self._Rc = np.asfortranarray(R[:n])   # contiguous: a pickled copy keeps the layout (same rounding)
             return
         # Sherman-Morrison: (A + x x')^{-1} = A^{-1} - A^{-1}x x'A^{-1} / (1 + x'A^{-1}x)
