@@ -31,9 +31,9 @@ def _solve_upper_transposed(R, x):
     """R^{-T} x for an upper-triangular R: ``solve_triangular(R, x, trans="T", check_finite=False)``'s
     LAPACK call (on R, or on R' read as lower-triangular when R is not Fortran-ordered)."""
     if R.flags.f_contiguous:
-        z, info = _trtrs(R, x, overwrite_b=False, lower=False, trans=1, unitdiag=False)
+        z, info = _trtrs(R, x, 0, 1, 0)                 # lower=False, trans=1 ('T'), unitdiag=False
     else:
-        z, info = _trtrs(R.T, x, overwrite_b=False, lower=True, trans=0, unitdiag=False)
+        z, info = _trtrs(R.T, x, 1, 0, 0)               # lower=True, trans=0 ('N'), unitdiag=False
     if info > 0:
         raise np.linalg.LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
     if info < 0:
@@ -173,6 +173,7 @@ class OnlineRidge(_RidgeBase):
                 self._Rc = np.zeros((n, n + 1))    # [R_t | c_t]
                 self._Rc[:, :n] = math.sqrt(self.a) * np.eye(n)
                 self._eye = np.eye(n)
+                self._row = np.empty(n + 1)            # the row (x_t', y_t) a step appends
             else:    # the Sherman-Morrison core of omkl_core.vaw, with lam = a
                 self._A_inv = np.eye(n) / self.a      # A_0^{-1}
                 self._w = np.zeros(n)                 # A_{t-1}^{-1} b_{t-1}
@@ -186,9 +187,11 @@ class OnlineRidge(_RidgeBase):
     def _gamma_h(self, x):
         if self.solver == "cholesky":
             n = x.shape[0]
-            z = _solve_upper_transposed(self._Rc[:, :n], x)   # R_{t-1}^{-T} x_t
-            gamma = float(self._Rc[:, n] @ z)          # c_{t-1}'R_{t-1}^{-T}x_t = b_{t-1}'A_{t-1}^{-1}x_t
-            h = float(z @ z)                           # x_t'A_{t-1}^{-1}x_t
+            Rc = self._Rc
+            z = _solve_upper_transposed(Rc[:, :n], x)  # R_{t-1}^{-T} x_t
+            # (ndarray.dot: matmul's BLAS dot for two vectors, without the ufunc machinery)
+            gamma = float(Rc[:, n].dot(z))             # c_{t-1}'R_{t-1}^{-T}x_t = b_{t-1}'A_{t-1}^{-1}x_t
+            h = float(z.dot(z))                        # x_t'A_{t-1}^{-1}x_t
             return gamma, h, None
         u, s, r = sm_predict(self._A_inv, self._w, x)  # u = A_{t-1}^{-1} x_t, s = x_t'u
         return float(r), float(s), (u, s, r)           # gamma_t = b_{t-1}' A_{t-1}^{-1} x_t = r
@@ -201,9 +204,11 @@ class OnlineRidge(_RidgeBase):
             # R_t'c_t = R_{t-1}'c_{t-1} + y_t x_t = b_t. (Row signs of R_t may flip; z'z and
             # c'z do not depend on them.)
             n = x.shape[0]
-            row = np.empty(n + 1)
+            row = self.__dict__.get("_row")
+            if row is None:                           # a learner pickled before the buffer existed
+                row = self._row = np.empty(n + 1)
             row[:n] = x
-            row[n] = y                                # the row (x_t', y_t)
+            row[n] = y                                # the row (x_t', y_t) (qr_insert copies it)
             R = _qr_insert(self._eye, self._Rc, row, n, which="row", check_finite=False)[1]
             self._Rc = np.asfortranarray(R[:n])   # contiguous: a pickled copy keeps the layout (same rounding)
             return
