@@ -115,7 +115,7 @@ from .preprocessing import StandardScaler, TargetScaler
 from .protocol import abstention_fallback, abstention_fallbacks, predict_learn
 from .regret import regret_report
 from .ridge import OnlineRidge
-from .validation import Check, check_forecast, check_label, check_point, check_vector
+from .validation import Check, Checked, check_forecast, check_label, check_point, check_vector
 
 __all__ = ["Mixture", "aggregate", "default_pool", "default_meta", "expert_name"]
 
@@ -527,10 +527,10 @@ class Mixture(Wrapper, Pairing):
         self._undo = []
         try:
             last = self._last
-            if last is not None:
+            if last is not None and not last[0].matches(x):   # another x than the one predicted on
                 xc = check_point(x, name="x")
                 if last[0].shape == xc.shape:          # z_t behind the prediction emitted: kept for this x
-                    self._last = (xc.copy(), last[1], last[2])
+                    self._last = (Checked(xc), last[1], last[2])
             super().learn_one(x, y)
         except BaseException:
             for e, (s, o) in reversed(self._undo):

@@ -288,6 +288,16 @@ class _MetaLearner(MetaLearner):
             self._step(truncate(v, self._bounds)[None, :], np.array([yv]))
         self.expert_predictions_ = v.copy()
 
+    def _learn_checked(self, z, yv: float) -> None:
+        """:meth:`learn_one` for a label ``yv`` already checked (``check_label``), for a pairing that
+        checked y_t itself (the VAW family): the forecast's update when z is the z_t of the last
+        ``predict_one``, else ``learn_one``."""
+        f = self._forecast
+        if f is not None and f[0] == self.t_ and f[1].matches(z):
+            self._learn_forecast(yv)
+        else:
+            self.learn_one(z, yv)
+
     def _learn_forecast(self, yv: float) -> None:
         """The update of :meth:`learn_one` from the forecast of the last ``predict_one`` (same step,
         same z); ``yv`` a checked label."""
