@@ -251,12 +251,13 @@ class _MetaLearner(MetaLearner):
     def predict_one(self, z) -> float:
         """Forecast of y_t from the expert forecasts z_t (shape (N,)); state unchanged."""
         v = self._check_z_one(z)
+        vc = v.copy()                                       # the forecast's own z_t (z may change after)
         compiled = self._compiled_step and use_numba()
         if compiled:
-            yhat, zb, p = self._step_forecast(v)             # the rule's step kernel: run's arithmetic
+            yhat, zb, p = self._step_forecast(vc)            # the rule's step kernel: run's arithmetic
             value = yhat
         else:
-            zb = truncate(v, self._bounds)[None, :]
+            zb = truncate(vc, self._bounds)[None, :]
             p, yhat = self._predict_step(zb)
             value = float(yhat[0])
         if not math.isfinite(value):
@@ -264,7 +265,7 @@ class _MetaLearner(MetaLearner):
                                      f"{self.t_ + 1}: its weights overflowed (z in [{v.min():.3g}, {v.max():.3g}])")
         self.expert_predictions_ = v.copy()
         # reused by learn_one on the same z (recognised by Checked, without a second scan)
-        self._forecast = (self.t_, Checked(v), v.copy(), zb, p, yhat, compiled)
+        self._forecast = (self.t_, Checked(v), vc, zb, p, yhat, compiled)
         return value
 
     def learn_one(self, z, y) -> None:
