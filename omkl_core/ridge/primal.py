@@ -7,6 +7,7 @@ import math
 import numpy as np
 from scipy.linalg import get_lapack_funcs, qr_insert, solve_triangular
 
+from ..compiled import jit, use_numba
 from ..sherman_morrison import sm_predict, sm_update
 from ..validation import (
     Boolean,
@@ -25,6 +26,28 @@ __all__ = ["OnlineRidge", "BayesianRidge"]
 # time for n ~ 5): the same compiled routines on the same arrays, so the same numbers.
 _trtrs = get_lapack_funcs("trtrs", dtype=np.float64)          # LAPACK dtrtrs, what solve_triangular calls
 _qr_insert = getattr(qr_insert, "__wrapped__", qr_insert)     # scipy's compiled qr_insert itself
+
+
+@jit
+def _add_row(b, x, y, row):  # pragma: no cover  (compiled; tests call it through the engine)
+    """b += y x (b_t = b_{t-1} + y_t x_t, NumPy's ``b += y * x`` element by element) and row <- (x', y)."""
+    n = x.shape[0]
+    for i in range(n):
+        b[i] += y * x[i]
+        row[i] = x[i]
+    row[n] = y
+
+
+@jit
+def _leading_rows(R, n):  # pragma: no cover  (compiled; tests call it through the engine)
+    """``np.asfortranarray(R[:n])``: a Fortran-ordered copy of R's first n rows (the transpose of a
+    C-ordered copy of their transpose)."""
+    cols = R.shape[1]
+    out = np.empty((cols, n))
+    for j in range(cols):
+        for i in range(n):
+            out[j, i] = R[i, j]
+    return out.T
 
 
 def _solve_upper_transposed(R, x):
@@ -197,23 +220,30 @@ class OnlineRidge(_RidgeBase):
         return float(r), float(s), (u, s, r)           # gamma_t = b_{t-1}' A_{t-1}^{-1} x_t = r
 
     def _update(self, x, y, gamma, h, cache):
-        self.b_ += y * x                               # b_t = b_{t-1} + y_t x_t
-        if self.solver == "cholesky":
-            # [R_t | c_t] = the triangular part of Q'[[R_{t-1}, c_{t-1}], [x_t', y_t]] (Givens
-            # rotations, scipy's qr_insert): A_t = R_t'R_t = A_{t-1} + x_t x_t' and
-            # R_t'c_t = R_{t-1}'c_{t-1} + y_t x_t = b_t. (Row signs of R_t may flip; z'z and
-            # c'z do not depend on them.)
-            n = x.shape[0]
-            row = self.__dict__.get("_row")
-            if row is None:                           # a learner pickled before the buffer existed
-                row = self._row = np.empty(n + 1)
-            row[:n] = x
-            row[n] = y                                # the row (x_t', y_t) (qr_insert copies it)
-            R = _qr_insert(self._eye, self._Rc, row, n, which="row", check_finite=False)[1]
-            self._Rc = np.asfortranarray(R[:n])   # contiguous: a pickled copy keeps the layout (same rounding)
+        if self.solver != "cholesky":
+            self.b_ += y * x                           # b_t = b_{t-1} + y_t x_t
+            # Sherman-Morrison: (A + x x')^{-1} = A^{-1} - A^{-1}x x'A^{-1} / (1 + x'A^{-1}x)
+            sm_update(self._A_inv, self._w, *cache, y)
             return
-        # Sherman-Morrison: (A + x x')^{-1} = A^{-1} - A^{-1}x x'A^{-1} / (1 + x'A^{-1}x)
-        sm_update(self._A_inv, self._w, *cache, y)
+        # [R_t | c_t] = the triangular part of Q'[[R_{t-1}, c_{t-1}], [x_t', y_t]] (Givens
+        # rotations, scipy's qr_insert): A_t = R_t'R_t = A_{t-1} + x_t x_t' and
+        # R_t'c_t = R_{t-1}'c_{t-1} + y_t x_t = b_t. (Row signs of R_t may flip; z'z and
+        # c'z do not depend on them.)
+        n = x.shape[0]
+        row = self.__dict__.get("_row")
+        if row is None:                                # a learner pickled before the buffer existed
+            row = self._row = np.empty(n + 1)
+        numba = use_numba()
+        if numba:
+            _add_row(self.b_, x, y, row)               # the two statements below, one compiled call
+        else:
+            self.b_ += y * x                           # b_t = b_{t-1} + y_t x_t
+            row[:n] = x
+            row[n] = y                                 # the row (x_t', y_t) (qr_insert copies it)
+        R = _qr_insert(self._eye, self._Rc, row, n, which="row", check_finite=False)[1]
+        # [R_t | c_t]: R's first n rows, Fortran-ordered (the layout trtrs reads without a copy; a
+        # pickled copy keeps it, so the same rounding)
+        self._Rc = _leading_rows(R, n) if numba else np.asfortranarray(R[:n])
 
     @property
     def chol_(self) -> np.ndarray:
