@@ -18,6 +18,13 @@ Numba), and perform the NumPy rule's floating-point operations in the same order
 State arrays are updated in place; the caller reads them from, and stores them back on, the
 learner, so ``run`` continues from the current state on either engine.  Formulas: see the
 classes (``ewa.py``, ``aa.py``, ``opera_rules.py``; ref. A.1-A.6 and B, P000 eqs. (28)-(29)).
+
+The step path (issue 44): each rule but the calibrated EWA is two helpers, ``_<rule>_forecast``
+and ``_<rule>_learn`` (one step's forecast and update), which its whole-stream kernel loops over
+and its step kernels ``<rule>_step_forecast`` (the truncation (28) of one z_t, then the forecast)
+and ``<rule>_step_learn`` call once, for the rule's ``predict_one`` / ``learn_one`` on this engine:
+one code, so ``run``'s numbers bit for bit (no fast-math flags: a helper inlined or not computes
+the same).
 """
 from __future__ import annotations
 
