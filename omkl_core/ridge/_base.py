@@ -100,10 +100,11 @@ class _RidgeBase(OnlineLearner):
 
     def predict_one(self, x) -> float:
         """gamma_t (clipped to [-clip, clip] if ``clip`` is set), before y_t is revealed."""
-        v, x = self._checked(x)
-        gamma, h, cache = self._gamma_h(x)
-        # reused by learn_one on the same x_t, recognised by Checked without a second scan
-        self._forecast = (self.t_, Checked(v), x.copy(), (gamma, h, cache))
+        v, xa = self._checked(x)
+        gamma, h, cache = self._gamma_h(xa)
+        # reused by learn_one on the same x_t, recognised by Checked without a second scan; the
+        # learner's input kept where it is not the checked x_t itself (which learn_one is given again)
+        self._forecast = (self.t_, Checked(v), None if xa is v else xa, (gamma, h, cache))
         return self._clip(gamma)
 
     def learn_one(self, x, y) -> None:
@@ -111,11 +112,11 @@ class _RidgeBase(OnlineLearner):
         ``predict_one``'s gamma_t and h_t when it saw the same x_t at this step)."""
         f = self._forecast
         if f is not None and f[0] == self.t_ and f[1].matches(x):     # the x_t predict_one checked
-            self._step(f[2], check_label(y, "y"), f[3])
+            self._step(x if f[2] is None else f[2], check_label(y, "y"), f[3])
             return
-        x = self._check_x(x)
+        v, x = self._checked(x)
         y = check_label(y, "y")
-        self._step(x, y, f[3] if f is not None and f[0] == self.t_ and np.array_equal(f[2], x) else None)
+        self._step(x, y, f[3] if f is not None and f[0] == self.t_ and f[1].matches(v) else None)
 
     def _step(self, x, y, forecast=None):
         self._forecast = None

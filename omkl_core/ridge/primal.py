@@ -39,15 +39,12 @@ def _add_row(b, x, y, row):  # pragma: no cover  (compiled; tests call it throug
 
 
 @jit
-def _leading_rows(R, n):  # pragma: no cover  (compiled; tests call it through the engine)
-    """``np.asfortranarray(R[:n])``: a Fortran-ordered copy of R's first n rows (the transpose of a
-    C-ordered copy of their transpose)."""
-    cols = R.shape[1]
-    out = np.empty((cols, n))
+def _leading_rows(R, out):  # pragma: no cover  (compiled; tests call it through the engine)
+    """out[...] = R[:n] for out (n, cols): ``np.asfortranarray(R[:n])`` into a Fortran-ordered array."""
+    n, cols = out.shape
     for j in range(cols):
         for i in range(n):
-            out[j, i] = R[i, j]
-    return out.T
+            out[i, j] = R[i, j]
 
 
 def _solve_upper_transposed(R, x):
@@ -240,10 +237,14 @@ class OnlineRidge(_RidgeBase):
             self.b_ += y * x                           # b_t = b_{t-1} + y_t x_t
             row[:n] = x
             row[n] = y                                 # the row (x_t', y_t) (qr_insert copies it)
-        R = _qr_insert(self._eye, self._Rc, row, n, which="row", check_finite=False)[1]
+        R = _qr_insert(self._eye, self._Rc, row, n, "row", None, False, False)[1]   # which="row", check_finite=False
         # [R_t | c_t]: R's first n rows, Fortran-ordered (the layout trtrs reads without a copy; a
         # pickled copy keeps it, so the same rounding)
-        self._Rc = _leading_rows(R, n) if numba else np.asfortranarray(R[:n])
+        if numba:
+            Rc = self._Rc = np.empty((n, n + 1), order="F")
+            _leading_rows(R, Rc)
+        else:
+            self._Rc = np.asfortranarray(R[:n])
 
     @property
     def chol_(self) -> np.ndarray:
