@@ -7,7 +7,7 @@ import math
 import numpy as np
 from scipy.linalg import get_lapack_funcs, qr_insert, solve_triangular
 
-from ..compiled import jit, use_numba
+from ..compiled import use_numba
 from ..sherman_morrison import sm_predict, sm_update
 from ..validation import (
     Boolean,
@@ -17,6 +17,7 @@ from ..validation import (
     check_point,
     check_scalar,
 )
+from . import _cholesky
 from ._base import _gaussian_log_loss, _RidgeBase
 
 __all__ = ["OnlineRidge", "BayesianRidge"]
@@ -28,25 +29,6 @@ _trtrs = get_lapack_funcs("trtrs", dtype=np.float64)          # LAPACK dtrtrs, w
 _qr_insert = getattr(qr_insert, "__wrapped__", qr_insert)     # scipy's compiled qr_insert itself
 
 
-@jit
-def _add_row(b, x, y, row):  # pragma: no cover  (compiled; tests call it through the engine)
-    """b += y x (b_t = b_{t-1} + y_t x_t, NumPy's ``b += y * x`` element by element) and row <- (x', y)."""
-    n = x.shape[0]
-    for i in range(n):
-        b[i] += y * x[i]
-        row[i] = x[i]
-    row[n] = y
-
-
-@jit
-def _leading_rows(R, out):  # pragma: no cover  (compiled; tests call it through the engine)
-    """out[...] = R[:n] for out (n, cols): ``np.asfortranarray(R[:n])`` into a Fortran-ordered array."""
-    n, cols = out.shape
-    for j in range(cols):
-        for i in range(n):
-            out[i, j] = R[i, j]
-
-
 def _solve_upper_transposed(R, x):
     """R^{-T} x for an upper-triangular R: ``solve_triangular(R, x, trans="T", check_finite=False)``'s
     LAPACK call (on R, or on R' read as lower-triangular when R is not Fortran-ordered)."""
@@ -54,11 +36,16 @@ def _solve_upper_transposed(R, x):
         z, info = _trtrs(R, x, 0, 1, 0)                 # lower=False, trans=1 ('T'), unitdiag=False
     else:
         z, info = _trtrs(R.T, x, 1, 0, 0)               # lower=True, trans=0 ('N'), unitdiag=False
+    _trtrs_info(info)
+    return z
+
+
+def _trtrs_info(info) -> None:
+    """solve_triangular's errors for LAPACK trtrs's ``info``."""
     if info > 0:
         raise np.linalg.LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
     if info < 0:
         raise ValueError(f"illegal value in {-info}-th argument of internal trtrs")
-    return z
 
 
 class OnlineRidge(_RidgeBase):
@@ -208,7 +195,11 @@ class OnlineRidge(_RidgeBase):
         if self.solver == "cholesky":
             n = x.shape[0]
             Rc = self._Rc
-            z = _solve_upper_transposed(Rc[:, :n], x)  # R_{t-1}^{-T} x_t
+            if Rc.flags.f_contiguous and use_numba():  # the compiled step: the same LAPACK call
+                z = np.empty(n)
+                _trtrs_info(_cholesky.forecast(Rc, x, z, _cholesky.routines()[0]))   # R_{t-1}^{-T} x_t
+            else:
+                z = _solve_upper_transposed(Rc[:, :n], x)  # R_{t-1}^{-T} x_t
             # (ndarray.dot: matmul's BLAS dot for two vectors, without the ufunc machinery)
             gamma = float(Rc[:, n].dot(z))             # c_{t-1}'R_{t-1}^{-T}x_t = b_{t-1}'A_{t-1}^{-1}x_t
             h = float(z.dot(z))                        # x_t'A_{t-1}^{-1}x_t
@@ -227,24 +218,21 @@ class OnlineRidge(_RidgeBase):
         # R_t'c_t = R_{t-1}'c_{t-1} + y_t x_t = b_t. (Row signs of R_t may flip; z'z and
         # c'z do not depend on them.)
         n = x.shape[0]
+        if use_numba():                                # the compiled step: the same LAPACK / BLAS calls
+            Rc = np.empty((n, n + 1), order="F")
+            _cholesky.update(self._Rc, x, y, self.b_, Rc, *_cholesky.routines()[1:])
+            self._Rc = Rc
+            return
+        self.b_ += y * x                               # b_t = b_{t-1} + y_t x_t
         row = self.__dict__.get("_row")
         if row is None:                                # a learner pickled before the buffer existed
             row = self._row = np.empty(n + 1)
-        numba = use_numba()
-        if numba:
-            _add_row(self.b_, x, y, row)               # the two statements below, one compiled call
-        else:
-            self.b_ += y * x                           # b_t = b_{t-1} + y_t x_t
-            row[:n] = x
-            row[n] = y                                 # the row (x_t', y_t) (qr_insert copies it)
+        row[:n] = x
+        row[n] = y                                     # the row (x_t', y_t) (qr_insert copies it)
         R = _qr_insert(self._eye, self._Rc, row, n, "row", None, False, False)[1]   # which="row", check_finite=False
         # [R_t | c_t]: R's first n rows, Fortran-ordered (the layout trtrs reads without a copy; a
         # pickled copy keeps it, so the same rounding)
-        if numba:
-            Rc = self._Rc = np.empty((n, n + 1), order="F")
-            _leading_rows(R, Rc)
-        else:
-            self._Rc = np.asfortranarray(R[:n])
+        self._Rc = np.asfortranarray(R[:n])
 
     @property
     def chol_(self) -> np.ndarray:
