@@ -477,6 +477,7 @@ class Mixture(Wrapper, Pairing):
         self.expert_names_ = names
         self._trusted = [_refuses_before_learning(e) for e in self.learners_]
         self._meta_trusted = _refuses_before_learning(self.meta_)
+        self._experts_check = all(self._trusted)    # every expert checks x_t and y_t itself, first thing
         self._learn_order = sorted(range(N), key=lambda j: self._trusted[j])   # experts are independent
         self._undo = []
         self._first_fallback = first_fallback(self.meta_)
@@ -495,6 +496,23 @@ class Mixture(Wrapper, Pairing):
         return _fallback_sequence(self.label_sum_, self.t_, y, self._first_fallback)
 
     # ---- one step ---------------------------------------------------------------------
+    def _point(self, x):
+        """x_t as the experts get it: checked here (``check_point``) unless every expert is one of omkl's
+        learners and x_t a 1-D float64 array: those check it themselves before anything else (the same
+        check, naming x), so the first of them refuses bad values before any state changes."""
+        if getattr(self, "_experts_check", False) and type(x) is np.ndarray and x.dtype == np.float64 \
+                and x.ndim == 1:
+            return x
+        return check_point(x, name="x")
+
+    def _label(self, y, pending: bool) -> float:
+        """y_t as a float: checked here (``check_label``) unless every expert is one of omkl's learners,
+        y_t a float and the step's forecasts made (``pending``): then the first thing to happen is the
+        first expert's learn_one, which checks y_t (naming y) before any state changes."""
+        if pending and getattr(self, "_experts_check", False) and type(y) in (float, np.float64):
+            return float(y)
+        return check_label(y, "y")
+
     def _expert_forecast(self, j, x):
         """z_{t,j} (float) or None (abstains); NaN/inf is an error."""
         z = self.learners_[j].predict_one(x)

@@ -91,6 +91,15 @@ class Pairing(OnlineLearner):
     def _check_step(self, x, y: float) -> None:
         """Checks or warnings on a labelled step (x_t, y_t), before anything learns."""
 
+    def _point(self, x):
+        """x_t checked before any expert sees it (``check_point``, naming x)."""
+        return check_point(x, name="x")
+
+    def _label(self, y, pending: bool) -> float:
+        """y_t checked before anything learns it (``check_label``, naming y), as a float; ``pending``:
+        the experts' forecasts of x_t are cached (nothing runs before the experts learn y_t)."""
+        return check_label(y, "y")
+
     def _learn_meta(self, z, y: float) -> None:
         """The meta-learner learns (z_t, y_t), y_t already checked (default: its ``learn_one``)."""
         self.meta_.learn_one(z, y)
@@ -123,15 +132,16 @@ class Pairing(OnlineLearner):
 
     def predict_one(self, x) -> float:
         """yhat_t = meta(z_t) from x_t (d,): the experts' forecasts, then the meta-learner's."""
-        z, _ = self._forecasts(check_point(x, name="x"))
+        z, _ = self._forecasts(self._point(x))
         return float(self.meta_.predict_one(z))
 
     def learn_one(self, x, y) -> None:
         """Reveal y_t: every expert learns (x_t, y_t), then the meta-learner learns (z_t, y_t)."""
         last = self._last
-        if last is None or not last[0].matches(x):   # else the x_t predict_one checked
-            x = check_point(x, name="x")
-        y = check_label(y, "y")
+        pending = last is not None and last[0].matches(x)   # the x_t predict_one checked and forecast
+        if not pending:
+            x = self._point(x)
+        y = self._label(y, pending)
         self._check_step(x, y)
         z, aux = self._forecasts(x)                 # z_t: forecasts made before y_t
         self._learn_experts(x, y, aux)
