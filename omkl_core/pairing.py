@@ -100,6 +100,10 @@ class Pairing(OnlineLearner):
         the experts' forecasts of x_t are cached (nothing runs before the experts learn y_t)."""
         return check_label(y, "y")
 
+    def _meta_forecast(self, z) -> float:
+        """The meta-learner's forecast from z_t (default: its ``predict_one``)."""
+        return self.meta_.predict_one(z)
+
     def _learn_meta(self, z, y: float) -> None:
         """The meta-learner learns (z_t, y_t), y_t already checked (default: its ``learn_one``)."""
         self.meta_.learn_one(z, y)
@@ -133,7 +137,7 @@ class Pairing(OnlineLearner):
     def predict_one(self, x) -> float:
         """yhat_t = meta(z_t) from x_t (d,): the experts' forecasts, then the meta-learner's."""
         z, _ = self._forecasts(self._point(x))
-        return float(self.meta_.predict_one(z))
+        return float(self._meta_forecast(z))
 
     def learn_one(self, x, y) -> None:
         """Reveal y_t: every expert learns (x_t, y_t), then the meta-learner learns (z_t, y_t)."""

@@ -250,7 +250,17 @@ class _MetaLearner(MetaLearner):
     # ---- public API -------------------------------------------------------------------
     def predict_one(self, z) -> float:
         """Forecast of y_t from the expert forecasts z_t (shape (N,)); state unchanged."""
-        v = self._check_z_one(z)
+        return self._forecast_of(self._check_z_one(z))
+
+    def _forecast_computed(self, z) -> float:
+        """:meth:`predict_one` for forecasts z_t a pairing computed itself (the VAW family's expert
+        layer: a float64 (N,) array): not scanned (a non-finite z_t gives a non-finite forecast,
+        refused as ever); the state for N created as by the first ``predict_one``."""
+        self._ensure_state(1, z.shape[0], False)
+        return self._forecast_of(z)
+
+    def _forecast_of(self, v) -> float:
+        """The forecast of a checked z_t ``v`` (the body of :meth:`predict_one`)."""
         vc = v.copy()                                       # the forecast's own z_t (z may change after)
         compiled = self._compiled_step and use_numba()
         if compiled:

@@ -7,7 +7,7 @@ from ..sherman_morrison import sm_forecast, sm_predict, sm_update
 from ..validation import Boolean, Options, Positive
 from ..vaw import kernels as _vaw
 from . import _stated
-from ._base import _MetaLearner, _stated_inputs, truncate
+from ._base import _MetaLearner, _stated_inputs
 
 
 class VAWMeta(_MetaLearner):
@@ -130,12 +130,17 @@ class VAWMeta(_MetaLearner):
         if not (P.flags.writeable and w.flags.writeable and P.flags.c_contiguous and w.flags.c_contiguous):
             P = d["_P"] = np.array(P, order="C")            # e.g. unpickled from a read-only map: the
             w = self.w_ = np.array(w, order="C")            # compiled pass works in place
-        zb = np.ascontiguousarray(truncate(v, self._bounds))[None, :]   # eq. (28) ("VAW2 (trunc)") or z_t
-        U, RS = np.empty_like(zb), np.empty((1, 2))
+        # eq. (28) ("VAW2 (trunc)") or z_t itself (v: the forecast's own contiguous copy)
+        zb = (v if self._bounds is None else np.clip(v, *self._bounds))[None, :]
+        N = zb.shape[1]
+        U, RS = np.empty((1, N)), np.empty((1, 2))
         V, d["_pending"] = d.get("_pending"), None
-        _vaw.sm_step_forecast(zb, P, w, U if V is None else V, V is not None, U, RS, work=self._work(zb.shape[1]))
+        work = d.get("_workspace")
+        if work is None or work.shape[1] < N or not work.flags.writeable:
+            work = self._work(N)
+        _vaw.sm_step_forecast(zb, P, w, U if V is None else V, V is not None, U, RS, False, work)
         d["_upper_stale"] = True
-        r, s = RS[0, 0], RS[0, 1]
+        r, s = RS.item(0), RS.item(1)
         return (r if self.ridge else r * (1.0 / (1.0 + s))), zb, (U, RS)     # eq. (9) as sm_run
 
     def _step_learn(self, zb, y, yhat, aux):

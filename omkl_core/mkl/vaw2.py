@@ -403,6 +403,9 @@ class VAWFamily(Pairing):
     def _check_step(self, x, y) -> None:
         self._warn_unscaled(x, y, stacklevel=4)         # the caller of learn_one
 
+    def _meta_forecast(self, z) -> float:
+        return self.meta_._forecast_computed(z)         # the meta-learner of this class: z_t from the experts
+
     def _learn_meta(self, z, y) -> None:
         self.meta_._learn_checked(z, y)                 # the meta-learner of this class: y_t checked once
 
