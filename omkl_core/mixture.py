@@ -513,9 +513,9 @@ class Mixture(Wrapper, Pairing):
             return float(y)
         return check_label(y, "y")
 
-    def _expert_forecast(self, j, x):
-        """z_{t,j} (float) or None (abstains); NaN/inf is an error."""
-        z = self.learners_[j].predict_one(x)
+    def _checked_forecast(self, j, z):
+        """Expert j's forecast ``z`` = z_{t,j} as a float, or None (abstains); NaN/inf or not a number is
+        an error naming the expert."""
         if type(z) is float and math.isfinite(z):     # what omkl's learners return: nothing to convert
             return z
         z = check_forecast(z, f"learners[{j}] ({type(self.learners_[j]).__name__}) forecast at step {self.t_ + 1}")
@@ -529,7 +529,10 @@ class Mixture(Wrapper, Pairing):
     def _predict_experts(self, x):
         """(z_t, (abstained, any abstained)) from the experts' states after steps < t, the sleeping
         experts' entries substituted (module docstring; the pairing caches them until learn_one)."""
-        raw = [self._expert_forecast(j, x) for j in range(len(self.learners_))]
+        raw = []
+        for j, e in enumerate(self.learners_):         # in turn: an expert that fails stops the step
+            z = e.predict_one(x)
+            raw.append(z if type(z) is float and math.isfinite(z) else self._checked_forecast(j, z))
         if None not in raw:
             return np.array(raw, dtype=np.float64), (np.zeros(len(raw), dtype=bool), False)
         abstained = np.array([r is None for r in raw])

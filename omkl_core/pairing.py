@@ -147,7 +147,7 @@ class Pairing(OnlineLearner):
             x = self._point(x)
         y = self._label(y, pending)
         self._check_step(x, y)
-        z, aux = self._forecasts(x)                 # z_t: forecasts made before y_t
+        z, aux = (last[1], last[2]) if pending else self._forecasts(x)   # z_t: forecasts made before y_t
         self._learn_experts(x, y, aux)
         self._learn_meta(z, y)
         self._finish_step(z, aux, y)
