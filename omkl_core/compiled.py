@@ -29,7 +29,7 @@ import types
 
 from .settings import Setting
 
-__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit"]
+__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit", "lowered"]
 
 ENGINES = ("auto", "numpy", "numba")
 _ENGINE = Setting("engine", ENGINES, "OMKL_ENGINE")     # the one switch (omkl_core.settings)
@@ -122,3 +122,15 @@ def jit(fn=None, *, reassociate: bool = False):
     wrapper._omkl_compile = _omkl_compile
     return wrapper
 
+
+def lowered(build):
+    """Decorator: a helper of compiled functions that Numba cannot compile from Python source (e.g. a
+    ``numba.extending.intrinsic``), made by ``build()`` on the first compile of a :func:`jit` function
+    that names it; ``build`` imports Numba itself, so the module that defines it does not. The
+    decorated name is the helper inside compiled code; called from Python it raises."""
+    @functools.wraps(build)
+    def placeholder(*args):
+        raise RuntimeError(f"{build.__name__} is a helper of compiled functions: it cannot be called from Python")
+
+    placeholder._omkl_compile = functools.lru_cache(maxsize=None)(build)
+    return placeholder

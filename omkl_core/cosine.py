@@ -87,7 +87,10 @@ def library() -> str:
     """The library :func:`cos` uses now (``"auto"`` resolved)."""
     name = _LIBRARY.requested()
     if name == "auto":
-        return next(n for n in PREFERENCE if _imports(n))
+        for n in PREFERENCE:
+            if _imports(n):
+                return n
+        return "numpy"                           # always importable (PREFERENCE ends with it)
     if not _imports(name):
         raise ImportError(f"cosine library {name!r} was requested (OMKL_COS or cosine.set_library) but it does "
                           "not import: pip install 'omkl[fast]', or use 'numpy'")
@@ -172,12 +175,25 @@ def mkl_exp():
     return _exp
 
 
+def _address(a) -> int:
+    """The address of a C-contiguous float64 array's first element (``a.ctypes.data``; through a ctypes
+    view of the buffer when the array is writable: a third of the cost, for one step's features)."""
+    if a.flags.writeable and a.size:
+        return ctypes.addressof(ctypes.c_double.from_buffer(a))
+    return a.ctypes.data
+
+
 def _mkl_cos(x, out):
     fn = _mkl_vm()
     if x.dtype == np.float64 and x.flags.c_contiguous and out.flags.c_contiguous and out.dtype == np.float64:
+        size = x.size
+        if size <= 1 << 30:                                     # one call (MKL_INT is 32 bits, LP64)
+            dst = _address(out)
+            fn(size, dst if x is out else _address(x), dst, _VML_HA)
+            return out
         src, dst = x.reshape(-1), out.reshape(-1)
-        for s in range(0, src.size, 1 << 30):                  # MKL_INT is 32 bits (LP64)
-            n = min(1 << 30, src.size - s)
+        for s in range(0, size, 1 << 30):
+            n = min(1 << 30, size - s)
             fn(n, src[s:].ctypes.data, dst[s:].ctypes.data, _VML_HA)
         return out
     tmp = np.array(x, dtype=np.float64, order="C")           # a strided view: computed contiguous

@@ -83,6 +83,9 @@ def _draw(rng: np.random.Generator, kind: str, sigma: float, d: int, m: int, map
     return omega, b
 
 
+_SQRT2 = np.sqrt(2.0)       # the cos map's factor (a NumPy float64, computed once)
+
+
 def apply_feature_map(xp, proj, b, feature_map: str, m: int, out=None):
     """The feature map applied to projections: ``proj`` = x^T omega (..., m) -> (..., m) or (..., 2m).
 
@@ -101,7 +104,7 @@ def apply_feature_map(xp, proj, b, feature_map: str, m: int, out=None):
         if b is not None:                                            # else proj holds <omega, x> + b already
             proj = xp.add(proj, b, out=out)
         _cos(xp, proj, out)
-        out *= np.sqrt(2.0)                                          # sqrt(2) cos(<omega, x> + b)
+        out *= _SQRT2                                                # sqrt(2) cos(<omega, x> + b)
         return out
     scale = 1.0 / np.sqrt(m)
     if out is None:

@@ -115,7 +115,7 @@ from .preprocessing import StandardScaler, TargetScaler
 from .protocol import abstention_fallback, abstention_fallbacks, predict_learn
 from .regret import regret_report
 from .ridge import OnlineRidge
-from .validation import Check, check_forecast, check_label, check_point, check_vector
+from .validation import Check, Checked, check_forecast, check_label, check_point, check_vector
 
 __all__ = ["Mixture", "aggregate", "default_pool", "default_meta", "expert_name"]
 
@@ -476,6 +476,8 @@ class Mixture(Wrapper, Pairing):
         self.learners_ = [fresh(e) for e in templates]
         self.expert_names_ = names
         self._trusted = [_refuses_before_learning(e) for e in self.learners_]
+        self._meta_trusted = _refuses_before_learning(self.meta_)
+        self._experts_check = all(self._trusted)    # every expert checks x_t and y_t itself, first thing
         self._learn_order = sorted(range(N), key=lambda j: self._trusted[j])   # experts are independent
         self._undo = []
         self._first_fallback = first_fallback(self.meta_)
@@ -494,10 +496,29 @@ class Mixture(Wrapper, Pairing):
         return _fallback_sequence(self.label_sum_, self.t_, y, self._first_fallback)
 
     # ---- one step ---------------------------------------------------------------------
-    def _expert_forecast(self, j, x):
-        """z_{t,j} (float) or None (abstains); NaN/inf is an error."""
-        z = check_forecast(self.learners_[j].predict_one(x),
-                           f"learners[{j}] ({type(self.learners_[j]).__name__}) forecast at step {self.t_ + 1}")
+    def _point(self, x):
+        """x_t as the experts get it: checked here (``check_point``) unless every expert is one of omkl's
+        learners and x_t a 1-D float64 array: those check it themselves before anything else (the same
+        check, naming x), so the first of them refuses bad values before any state changes."""
+        if getattr(self, "_experts_check", False) and type(x) is np.ndarray and x.dtype == np.float64 \
+                and x.ndim == 1:
+            return x
+        return check_point(x, name="x")
+
+    def _label(self, y, pending: bool) -> float:
+        """y_t as a float: checked here (``check_label``) unless every expert is one of omkl's learners,
+        y_t a float and the step's forecasts made (``pending``): then the first thing to happen is the
+        first expert's learn_one, which checks y_t (naming y) before any state changes."""
+        if pending and getattr(self, "_experts_check", False) and type(y) in (float, np.float64):
+            return float(y)
+        return check_label(y, "y")
+
+    def _checked_forecast(self, j, z):
+        """Expert j's forecast ``z`` = z_{t,j} as a float, or None (abstains); NaN/inf or not a number is
+        an error naming the expert."""
+        if type(z) is float and math.isfinite(z):     # what omkl's learners return: nothing to convert
+            return z
+        z = check_forecast(z, f"learners[{j}] ({type(self.learners_[j]).__name__}) forecast at step {self.t_ + 1}")
         if z is None:
             return None
         if not math.isfinite(z):
@@ -506,12 +527,17 @@ class Mixture(Wrapper, Pairing):
         return z
 
     def _predict_experts(self, x):
-        """(z_t, abstained) from the experts' states after steps < t, the sleeping experts' entries
-        substituted (module docstring; the pairing caches them until learn_one)."""
-        raw = [self._expert_forecast(j, x) for j in range(len(self.learners_))]
+        """(z_t, (abstained, any abstained)) from the experts' states after steps < t, the sleeping
+        experts' entries substituted (module docstring; the pairing caches them until learn_one)."""
+        raw = []
+        for j, e in enumerate(self.learners_):         # in turn: an expert that fails stops the step
+            z = e.predict_one(x)
+            raw.append(z if type(z) is float and math.isfinite(z) else self._checked_forecast(j, z))
+        if None not in raw:
+            return np.array(raw, dtype=np.float64), (np.zeros(len(raw), dtype=bool), False)
         abstained = np.array([r is None for r in raw])
         z = np.array([0.0 if r is None else r for r in raw], dtype=np.float64)
-        return _sleeping_step(self.meta_, z, abstained, self._fallback()), abstained
+        return _sleeping_step(self.meta_, z, abstained, self._fallback()), (abstained, True)
 
     def learn_one(self, x, y) -> None:
         """Reveal y_t: every expert learns (x, y_t), then the meta-learner (z_t, y_t), z_t the
@@ -519,28 +545,32 @@ class Mixture(Wrapper, Pairing):
         from the row predicted on (module docstring: "One forecast per expert per step"), else
         the experts' forecasts of x."""
         # atomic (DESIGN, Faults): an expert that raises leaves every expert, the meta-learner and t_
-        # as before the step. The mixture's own state and the meta-learner are copied (small); of the
-        # experts only those outside omkl's own learners (:func:`_refuses_before_learning`), which
-        # learn first, each copied before it learns: omkl's learners refuse bad input before they
-        # change state, and x and y are checked here before any expert learns.
-        saved, order = _learned_state(self, skip=("learners_",))
+        # as before the step. Of the experts only those outside omkl's own learners
+        # (:func:`_refuses_before_learning`), which learn first, are copied, each before it learns:
+        # omkl's learners refuse bad input before they change state, and x and y are checked here
+        # before any expert learns; so is the meta-learner, copied only when it is not one of omkl's.
+        # Of the mixture's own state only the step's cached forecasts can change before the last
+        # thing that may raise (the meta-learner's learn_one); the counters change after it.
+        last, meta = self._last, self.meta_
+        meta_saved = None if getattr(self, "_meta_trusted", False) else _learned_state(meta)
         self._undo = []
         try:
-            last = self._last
-            if last is not None:
+            if last is not None and not last[0].matches(x):   # another x than the one predicted on
                 xc = check_point(x, name="x")
                 if last[0].shape == xc.shape:          # z_t behind the prediction emitted: kept for this x
-                    self._last = (xc.copy(), last[1], last[2])
+                    self._last = (Checked(xc), last[1], last[2])
             super().learn_one(x, y)
         except BaseException:
             for e, (s, o) in reversed(self._undo):
                 _restore_state(e, s, o)
             self._undo = []
-            _restore_state(self, saved, order)
+            self._last = last
+            if meta_saved is not None:
+                _restore_state(meta, *meta_saved)
             raise
         self._undo = []
 
-    def _learn_experts(self, x, y, abstained):
+    def _learn_experts(self, x, y, aux):
         trusted = self._trusted
         for j in self._learn_order:                    # the experts that may raise first, each copied
             e = self.learners_[j]
@@ -548,11 +578,13 @@ class Mixture(Wrapper, Pairing):
                 self._undo.append((e, _learned_state(e)))
             e.learn_one(x, y)
 
-    def _finish_step(self, z, abstained, y):
+    def _finish_step(self, z, aux, y):
+        abstained, any_abstained = aux
         self.label_sum_ += y
-        self.n_abstained_ += abstained
+        if any_abstained:
+            self.n_abstained_ += abstained
         self.abstained_ = abstained
-        super()._finish_step(z, abstained, y)
+        super()._finish_step(z, aux, y)
 
     # ---- whole stream -----------------------------------------------------------------
     def _expert_column(self, j, X, y):

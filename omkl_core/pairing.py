@@ -47,11 +47,9 @@ VAW expert layer over N kernels' random features (paper 000 eqs. (9)-(10),
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .base import OnlineLearner
 from .protocol import predict_learn
-from .validation import check_label, check_matrix, check_point, check_vector
+from .validation import Checked, check_label, check_matrix, check_point, check_vector
 
 __all__ = ["Pairing"]
 
@@ -93,6 +91,23 @@ class Pairing(OnlineLearner):
     def _check_step(self, x, y: float) -> None:
         """Checks or warnings on a labelled step (x_t, y_t), before anything learns."""
 
+    def _point(self, x):
+        """x_t checked before any expert sees it (``check_point``, naming x)."""
+        return check_point(x, name="x")
+
+    def _label(self, y, pending: bool) -> float:
+        """y_t checked before anything learns it (``check_label``, naming y), as a float; ``pending``:
+        the experts' forecasts of x_t are cached (nothing runs before the experts learn y_t)."""
+        return check_label(y, "y")
+
+    def _meta_forecast(self, z) -> float:
+        """The meta-learner's forecast from z_t (default: its ``predict_one``)."""
+        return self.meta_.predict_one(z)
+
+    def _learn_meta(self, z, y: float) -> None:
+        """The meta-learner learns (z_t, y_t), y_t already checked (default: its ``learn_one``)."""
+        self.meta_.learn_one(z, y)
+
     def _check_stream(self, X, y) -> None:
         """Checks or warnings on a stream (X, y), before anything learns."""
 
@@ -100,7 +115,7 @@ class Pairing(OnlineLearner):
     def _reset(self):
         self.meta_ = self._make_meta()
         self.expert_predictions_ = None
-        self._last = None        # (x, z, aux) of the step predicted and not yet learned
+        self._last = None        # (Checked x, z, aux) of the step predicted and not yet learned
 
     @property
     def weights_(self):
@@ -110,27 +125,31 @@ class Pairing(OnlineLearner):
     # ---- one step -------------------------------------------------------------------------
     def _forecasts(self, x):
         """(z_t, aux) for the checked point x_t, cached until ``learn_one``: the experts forecast
-        once per step however often ``predict_one`` asks."""
+        once per step however often ``predict_one`` asks (the same x_t recognised by
+        :class:`~omkl_core.validation.Checked`: the same values)."""
         last = self._last
-        if last is not None and np.array_equal(last[0], x):
+        if last is not None and last[0].matches(x):
             return last[1], last[2]
         z, aux = self._predict_experts(x)
-        self._last = (x.copy(), z, aux)
+        self._last = (Checked(x), z, aux)
         return z, aux
 
     def predict_one(self, x) -> float:
         """yhat_t = meta(z_t) from x_t (d,): the experts' forecasts, then the meta-learner's."""
-        z, _ = self._forecasts(check_point(x, name="x"))
-        return float(self.meta_.predict_one(z))
+        z, _ = self._forecasts(self._point(x))
+        return float(self._meta_forecast(z))
 
     def learn_one(self, x, y) -> None:
         """Reveal y_t: every expert learns (x_t, y_t), then the meta-learner learns (z_t, y_t)."""
-        x = check_point(x, name="x")
-        y = check_label(y, "y")
+        last = self._last
+        pending = last is not None and last[0].matches(x)   # the x_t predict_one checked and forecast
+        if not pending:
+            x = self._point(x)
+        y = self._label(y, pending)
         self._check_step(x, y)
-        z, aux = self._forecasts(x)                 # z_t: forecasts made before y_t
+        z, aux = (last[1], last[2]) if pending else self._forecasts(x)   # z_t: forecasts made before y_t
         self._learn_experts(x, y, aux)
-        self.meta_.learn_one(z, y)
+        self._learn_meta(z, y)
         self._finish_step(z, aux, y)
 
     def _finish_step(self, z, aux, y: float) -> None:

@@ -20,6 +20,23 @@ import os
 __all__ = ["Setting"]
 
 
+def _environ_key(name: str):
+    """``name`` as CPython's ``os.environ`` keys its mapping (``encodekey``), or None elsewhere."""
+    encode = getattr(os.environ, "encodekey", None)
+    return None if encode is None else encode(name)
+
+
+def _environ_raw(name: str, key):
+    """The raw value of environment variable ``name`` as ``os.environ`` holds it now (None when unset):
+    CPython's ``os.environ`` keeps its values in a dict (``_data``, updated by every assignment to
+    ``os.environ``) that one look-up under ``key`` (:func:`_environ_key`) reads; elsewhere
+    ``os.environ.get``."""
+    data = getattr(os.environ, "_data", None)
+    if key is not None and type(data) is dict:
+        return data.get(key)
+    return os.environ.get(name)
+
+
 class Setting:
     """A named choice among ``choices`` (the first is the default), overridable by ``env``.
 
@@ -43,6 +60,8 @@ class Setting:
     def __init__(self, what: str, choices: tuple, env: str):
         self.what, self.choices, self.env = what, tuple(choices), env
         self.override: str | None = None          # set() / using(); None: from the environment
+        self._parsed: tuple | None = None          # (the variable's raw value, the choice it names): the last read
+        self._key = _environ_key(env)
 
     def check(self, name, what: str | None = None) -> str:
         """``name`` when it is one of :attr:`choices`, else a ValueError naming ``what``."""
@@ -51,10 +70,19 @@ class Setting:
         return name
 
     def requested(self) -> str:
-        """The value in force now (the default ``"auto"`` unresolved)."""
+        """The value in force now (the default ``"auto"`` unresolved). The variable is read at every
+        call (a learner's step asks: one dictionary look-up where CPython's ``os.environ`` keeps its
+        mapping, and the value parsed again only when it changed)."""
         if self.override is not None:
             return self.override
-        return self.check(os.environ.get(self.env, self.choices[0]).strip().lower() or self.choices[0], self.env)
+        raw = _environ_raw(self.env, self._key)
+        parsed = self._parsed
+        if parsed is not None and parsed[0] == raw:
+            return parsed[1]
+        text = os.environ.get(self.env, self.choices[0])
+        value = self.check(text.strip().lower() or self.choices[0], self.env)
+        self._parsed = (raw, value)
+        return value
 
     def set(self, name) -> None:
         """Set the value for the rest of the process (``None``: back to the environment variable)."""

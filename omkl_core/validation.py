@@ -16,6 +16,8 @@ Constraints (each ``constraint(value, name)`` raises ``ValueError``/``TypeError`
 Checks for data (each returns the checked value): :func:`check_point`, :func:`check_label`,
 :func:`check_vector`, :func:`check_matrix`, :func:`check_scalar`, and for scalars
 :func:`check_positive`, :func:`check_int`, :func:`check_interval`, :func:`check_option`, ...
+:class:`Checked` recognises, at the cost of one byte comparison, the very values of a point that
+passed a check (``learn_one`` after ``predict_one`` on the same x_t).
 """
 from __future__ import annotations
 
@@ -230,6 +232,37 @@ def check_point(x, d: int | None = None, name: str = "x") -> np.ndarray:
     if d is not None and v.shape[0] != d:
         raise ValueError(f"{name} has dimension {v.shape[0]}, expected d={d}")
     return v
+
+
+class Checked:
+    """The values of a float64 array that passed a check, kept to recognise them when they come back.
+
+    A learner's ``learn_one(x, y)`` usually sees the very x_t its ``predict_one`` checked (and
+    forecast from); ``Checked(v).matches(x)`` says so with one byte comparison instead of a second
+    scan (finite, :data:`MAX_MAGNITUDE`, shape). It is True only for a NumPy float64 array (exactly:
+    no subclass, no other byte order) of the same shape and the same bytes -- values that passed the
+    check; for anything else (a list, a changed entry, another dtype) it is False and the caller
+    checks in full, so bad input gets the same error as ever, before any state changes.
+
+    Parameters
+    ----------
+    v : ndarray
+        A checked float64 array (the checker's return value).
+    """
+
+    __slots__ = ("shape", "data")
+
+    def __init__(self, v: np.ndarray):
+        self.shape = v.shape
+        self.data = v.tobytes()          # a copy: later changes to v do not change it
+
+    def matches(self, a) -> bool:
+        """Whether ``a`` holds exactly the checked values (a float64 ndarray of the same shape and bytes)."""
+        return (type(a) is np.ndarray and a.dtype is _FLOAT64 and a.shape == self.shape
+                and a.tobytes() == self.data)
+
+
+_FLOAT64 = np.dtype(np.float64)
 
 
 def is_complex(a) -> bool:

@@ -18,6 +18,7 @@ rules and the Aggregating Algorithm's substitution function are specified in
 from __future__ import annotations
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -825,3 +826,71 @@ def test_meta_vaw_predict_learn_loop_equals_compiled_run_bit_for_bit(rule, seed,
     np.testing.assert_array_equal(p_loop, p_run)
     np.testing.assert_array_equal(loop_model.P_, run_model.P_)
     np.testing.assert_array_equal(loop_model.w_, run_model.w_)
+
+
+# the rules whose predict_one / learn_one run compiled step kernels on the "numba" engine, with the
+# state arrays each one keeps
+STEP_KERNEL_STATE = {
+    "EWA": ("cum_",), "EWA_gradient": ("cum_",), "AA": ("cum_loss_",),
+    "MLProd": ("log_weights_", "L_", "maxloss_", "eta_"), "MLPoly": ("regret_", "eta_", "B_"),
+    "BOA_v120": ("Rreg_", "eta_", "V_", "Bmax_"), "BOA_v122": ("Rreg_", "S_"),
+}
+
+
+@pytest.mark.skipif(not compiled.numba_available(), reason="Numba not installed")
+@pytest.mark.parametrize("rule", list(STEP_KERNEL_STATE))
+@pytest.mark.parametrize("bounds", ["default", None])
+@settings(max_examples=6)
+@given(seed=SEEDS, T=st.integers(1, 40), N=st.integers(2, 9), learn_alone=st.floats(0.0, 1.0))
+def test_compiled_step_kernels_give_run_numbers_bit_for_bit(rule, bounds, seed, T, N, learn_alone):
+    """Compiled engine (issue 44): ``predict_one`` / ``learn_one`` run the rule's step kernels, which
+    share the rule's forecast and update with its whole-stream kernel (``_kernels.<rule>_step_*``),
+    so the per-step loop -- with some steps learned without a forecast first -- gives ``run``'s
+    predictions, weights and state bit for bit; the truncation (28) is the kernel's (a clip in NumPy's
+    order) on forecasts outside [0, 1]."""
+    Z, y = _stream(seed, 1, T, N, spread=0.6)
+    if bounds is None and rule == "AA":
+        return                                                  # the AA needs [A, B]
+    no_bounds = {"bounds": None, **({"eta": 0.5} if rule.startswith("EWA") else {})}   # EWA's eta needs bounds
+    make = RULES[rule] if bounds == "default" else (lambda: RULES[rule]().clone(**no_bounds))
+    alone = int(learn_alone * T)                                # steps t < alone: learn_one only
+    with compiled.engine("numba"):
+        loop_model, run_model = make(), make()
+        p_loop = []
+        for t in range(T):
+            if t >= alone:
+                p_loop.append(loop_model.predict_one(Z[0, t]))
+            loop_model.learn_one(Z[0, t], y[t])
+        p_run = run_model.run(Z[0], y)
+    np.testing.assert_array_equal(p_loop, p_run[alone:])
+    np.testing.assert_array_equal(loop_model.weights_, run_model.weights_)
+    for name in STEP_KERNEL_STATE[rule]:
+        np.testing.assert_array_equal(getattr(loop_model, name), getattr(run_model, name), err_msg=name)
+    assert loop_model.t_ == run_model.t_ == T
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_learn_one_refuses_a_z_changed_after_predict_one_before_any_state_change(rule):
+    """``learn_one`` recognises the z_t ``predict_one`` checked by its bytes (validation.Checked), not
+    by the object: a z changed in place after the forecast (NaN, inf, a huge value) is checked again
+    and refused naming z, the state untouched; the same values in another array (or a list) reuse the
+    forecast, with the numbers of the plain loop."""
+    Z, y = _stream(7, 1, 12, 4)
+    m = RULES[rule]()
+    _loop(m, Z[0, :5], y[:5])
+    for bad in (np.nan, np.inf, 1e120):
+        z = Z[0, 5].copy()
+        m.predict_one(z)
+        before = pickle.dumps(m)
+        z[2] = bad
+        with pytest.raises(ValueError, match="z"):
+            m.learn_one(z, y[5])
+        assert m.t_ == 5 and pickle.dumps(m) == before
+    ref = RULES[rule]()
+    p_ref = _loop(ref, Z[0], y)
+    p = list(_loop(m, Z[0, 5:6], y[5:6]))
+    for t in range(6, 12):
+        p.append(m.predict_one(Z[0, t].copy()))
+        m.learn_one(list(Z[0, t]) if t % 2 else Z[0, t].copy(), y[t])
+    np.testing.assert_array_equal(p, p_ref[5:])
+    np.testing.assert_array_equal(m.weights_, ref.weights_)

@@ -128,6 +128,28 @@ def test_bad_input_is_refused_naming_it_with_the_state_kept(name, case):
     assert problem is None, f"{name}: {case}: {problem}"
 
 
+#: a value written into x_t between predict_one and learn_one
+CHANGED = {"NaN": np.nan, "inf": -np.inf, "1e300": 1e300}
+
+
+@pytest.mark.parametrize("bad", list(CHANGED))
+@pytest.mark.parametrize("name", sorted(LEARNERS))
+def test_an_input_changed_after_predict_one_is_refused_by_learn_one_with_the_state_kept(name, bad):
+    """Issue 44: ``learn_one`` may recognise the x_t its ``predict_one`` checked instead of checking
+    it again (:class:`omkl_core.validation.Checked`: by its values, not by the object). An input
+    changed in place between the two calls is therefore checked again: refused naming it, the state
+    the one ``predict_one`` left."""
+    model, X, y = _fresh(LEARNERS[name])
+    x = X[0].copy()
+    model.predict_one(x)
+    before = pickle.dumps(model)
+    x.flat[0] = CHANGED[bad]
+    with pytest.raises((ValueError, TypeError)) as info:
+        model.learn_one(x, float(y[0]))
+    assert _INPUT.search(str(info.value)), f"{name}: refused naming no input: {info.value}"
+    assert pickle.dumps(model) == before, f"{name}: refused ({info.value}) but the state changed"
+
+
 # the unusual but valid forms: the numbers of the float64 arrays
 def _predict_after(model, x, y, t=None):
     model.learn_one(x, y)

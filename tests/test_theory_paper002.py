@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 
 import omkl_core as ok
 from omkl_core import bounds as B
+from omkl_core import compiled
 from omkl_core import kernels as K
 from omkl_core.ridge import BayesianAlgorithm, BayesianRidge, KernelBayesianRidge, KernelRidge, OnlineRidge
 
@@ -236,6 +237,27 @@ def test_paper002_theorem1_equality(data):
         rhs = B.paper002_theorem1_rhs(X[:T], y[:T], a)
         assert _record("theorem1 (1) [cholesky]", _rel(cum[T - 1], rhs, rhs)) <= EQ_RTOL
     assert model.weighted_loss_ == pytest.approx(cum[-1], rel=1e-15)
+
+
+@pytest.mark.skipif(not compiled.numba_available(), reason="Numba not installed")
+@given(streams(), st.booleans(), st.floats(0.0, 1.0))
+def test_online_ridge_cholesky_step_is_the_same_on_both_engines(data, fit_intercept, split):
+    """Issue 44: on the ``"numba"`` engine OnlineRidge's Cholesky step calls scipy's own LAPACK / BLAS
+    routines (dtrtrs; qr_insert's dlartg and drot) from compiled code instead of through
+    solve_triangular and qr_insert: the same numbers as the NumPy engine's scipy calls bit for bit
+    -- predictions, the factor [R_t | c_t], b_t and the running totals -- on collinear and
+    ill-conditioned streams, through run and through predict_one / learn_one."""
+    X, y, a = data
+    cut = int(split * X.shape[0])
+    out = {}
+    for engine in ("numpy", "numba"):
+        with compiled.engine(engine):
+            m = OnlineRidge(a, fit_intercept=fit_intercept)
+            p = [m.run(X[:cut], y[:cut])] if cut else []
+            p.append(np.array([(m.predict_one(X[t]), m.learn_one(X[t], y[t]))[0] for t in range(cut, X.shape[0])]))
+            out[engine] = (np.concatenate(p), m._Rc.copy(), m.b_.copy(), m.weighted_loss_, m.log_det_, m.square_loss_)
+    for got, want in zip(out["numba"], out["numpy"]):
+        np.testing.assert_array_equal(got, want)
 
 
 @given(streams(kinds=("gaussian", "duplicate_columns"), a_exp=(-1.0, 3.0)))

@@ -71,12 +71,17 @@ test on both (the ``engine`` fixture of ``tests/conftest.py``).  The kernel perf
 same order and sums over the experts pairwise as NumPy does; only ``exp``/``log`` come from
 another library, so the engines agree to rounding (tested to 1e-12 relative; ML-Poly bit for
 bit), and both reproduce opera's outputs at the same tolerance.  Both read and write the same
-state, so ``run`` / ``learn_one`` / ``run`` may be mixed on either engine; ``predict_one`` and
-``learn_one`` run NumPy (``learn_one`` reuses what ``predict_one`` computed for the same z_t),
-except VAWMeta's, which on the Numba engine runs the step of the expert layer's compiled kernel
-(``omkl_core.vaw.sm_step_forecast`` / ``sm_step_learn``: ``run``'s numbers bit for bit). Speed:
-``benchmarks/bench_aggregators.py`` and ``benchmarks/bench_per_step.py`` (results in
-``benchmarks/results/`` and CHANGELOG.md).
+state, so ``run`` / ``learn_one`` / ``run`` may be mixed on either engine.  ``predict_one`` and
+``learn_one`` of a single stream run the NumPy rule on the NumPy engine, and on the Numba engine the
+rule's step kernels (issue 44): each kernel of ``_kernels.py`` is written as two helpers, the
+forecast and the update of one step, which the whole-stream kernel loops over and the step kernels
+(``<rule>_step_forecast`` / ``<rule>_step_learn``) call once, so the step path gives ``run``'s
+numbers bit for bit; VAWMeta's step is the expert layer's (``omkl_core.vaw.sm_step_forecast`` /
+``sm_step_learn``); CalibratedEWA's runs NumPy on both engines.  ``learn_one`` reuses what
+``predict_one`` computed for the same z_t, which it recognises by its values
+(:class:`omkl_core.validation.Checked`: one byte comparison instead of a second scan; a z_t changed
+since is checked again).  Speed: ``benchmarks/bench_aggregators.py`` and
+``benchmarks/bench_per_step.py`` (results in ``benchmarks/results/`` and CHANGELOG.md).
 
 Each rule's bound beside its update (issue 41)
 ----------------------------------------------

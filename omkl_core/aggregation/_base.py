@@ -13,6 +13,8 @@ import numpy as np
 from ..base import MetaLearner
 from ..compiled import use_numba
 from ..validation import (
+    MAX_MAGNITUDE,
+    Checked,
     Integer,
     Interval,
     Optional,
@@ -150,6 +152,8 @@ class _MetaLearner(MetaLearner):
 
     def _reset(self):
         self._bounds = _check_bounds(self.bounds)
+        # (A, B, clip) of the truncation (28) as the compiled step kernels take it
+        self._trunc = (0.0, 0.0, False) if self._bounds is None else (*self._bounds, True)
         self._n_fixed = None if self.n_experts is None else int(self.n_experts)
         self._R = None          # batch size of the current state (None: no state yet)
         self._batched = False   # state created by a batched run (R, T, N)
@@ -185,10 +189,11 @@ class _MetaLearner(MetaLearner):
             raise ValueError(f"z must be 1-D (N,), got shape {v.shape}")
         if v.shape[0] == 0:
             raise ValueError("z must hold at least one expert prediction")
-        if not np.all(np.isfinite(v)):
-            i = int(np.flatnonzero(~np.isfinite(v))[0])
-            raise ValueError(f"z contains NaN or inf (first at index {i})")
-        check_magnitude(v, "z")
+        if not np.abs(v).max() <= MAX_MAGNITUDE:    # one scan; NaN, inf or too large: name the first
+            if not np.all(np.isfinite(v)):
+                i = int(np.flatnonzero(~np.isfinite(v))[0])
+                raise ValueError(f"z contains NaN or inf (first at index {i})")
+            check_magnitude(v, "z")
         self._ensure_state(1, v.shape[0], False)
         return v
 
@@ -226,39 +231,94 @@ class _MetaLearner(MetaLearner):
         self.t_ += 1
         return yhat
 
+    # ---- the compiled step -------------------------------------------------------------
+    #: True for a rule with compiled step kernels (``_step_forecast`` / ``_step_learn``, twins of its
+    #: whole-stream kernel in ``_kernels``): on the ``"numba"`` engine a single stream's
+    #: ``predict_one`` / ``learn_one`` run them, with ``run``'s numbers bit for bit
+    _compiled_step = False
+
+    def _step_forecast(self, v):
+        """The compiled forecast of one step from the checked z_t ``v`` (N,): ``(yhat_t, zbar_t, aux)``,
+        zbar_t the truncated forecasts (eq. (28)), ``aux`` what ``_step_learn`` needs besides (or
+        None). The state is unchanged."""
+        raise NotImplementedError
+
+    def _step_learn(self, zb, y: float, yhat: float, aux) -> None:
+        """The compiled update of one step from ``_step_forecast``'s zbar_t, yhat_t and aux, and y_t."""
+        raise NotImplementedError
+
     # ---- public API -------------------------------------------------------------------
     def predict_one(self, z) -> float:
         """Forecast of y_t from the expert forecasts z_t (shape (N,)); state unchanged."""
-        v = self._check_z_one(z)
-        zb = truncate(v, self._bounds)[None, :]
-        p, yhat = self._predict_step(zb)
-        if not np.isfinite(yhat[0]):
-            raise FloatingPointError(f"{type(self).__name__} produced a non-finite forecast {yhat[0]!r} at step "
+        return self._forecast_of(self._check_z_one(z))
+
+    def _forecast_computed(self, z) -> float:
+        """:meth:`predict_one` for forecasts z_t a pairing computed itself (the VAW family's expert
+        layer: a float64 (N,) array): not scanned (a non-finite z_t gives a non-finite forecast,
+        refused as ever); the state for N created as by the first ``predict_one``."""
+        self._ensure_state(1, z.shape[0], False)
+        return self._forecast_of(z)
+
+    def _forecast_of(self, v) -> float:
+        """The forecast of a checked z_t ``v`` (the body of :meth:`predict_one`)."""
+        vc = v.copy()                                       # the forecast's own z_t (z may change after)
+        compiled = self._compiled_step and use_numba()
+        if compiled:
+            yhat, zb, p = self._step_forecast(vc)            # the rule's step kernel: run's arithmetic
+            value = yhat
+        else:
+            zb = truncate(vc, self._bounds)[None, :]
+            p, yhat = self._predict_step(zb)
+            value = float(yhat[0])
+        if not math.isfinite(value):
+            raise FloatingPointError(f"{type(self).__name__} produced a non-finite forecast {value!r} at step "
                                      f"{self.t_ + 1}: its weights overflowed (z in [{v.min():.3g}, {v.max():.3g}])")
         self.expert_predictions_ = v.copy()
-        self._forecast = (self.t_, v.copy(), zb, p, yhat)   # reused by learn_one on the same z
-        return float(yhat[0])
+        # reused by learn_one on the same z (recognised by Checked, without a second scan)
+        self._forecast = (self.t_, Checked(v), vc, zb, p, yhat, compiled)
+        return value
 
     def learn_one(self, z, y) -> None:
         """Observe y_t after the forecasts z_t (shape (N,)) and update the state."""
+        f = self._forecast
+        if f is not None and f[0] == self.t_ and f[1].matches(z):   # the z_t predict_one checked
+            self._learn_forecast(check_label(y, "y"))       # the forecast's work, not computed again
+            return
         v = self._check_z_one(z)
         yv = check_label(y, "y")
-        f = self._forecast
-        if f is not None and f[0] == self.t_ and np.array_equal(f[1], v):
-            self._learn_forecast(yv)                          # the forecast's work, not computed again
+        if f is not None and f[0] == self.t_ and np.array_equal(f[2], v):
+            self._learn_forecast(yv)
             return
         self._warn_out_of_range(v, yv)
         self._forecast = None
-        self._step(truncate(v, self._bounds)[None, :], np.array([yv]))
+        if self._compiled_step and use_numba():
+            yhat, zb, aux = self._step_forecast(v)
+            self._step_learn(zb, yv, yhat, aux)
+            self.t_ += 1
+        else:
+            self._step(truncate(v, self._bounds)[None, :], np.array([yv]))
         self.expert_predictions_ = v.copy()
+
+    def _learn_checked(self, z, yv: float) -> None:
+        """:meth:`learn_one` for a label ``yv`` already checked (``check_label``), for a pairing that
+        checked y_t itself (the VAW family): the forecast's update when z is the z_t of the last
+        ``predict_one``, else ``learn_one``."""
+        f = self._forecast
+        if f is not None and f[0] == self.t_ and f[1].matches(z):
+            self._learn_forecast(yv)
+        else:
+            self.learn_one(z, yv)
 
     def _learn_forecast(self, yv: float) -> None:
         """The update of :meth:`learn_one` from the forecast of the last ``predict_one`` (same step,
-        same z; for a caller that knows it, e.g. ``mkl.VAW2``); ``yv`` a checked label."""
-        _, v, zb, p, yhat = self._forecast
+        same z); ``yv`` a checked label."""
+        _, _, v, zb, p, yhat, compiled = self._forecast
         self._forecast = None
         self._warn_out_of_range(v, yv)
-        self._update(zb, np.array([yv]), yhat, p)
+        if compiled:                                        # the rule's step kernel
+            self._step_learn(zb, yv, yhat, p)
+        else:
+            self._update(zb, np.array([yv]), yhat, p)
         self.t_ += 1
         self.expert_predictions_ = v
 

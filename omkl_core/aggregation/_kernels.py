@@ -18,6 +18,13 @@ Numba), and perform the NumPy rule's floating-point operations in the same order
 State arrays are updated in place; the caller reads them from, and stores them back on, the
 learner, so ``run`` continues from the current state on either engine.  Formulas: see the
 classes (``ewa.py``, ``aa.py``, ``opera_rules.py``; ref. A.1-A.6 and B, P000 eqs. (28)-(29)).
+
+The step path (issue 44): each rule but the calibrated EWA is two helpers, ``_<rule>_forecast``
+and ``_<rule>_learn`` (one step's forecast and update), which its whole-stream kernel loops over
+and its step kernels ``<rule>_step_forecast`` (the truncation (28) of one z_t, then the forecast)
+and ``<rule>_step_learn`` call once, for the rule's ``predict_one`` / ``learn_one`` on this engine:
+one code, so ``run``'s numbers bit for bit (no fast-math flags: a helper inlined or not computes
+the same).
 """
 from __future__ import annotations
 
@@ -96,7 +103,7 @@ def _pwsum(a, n):
 
 
 # ---------------------------------------------------------------------------------------
-# fixed-eta EWA (P000 eq. (29); opera's ewa with the gradient trick, ref. A.2)
+# shared pieces
 # ---------------------------------------------------------------------------------------
 @jit
 def _weighted_mean(w, z, N, out):
@@ -122,6 +129,50 @@ def _softmax_mean(e, z, N):
 
 
 @jit
+def _truncate(z, A, B, clip, zb):
+    """zb <- zbar = min(B, max(A, z)) (P000 eq. (28)) in NumPy's ``clip`` order (max with A, then min
+    with B), or a copy of z when ``clip`` is false: the truncation ``run`` applies before its kernel."""
+    for k in range(z.shape[0]):
+        x = z[k]
+        if clip:
+            x = x if x > A else A
+            x = x if x < B else B
+        zb[k] = x
+
+
+# Each rule below is two helpers -- ``_<rule>_forecast`` (yhat_t from the state after steps < t and
+# zbar_t) and ``_<rule>_learn`` (the state update from zbar_t, y_t and yhat_t) -- called by the rule's
+# whole-stream kernel ``<rule>_stream`` (``run``) and by its step kernels ``<rule>_step_forecast``
+# (the truncation (28) of one z_t, then the forecast: ``predict_one``) and ``<rule>_step_learn``
+# (``learn_one``). One code, so the step path gives ``run``'s numbers bit for bit. A step kernel
+# reads and writes row 0 of the (1, N) state arrays of a single stream.
+
+# ---------------------------------------------------------------------------------------
+# fixed-eta EWA (P000 eq. (29); opera's ewa with the gradient trick, ref. A.2)
+# ---------------------------------------------------------------------------------------
+@jit
+def _ewa_forecast(z, c, eta, N, e):
+    """yhat = <softmax(eta c), z> (eq. (29): p ∝ exp(-eta L_{t-1}), ``eta`` is -eta there; gradient
+    form: p ∝ exp(eta R_{t-1}))."""
+    for k in range(N):
+        e[k] = eta * c[k]
+    return _softmax_mean(e, z, N)
+
+
+@jit
+def _ewa_learn(z, y, yhat, c, gradient, N):
+    """L += (zbar - y)^2 (eq. (29)); gradient form R += 2 (yhat - y)(yhat - zbar) (ref. A.1)."""
+    if gradient:
+        g = 2.0 * (yhat - y)
+        for k in range(N):
+            c[k] += g * (yhat - z[k])                        # r_t (ref. A.1)
+    else:
+        for k in range(N):
+            d = z[k] - y
+            c[k] += d * d                                    # (zbar - y)^2, eq. (29)
+
+
+@jit
 def ewa_stream(Z, Y, cum, eta, gradient, out):
     """gradient=False: p ∝ exp(-eta L_{t-1}), L += (zbar - y)^2 (eq. 29; ``eta`` is -eta there);
     gradient=True: p ∝ exp(eta R_{t-1}), R += 2 (yhat - y)(yhat - zbar) (ref. A.2)."""
@@ -131,97 +182,182 @@ def ewa_stream(Z, Y, cum, eta, gradient, out):
         c = cum[r]
         for t in range(T):
             z = Z[t, r]
-            for k in range(N):
-                e[k] = eta * c[k]
-            yhat = _softmax_mean(e, z, N)
+            yhat = _ewa_forecast(z, c, eta, N, e)
             out[t, r] = yhat
-            y = Y[t, r]
-            if gradient:
-                g = 2.0 * (yhat - y)
-                for k in range(N):
-                    c[k] += g * (yhat - z[k])                        # r_t (ref. A.1)
-            else:
-                for k in range(N):
-                    d = z[k] - y
-                    c[k] += d * d                                    # (zbar - y)^2
+            _ewa_learn(z, Y[t, r], yhat, c, gradient, N)
     return out
+
+
+@jit
+def ewa_step_forecast(z, A, B, clip, zb, cum, eta):
+    """One z_t: zb <- zbar_t (eq. (28)); returns yhat_t (:func:`ewa_stream`'s step)."""
+    N = z.shape[0]
+    _truncate(z, A, B, clip, zb)
+    return _ewa_forecast(zb, cum[0], eta, N, np.empty(N))
+
+
+@jit
+def ewa_step_learn(zb, y, yhat, cum, gradient):
+    """The update of :func:`ewa_stream`'s step from zbar_t, y_t and yhat_t."""
+    _ewa_learn(zb, y, yhat, cum[0], gradient, zb.shape[0])
 
 
 # ---------------------------------------------------------------------------------------
 # Aggregating Algorithm (ref. B)
 # ---------------------------------------------------------------------------------------
 @jit
+def _aa_forecast(z, c, eta, A, B, N, a):
+    """gamma_t = (A+B)/2 + (lse_B - lse_A) / (2 eta (B-A)), clipped to [A, B] (ref. B)."""
+    lse_B = 0.0
+    lse_A = 0.0
+    for j in range(2):
+        edge = B if j == 0 else A
+        m = -np.inf
+        for k in range(N):
+            d = edge - z[k]
+            a[k] = -eta * c[k] - eta * (d * d)
+            if a[k] > m:
+                m = a[k]
+        for k in range(N):
+            a[k] = math.exp(a[k] - m)
+        if j == 0:
+            lse_B = m + math.log(_pwsum(a, N))
+        else:
+            lse_A = m + math.log(_pwsum(a, N))
+    gamma = 0.5 * (A + B) + (lse_B - lse_A) / (2.0 * eta * (B - A))
+    return min(max(gamma, A), B)
+
+
+@jit
+def _aa_learn(z, y, c, N):
+    """L_{t,k} = L_{t-1,k} + (y_t - zbar_{t,k})^2."""
+    for k in range(N):
+        d = y - z[k]
+        c[k] += d * d
+
+
+@jit
 def aa_stream(Z, Y, cum, eta, A, B, out):
     """gamma_t = (A+B)/2 + (lse_B - lse_A) / (2 eta (B-A)), clipped to [A, B]; L += (y - zbar)^2."""
     T, R, N = Z.shape
     a = np.empty(N)
-    lse = np.empty(2)
     for r in range(R):
         c = cum[r]
         for t in range(T):
             z = Z[t, r]
-            for j in range(2):
-                edge = B if j == 0 else A
-                m = -np.inf
-                for k in range(N):
-                    d = edge - z[k]
-                    a[k] = -eta * c[k] - eta * (d * d)
-                    if a[k] > m:
-                        m = a[k]
-                for k in range(N):
-                    a[k] = math.exp(a[k] - m)
-                lse[j] = m + math.log(_pwsum(a, N))
-            gamma = 0.5 * (A + B) + (lse[0] - lse[1]) / (2.0 * eta * (B - A))
-            out[t, r] = min(max(gamma, A), B)
-            y = Y[t, r]
-            for k in range(N):
-                d = y - z[k]
-                c[k] += d * d
+            out[t, r] = _aa_forecast(z, c, eta, A, B, N, a)
+            _aa_learn(z, Y[t, r], c, N)
     return out
+
+
+@jit
+def aa_step_forecast(z, A, B, zb, cum, eta):
+    """One z_t: zb <- zbar_t (eq. (28), always: the AA needs [A, B]); returns gamma_t."""
+    N = z.shape[0]
+    _truncate(z, A, B, True, zb)
+    return _aa_forecast(zb, cum[0], eta, A, B, N, np.empty(N))
+
+
+@jit
+def aa_step_learn(zb, y, cum):
+    """The update of :func:`aa_stream`'s step."""
+    _aa_learn(zb, y, cum[0], zb.shape[0])
 
 
 # ---------------------------------------------------------------------------------------
 # opera's second-order rules (gradient trick, ref. A.1)
 # ---------------------------------------------------------------------------------------
 @jit
+def _mlpoly_forecast(z, G, et, N, buf):
+    """ML-Poly (ref. A.4): p ∝ eta (R)_+, uniform if max R <= 0; returns <p, zbar>."""
+    mx = -np.inf
+    for k in range(N):
+        if G[k] > mx:
+            mx = G[k]
+    if mx > 0:
+        for k in range(N):
+            buf[k] = et[k] * max(G[k], 0.0)
+        return _weighted_mean(buf, z, N, buf)
+    inv_n = 1.0 / N
+    for k in range(N):
+        buf[k] = inv_n * z[k]
+    return _pwsum(buf, N)
+
+
+@jit
+def _mlpoly_learn(z, y, yhat, G, et, Bv, r, N, rr):
+    """R += r_t; B_t = max(B_{t-1}, max_k r_{t,k}^2); eta <- 1/(1/eta + r^2 + B_t - B_{t-1}) (ref. A.4);
+    B_{t-1} read from and B_t written to ``Bv[r]``."""
+    B = Bv[r]
+    g = 2.0 * (yhat - y)                                     # _loss_gradient
+    mr = -np.inf
+    for k in range(N):
+        x = g * yhat - g * z[k]                              # r_{t,k}
+        rr[k] = x
+        G[k] += x
+        if x * x > mr:
+            mr = x * x
+    newB = mr if mr > B else B
+    for k in range(N):
+        et[k] = 1.0 / (1.0 / et[k] + rr[k] * rr[k] + newB - B)
+    Bv[r] = newB
+
+
+@jit
 def mlpoly_stream(Z, Y, Rg, eta, Bv, out):
     """ML-Poly (ref. A.4): p ∝ eta (R)_+ (uniform if max R <= 0); eta <- 1/(1/eta + r^2 + B' - B)."""
     T, R, N = Z.shape
     buf = np.empty(N)
     rr = np.empty(N)
-    inv_n = 1.0 / N
     for r in range(R):
         G, et = Rg[r], eta[r]
-        B = Bv[r]
         for t in range(T):
             z = Z[t, r]
-            mx = -np.inf
-            for k in range(N):
-                if G[k] > mx:
-                    mx = G[k]
-            if mx > 0:
-                for k in range(N):
-                    buf[k] = et[k] * max(G[k], 0.0)
-                yhat = _weighted_mean(buf, z, N, buf)
-            else:
-                for k in range(N):
-                    buf[k] = inv_n * z[k]
-                yhat = _pwsum(buf, N)
+            yhat = _mlpoly_forecast(z, G, et, N, buf)
             out[t, r] = yhat
-            g = 2.0 * (yhat - Y[t, r])                              # _loss_gradient
-            mr = -np.inf
-            for k in range(N):
-                x = g * yhat - g * z[k]                              # r_{t,k}
-                rr[k] = x
-                G[k] += x
-                if x * x > mr:
-                    mr = x * x
-            newB = mr if mr > B else B
-            for k in range(N):
-                et[k] = 1.0 / (1.0 / et[k] + rr[k] * rr[k] + newB - B)
-            B = newB
-        Bv[r] = B
+            _mlpoly_learn(z, Y[t, r], yhat, G, et, Bv, r, N, rr)
     return out
+
+
+@jit
+def mlpoly_step_forecast(z, A, B, clip, zb, Rg, eta):
+    """One z_t: zb <- zbar_t (eq. (28)); returns ML-Poly's yhat_t."""
+    N = z.shape[0]
+    _truncate(z, A, B, clip, zb)
+    return _mlpoly_forecast(zb, Rg[0], eta[0], N, np.empty(N))
+
+
+@jit
+def mlpoly_step_learn(zb, y, yhat, Rg, eta, Bv):
+    """The update of :func:`mlpoly_stream`'s step."""
+    N = zb.shape[0]
+    _mlpoly_learn(zb, y, yhat, Rg[0], eta[0], Bv, 0, N, np.empty(N))
+
+
+@jit
+def _mlprod_forecast(z, Rx, et, N, e):
+    """ML-Prod (ref. A.5): p ∝ eta exp(R - max R); returns <p, zbar>."""
+    m = -np.inf
+    for k in range(N):
+        if Rx[k] > m:
+            m = Rx[k]
+    for k in range(N):
+        e[k] = et[k] * math.exp(Rx[k] - m)
+    return _weighted_mean(e, z, N, e)
+
+
+@jit
+def _mlprod_learn(z, y, yhat, Rx, Lx, ml, et, logN, N):
+    """L += r^2; maxloss = max(maxloss, |r|); eta' = min(1/(2 maxloss), sqrt(ln N / L));
+    R <- eta'/eta R + ln(1 + eta' r) (ref. A.5)."""
+    g = 2.0 * (yhat - y)
+    for k in range(N):
+        x = g * yhat - g * z[k]
+        Lx[k] += x * x
+        ml[k] = max(ml[k], abs(x))
+        ne = min(1.0 / (2.0 * ml[k]), math.sqrt(logN / Lx[k]))
+        Rx[k] = ne / et[k] * Rx[k] + math.log(1.0 + ne * x)
+        et[k] = ne
 
 
 @jit
@@ -234,23 +370,48 @@ def mlprod_stream(Z, Y, Rr, L, maxloss, eta, logN, out):
         Rx, Lx, ml, et = Rr[r], L[r], maxloss[r], eta[r]
         for t in range(T):
             z = Z[t, r]
-            m = -np.inf
-            for k in range(N):
-                if Rx[k] > m:
-                    m = Rx[k]
-            for k in range(N):
-                e[k] = et[k] * math.exp(Rx[k] - m)
-            yhat = _weighted_mean(e, z, N, e)
+            yhat = _mlprod_forecast(z, Rx, et, N, e)
             out[t, r] = yhat
-            g = 2.0 * (yhat - Y[t, r])
-            for k in range(N):
-                x = g * yhat - g * z[k]
-                Lx[k] += x * x
-                ml[k] = max(ml[k], abs(x))
-                ne = min(1.0 / (2.0 * ml[k]), math.sqrt(logN / Lx[k]))
-                Rx[k] = ne / et[k] * Rx[k] + math.log(1.0 + ne * x)
-                et[k] = ne
+            _mlprod_learn(z, Y[t, r], yhat, Rx, Lx, ml, et, logN, N)
     return out
+
+
+@jit
+def mlprod_step_forecast(z, A, B, clip, zb, Rr, eta):
+    """One z_t: zb <- zbar_t (eq. (28)); returns ML-Prod's yhat_t."""
+    N = z.shape[0]
+    _truncate(z, A, B, clip, zb)
+    return _mlprod_forecast(zb, Rr[0], eta[0], N, np.empty(N))
+
+
+@jit
+def mlprod_step_learn(zb, y, yhat, Rr, L, maxloss, eta, logN):
+    """The update of :func:`mlprod_stream`'s step."""
+    _mlprod_learn(zb, y, yhat, Rr[0], L[0], maxloss[0], eta[0], logN, zb.shape[0])
+
+
+@jit
+def _boa120_forecast(z, Rg, et, log_w0, N, e):
+    """BOA v120 (ref. A.6a): p ∝ w0 eta exp(eta Rreg); returns <p, zbar>."""
+    for k in range(N):
+        e[k] = math.log(et[k]) + log_w0 + et[k] * Rg[k]
+    return _softmax_mean(e, z, N)
+
+
+@jit
+def _boa120_learn(z, y, yhat, Rg, et, Vx, Bm, log_inv_w0, N):
+    """B2 = 2^ceil(log2 Bmax); V += r^2; eta = min(1/B2, sqrt(ln(1/w0) / V));
+    Rreg += (r - eta r^2 + B2 1[eta r > 1/2]) / 2 (ref. A.6a)."""
+    g = 2.0 * (yhat - y)
+    for k in range(N):
+        x = g * yhat - g * z[k]
+        x2 = x * x
+        Bm[k] = max(Bm[k], abs(x))
+        B2 = 2.0 ** math.ceil(math.log2(Bm[k]))
+        Vx[k] += x2
+        ek = min(1.0 / B2, math.sqrt(log_inv_w0 / Vx[k]))
+        et[k] = ek
+        Rg[k] += 0.5 * (x - ek * x2 + B2 * (1.0 if ek * x > 0.5 else 0.0))
 
 
 @jit
@@ -263,21 +424,61 @@ def boa120_stream(Z, Y, Rreg, eta, V, Bmax, log_w0, log_inv_w0, out):
         Rg, et, Vx, Bm = Rreg[r], eta[r], V[r], Bmax[r]
         for t in range(T):
             z = Z[t, r]
-            for k in range(N):
-                e[k] = math.log(et[k]) + log_w0 + et[k] * Rg[k]
-            yhat = _softmax_mean(e, z, N)
+            yhat = _boa120_forecast(z, Rg, et, log_w0, N, e)
             out[t, r] = yhat
-            g = 2.0 * (yhat - Y[t, r])
-            for k in range(N):
-                x = g * yhat - g * z[k]
-                x2 = x * x
-                Bm[k] = max(Bm[k], abs(x))
-                B2 = 2.0 ** math.ceil(math.log2(Bm[k]))
-                Vx[k] += x2
-                ek = min(1.0 / B2, math.sqrt(log_inv_w0 / Vx[k]))
-                et[k] = ek
-                Rg[k] += 0.5 * (x - ek * x2 + B2 * (1.0 if ek * x > 0.5 else 0.0))
+            _boa120_learn(z, Y[t, r], yhat, Rg, et, Vx, Bm, log_inv_w0, N)
     return out
+
+
+@jit
+def boa120_step_forecast(z, A, B, clip, zb, Rreg, eta, log_w0):
+    """One z_t: zb <- zbar_t (eq. (28)); returns BOA v120's yhat_t."""
+    N = z.shape[0]
+    _truncate(z, A, B, clip, zb)
+    return _boa120_forecast(zb, Rreg[0], eta[0], log_w0, N, np.empty(N))
+
+
+@jit
+def boa120_step_learn(zb, y, yhat, Rreg, eta, V, Bmax, log_inv_w0):
+    """The update of :func:`boa120_stream`'s step."""
+    _boa120_learn(zb, y, yhat, Rreg[0], eta[0], V[0], Bmax[0], log_inv_w0, zb.shape[0])
+
+
+@jit
+def _boa122_forecast(z, Rg, Sx, w0, log_w0, N, e, w):
+    """BOA v122 (ref. A.6b): experts with S = 0 keep w0, the others share their mass in proportion
+    to S^{-1/2} exp(Rreg / sqrt(S)); returns <p, zbar>."""
+    m = -np.inf
+    cnt = 0
+    for k in range(N):
+        if Sx[k] > 0:
+            cnt += 1
+            e[k] = -0.5 * math.log(Sx[k]) + log_w0 + Rg[k] / math.sqrt(Sx[k])
+            if e[k] > m:
+                m = e[k]
+    if not math.isfinite(m):
+        m = 0.0
+    for k in range(N):
+        e[k] = math.exp(e[k] - m) if Sx[k] > 0 else 0.0
+    se = _pwsum(e, N)
+    mass = w0 * cnt
+    den = se if se > 0 else 1.0
+    for k in range(N):
+        w[k] = mass * e[k] / den if Sx[k] > 0 else w0
+    return _weighted_mean(w, z, N, e)
+
+
+@jit
+def _boa122_learn(z, y, yhat, Rg, Sx, rx, N):
+    """S += 2.2 r^2; for S > 0: Rreg += r - r^2 / sqrt(S) (ref. A.6b)."""
+    g = 2.0 * (yhat - y)
+    for k in range(N):
+        x = g * yhat - g * z[k]
+        x2 = x * x
+        Sx[k] += 2.2 * x2
+        if Sx[k] > 0:
+            rx[k] = x - x2 / math.sqrt(Sx[k])
+        Rg[k] += rx[k]
 
 
 @jit
@@ -291,34 +492,24 @@ def boa122_stream(Z, Y, Rreg, S, rreg, w0, log_w0, out):
         Rg, Sx, rx = Rreg[r], S[r], rreg[r]
         for t in range(T):
             z = Z[t, r]
-            m = -np.inf
-            cnt = 0
-            for k in range(N):
-                if Sx[k] > 0:
-                    cnt += 1
-                    e[k] = -0.5 * math.log(Sx[k]) + log_w0 + Rg[k] / math.sqrt(Sx[k])
-                    if e[k] > m:
-                        m = e[k]
-            if not math.isfinite(m):
-                m = 0.0
-            for k in range(N):
-                e[k] = math.exp(e[k] - m) if Sx[k] > 0 else 0.0
-            se = _pwsum(e, N)
-            mass = w0 * cnt
-            den = se if se > 0 else 1.0
-            for k in range(N):
-                w[k] = mass * e[k] / den if Sx[k] > 0 else w0
-            yhat = _weighted_mean(w, z, N, e)
+            yhat = _boa122_forecast(z, Rg, Sx, w0, log_w0, N, e, w)
             out[t, r] = yhat
-            g = 2.0 * (yhat - Y[t, r])
-            for k in range(N):
-                x = g * yhat - g * z[k]
-                x2 = x * x
-                Sx[k] += 2.2 * x2
-                if Sx[k] > 0:
-                    rx[k] = x - x2 / math.sqrt(Sx[k])
-                Rg[k] += rx[k]
+            _boa122_learn(z, Y[t, r], yhat, Rg, Sx, rx, N)
     return out
+
+
+@jit
+def boa122_step_forecast(z, A, B, clip, zb, Rreg, S, w0, log_w0):
+    """One z_t: zb <- zbar_t (eq. (28)); returns BOA v122's yhat_t."""
+    N = z.shape[0]
+    _truncate(z, A, B, clip, zb)
+    return _boa122_forecast(zb, Rreg[0], S[0], w0, log_w0, N, np.empty(N), np.empty(N))
+
+
+@jit
+def boa122_step_learn(zb, y, yhat, Rreg, S, rreg):
+    """The update of :func:`boa122_stream`'s step."""
+    _boa122_learn(zb, y, yhat, Rreg[0], S[0], rreg[0], zb.shape[0])
 
 
 # ---------------------------------------------------------------------------------------

@@ -113,4 +113,16 @@ class AggregatingAlgorithm(_MetaLearner):
         A, B = self._bounds
         _kernels.aa_stream(Zt, Y, self.cum_loss_, self._eta, float(A), float(B), out)
 
+    _compiled_step = True
+
+    def _step_forecast(self, v):
+        """:func:`_kernels.aa_step_forecast`: eq. (28), then the substitution function gamma_t (ref. B)."""
+        A, B, _ = self._trunc
+        zb = np.empty(v.shape[0])
+        return _kernels.aa_step_forecast(v, A, B, zb, self.cum_loss_, self._eta), zb, None
+
+    def _step_learn(self, zb, y, yhat, aux):
+        """:func:`_kernels.aa_step_learn`: L_{t,k} = L_{t-1,k} + (y_t - zbar_{t,k})^2."""
+        _kernels.aa_step_learn(zb, y, self.cum_loss_)
+
 

@@ -112,6 +112,18 @@ class EWA(_MetaLearner):
         eta = self._eta if self.gradient else -self._eta
         _kernels.ewa_stream(Zt, Y, self.cum_, eta, self.gradient, out)
 
+    _compiled_step = True
+
+    def _step_forecast(self, v):
+        """:func:`_kernels.ewa_step_forecast`: eq. (28), then eq. (29)'s weights and forecast."""
+        A, B, clip = self._trunc
+        zb = np.empty(v.shape[0])
+        return _kernels.ewa_step_forecast(v, A, B, clip, zb, self.cum_, self._eta if self.gradient else -self._eta), zb, None
+
+    def _step_learn(self, zb, y, yhat, aux):
+        """:func:`_kernels.ewa_step_learn`: L += (zbar - y)^2 (eq. (29)), or R += r_t (ref. A.1)."""
+        _kernels.ewa_step_learn(zb, y, yhat, self.cum_, self.gradient)
+
     @property
     def eta_(self):
         """Learning rate the next prediction uses (fixed)."""

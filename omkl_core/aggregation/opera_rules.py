@@ -60,6 +60,18 @@ class MLPoly(_MetaLearner):
         self.regret_, self.eta_, self.B_ = _own(self.regret_), _own(self.eta_), _own(self.B_)
         _kernels.mlpoly_stream(Zt, Y, self.regret_, self.eta_, self.B_, out)
 
+    _compiled_step = True
+
+    def _step_forecast(self, v):
+        """:func:`_kernels.mlpoly_step_forecast`: eq. (28), then p ∝ eta (R)_+ (ref. A.4)."""
+        A, B, clip = self._trunc
+        zb = np.empty(v.shape[0])
+        return _kernels.mlpoly_step_forecast(v, A, B, clip, zb, self.regret_, self.eta_), zb, None
+
+    def _step_learn(self, zb, y, yhat, aux):
+        """:func:`_kernels.mlpoly_step_learn`: R, B and eta of ref. A.4."""
+        _kernels.mlpoly_step_learn(zb, y, yhat, self.regret_, self.eta_, self.B_)
+
     def _init_state(self, R, N):
         self.regret_ = np.zeros((R, N))
         self.eta_ = np.full((R, N), _EXP700)
@@ -145,6 +157,18 @@ class MLProd(_MetaLearner):
         self.log_weights_, self.L_, self.maxloss_, self.eta_ = (
             _own(a) for a in (self.log_weights_, self.L_, self.maxloss_, self.eta_))
         _kernels.mlprod_stream(Zt, Y, self.log_weights_, self.L_, self.maxloss_, self.eta_, self._logN, out)
+
+    _compiled_step = True
+
+    def _step_forecast(self, v):
+        """:func:`_kernels.mlprod_step_forecast`: eq. (28), then p ∝ eta exp(R - max R) (ref. A.5)."""
+        A, B, clip = self._trunc
+        zb = np.empty(v.shape[0])
+        return _kernels.mlprod_step_forecast(v, A, B, clip, zb, self.log_weights_, self.eta_), zb, None
+
+    def _step_learn(self, zb, y, yhat, aux):
+        """:func:`_kernels.mlprod_step_learn`: L, maxloss, eta and R of ref. A.5."""
+        _kernels.mlprod_step_learn(zb, y, yhat, self.log_weights_, self.L_, self.maxloss_, self.eta_, self._logN)
 
     def _init_state(self, R, N):
         w0 = np.full(N, 1.0 / N)
@@ -239,6 +263,24 @@ class BOA(_MetaLearner):
         else:
             self.Rreg_, self.S_, self._rreg = _own(self.Rreg_), _own(self.S_), _own(self._rreg)
             _kernels.boa122_stream(Zt, Y, self.Rreg_, self.S_, self._rreg, self._w0, self._log_w0, out)
+
+    _compiled_step = True
+
+    def _step_forecast(self, v):
+        """:func:`_kernels.boa120_step_forecast` / :func:`_kernels.boa122_step_forecast`: eq. (28), then
+        the weights of ref. A.6a / A.6b."""
+        A, B, clip = self._trunc
+        zb = np.empty(v.shape[0])
+        if self.version == "v120":
+            return _kernels.boa120_step_forecast(v, A, B, clip, zb, self.Rreg_, self.eta_, self._log_w0), zb, None
+        return _kernels.boa122_step_forecast(v, A, B, clip, zb, self.Rreg_, self.S_, self._w0, self._log_w0), zb, None
+
+    def _step_learn(self, zb, y, yhat, aux):
+        """:func:`_kernels.boa120_step_learn` / :func:`_kernels.boa122_step_learn`: the updates of ref. A.6."""
+        if self.version == "v120":
+            _kernels.boa120_step_learn(zb, y, yhat, self.Rreg_, self.eta_, self.V_, self.Bmax_, self._log_inv_w0)
+        else:
+            _kernels.boa122_step_learn(zb, y, yhat, self.Rreg_, self.S_, self._rreg)
 
     def _init_state(self, R, N):
         w0 = 1.0 / N

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import compiled as _compiled
 from ..sherman_morrison import sm_forecast, sm_predict, sm_update
 from ..validation import Boolean, Options, Positive
 from ..vaw import kernels as _vaw
@@ -37,10 +36,11 @@ class VAWMeta(_MetaLearner):
     ``mixture(model = "Ridge", parameters = list(lambda = lam))`` (tested against its outputs).
 
     Whole streams: on the ``"numba"`` engine ``run`` is one compiled loop, the expert layer's
-    per-step Sherman-Morrison kernel (``omkl_core.vaw.sm_run``) on z_t; ``predict_one`` /
-    ``learn_one`` and the NumPy engine use the NumPy recursion above. The two agree to rounding
-    (1e-12 relative, ``tests/test_aggregation_engines.py``); a run split in two gives the run's
-    numbers bit for bit on either engine.
+    per-step Sherman-Morrison kernel (``omkl_core.vaw.sm_run``) on z_t, and ``predict_one`` /
+    ``learn_one`` of a single stream its step split at the forecast (``omkl_core.vaw.sm_step_forecast``,
+    ``sm_step_learn``: ``run``'s numbers bit for bit); the NumPy engine uses the NumPy recursion above.
+    The two engines agree to rounding (1e-12 relative, ``tests/test_aggregation_engines.py``); a run
+    split in two gives the run's numbers bit for bit on either engine.
 
     ``weights_``: VAW's next weight vector alpha_{T+1} needs z_{T+1}; what is reported is
     S_T^{-1} sum_{i<=T} y_i z_i (the regularised least-squares solution on all data seen),
@@ -111,30 +111,45 @@ class VAWMeta(_MetaLearner):
         self.w_ = np.zeros((R, N)) if self.shrink_to == "zero" else np.full((R, N), 1.0 / N)
 
     def _predict_step(self, zb):
-        d = self.__dict__
-        if zb.shape[0] == 1 and _compiled.use_numba() and not (d["_P"].flags.writeable and self.w_.flags.writeable):
-            d["_P"], self.w_ = np.array(d["_P"]), np.array(self.w_)     # e.g. unpickled from a read-only map
-        if zb.shape[0] == 1 and _compiled.use_numba() and d["_P"].flags.c_contiguous and self.w_.flags.c_contiguous:
-            # one stream, compiled engine: run's arithmetic -- the pending update of the last step
-            # (eq. 10) fused with u = S^{-1} z_t in one pass, as in vaw.sm_run
-            U, RS = np.empty_like(zb), np.empty((1, 2))
-            V, d["_pending"] = d.get("_pending"), None
-            _vaw.sm_step_forecast(np.ascontiguousarray(zb), d["_P"], self.w_, U if V is None else V, V is not None,
-                                  U, RS, work=self._work(zb.shape[1]))
-            d["_upper_stale"] = True
-            r, s = RS[:, 0], RS[:, 1]
-            return (U, s, r, True), (r if self.ridge else r * (1.0 / (1.0 + s)))   # eq. (9) as sm_run
         u, s, r = sm_predict(self.P_, self.w_, zb)           # r = <b_{t-1}, S_{t-1}^{-1} z_t>
-        return (u, s, r, False), sm_forecast(r, s, self.ridge)   # VAW: r / (1 + s), eq. (9)
+        return (u, s, r), sm_forecast(r, s, self.ridge)      # VAW: r / (1 + s), eq. (9)
 
     def _update(self, zb, y, yhat, p):
-        u, s, r, compiled = p
-        if compiled:
-            V = np.empty_like(u)
-            _vaw.sm_step_learn(u, np.stack([r, s], axis=1), float(y[0]), self.w_, V)
-            self.__dict__["_pending"] = V                   # eq. (10): applied by the next forecast's pass
-            return
+        u, s, r = p
         sm_update(self.P_, self.w_, u, s, r, y)             # eq. (10), b_t = b_{t-1} + y_t z_t
+
+    # one stream on the compiled engine: run's arithmetic (vaw.sm_run's step, split at the forecast)
+    _compiled_step = True
+
+    def _step_forecast(self, v):
+        """The pending update of the last step (eq. (10)) fused with u = S_{t-1}^{-1} z_t in one pass,
+        then r = <w, z_t>, s = z_t' u and eq. (9) as ``vaw.sm_run`` computes them
+        (:func:`omkl_core.vaw.sm_step_forecast`); aux = (u, (r, s))."""
+        d = self.__dict__
+        P, w = d["_P"], self.w_
+        if not (P.flags.writeable and w.flags.writeable and P.flags.c_contiguous and w.flags.c_contiguous):
+            P = d["_P"] = np.array(P, order="C")            # e.g. unpickled from a read-only map: the
+            w = self.w_ = np.array(w, order="C")            # compiled pass works in place
+        # eq. (28) ("VAW2 (trunc)") or z_t itself (v: the forecast's own contiguous copy)
+        zb = (v if self._bounds is None else np.clip(v, *self._bounds))[None, :]
+        N = zb.shape[1]
+        U, RS = np.empty((1, N)), np.empty((1, 2))
+        V, d["_pending"] = d.get("_pending"), None
+        work = d.get("_workspace")
+        if work is None or work.shape[1] < N or not work.flags.writeable:
+            work = self._work(N)
+        _vaw.sm_step_forecast(zb, P, w, U if V is None else V, V is not None, U, RS, False, work)
+        d["_upper_stale"] = True
+        r, s = RS.item(0), RS.item(1)
+        return (r if self.ridge else r * (1.0 / (1.0 + s))), zb, (U, RS)     # eq. (9) as sm_run
+
+    def _step_learn(self, zb, y, yhat, aux):
+        """w += u (y_t - r) / (1 + s) and the rank-1 factor v of eq. (10), applied by the next forecast's
+        pass (:func:`omkl_core.vaw.sm_step_learn`)."""
+        U, RS = aux
+        V = np.empty_like(U)
+        _vaw.sm_step_learn(U, RS, y, self.w_, V)
+        self.__dict__["_pending"] = V                       # eq. (10): applied by the next forecast's pass
 
     def _work(self, N):
         w = self.__dict__.get("_workspace")

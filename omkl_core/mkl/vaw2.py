@@ -384,7 +384,7 @@ class VAWFamily(Pairing):
             z = self.experts_.predict_one(phi)                              # creates the state
         else:                                                               # features of a checked x
             z = self.experts_._predict_flat(phi)
-        return np.array(z, dtype=np.float64), phi                           # (N,)
+        return np.asarray(z, dtype=np.float64), phi                         # (N,), a fresh array
 
     def _learn_experts(self, x, y, phi):
         cache = self.experts_._cache
@@ -403,6 +403,12 @@ class VAWFamily(Pairing):
     def _check_step(self, x, y) -> None:
         self._warn_unscaled(x, y, stacklevel=4)         # the caller of learn_one
 
+    def _meta_forecast(self, z) -> float:
+        return self.meta_._forecast_computed(z)         # the meta-learner of this class: z_t from the experts
+
+    def _learn_meta(self, z, y) -> None:
+        self.meta_._learn_checked(z, y)                 # the meta-learner of this class: y_t checked once
+
     def _check_stream(self, X, y) -> None:
         check_magnitude(X, "X")
         check_magnitude(y, "y")
@@ -416,7 +422,7 @@ class VAWFamily(Pairing):
             return
         lo, hi = (0.0, 1.0) if self.bounds is None else (float(self.bounds[0]), float(self.bounds[1]))
         if isinstance(y, float) and isinstance(X, np.ndarray) and X.ndim == 1 and lo <= y <= hi \
-                and float(X @ X) <= (1.0 + 1e-9) ** 2:
+                and float(X.dot(X)) <= (1.0 + 1e-9) ** 2:
             return                                       # one step, scaled: nothing to say
         Xa = np.atleast_2d(np.asarray(X, dtype=np.float64))
         ya = np.atleast_1d(np.asarray(y, dtype=np.float64))

@@ -41,7 +41,10 @@ The package: :mod:`~omkl_core.ridge.primal` (OnlineRidge, BayesianRidge),
 :mod:`~omkl_core.ridge.kernel` (KernelRidge, KernelBayesianRidge),
 :mod:`~omkl_core.ridge.bayesian_algorithm` (BayesianAlgorithm); what they share (the running
 totals, ``run``, ``trajectory``) is :mod:`~omkl_core.ridge._base`. The Sherman-Morrison solver of
-OnlineRidge is the VAW experts' own step, :mod:`omkl_core.sherman_morrison`.
+OnlineRidge is the VAW experts' own step, :mod:`omkl_core.sherman_morrison`. On the ``"numba"``
+engine the Cholesky step of OnlineRidge calls the LAPACK / BLAS routines scipy's
+``solve_triangular`` and ``qr_insert`` call, from compiled code (:mod:`~omkl_core.ridge._cholesky`:
+the same numbers bit for bit, without the wrappers' per-call cost).
 """
 from __future__ import annotations
 

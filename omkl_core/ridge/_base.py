@@ -10,6 +10,7 @@ import numpy as np
 from ..base import OnlineLearner
 from ..kernels import make_kernel
 from ..validation import (
+    Checked,
     check_label,
     check_magnitude,
     check_matrix,
@@ -91,20 +92,31 @@ class _RidgeBase(OnlineLearner):
     # subclasses implement: _check_x(x) -> validated x; _gamma_h(x) -> (gamma, h, cache)
     # with denominator 1 + h; _update(x, y, gamma, h, cache).
 
+    def _checked(self, x):
+        """(x_t checked as given, the learner's input from it): :meth:`_check_x` in two parts, for a
+        subclass whose input is not the checked point itself (``OnlineRidge(fit_intercept=True)``)."""
+        v = self._check_x(x)
+        return v, v
+
     def predict_one(self, x) -> float:
         """gamma_t (clipped to [-clip, clip] if ``clip`` is set), before y_t is revealed."""
-        x = self._check_x(x)
-        gamma, h, cache = self._gamma_h(x)
-        self._forecast = (self.t_, np.array(x, copy=True), (gamma, h, cache))   # reused by learn_one on the same x
+        v, xa = self._checked(x)
+        gamma, h, cache = self._gamma_h(xa)
+        # reused by learn_one on the same x_t, recognised by Checked without a second scan; the
+        # learner's input kept where it is not the checked x_t itself (which learn_one is given again)
+        self._forecast = (self.t_, Checked(v), None if xa is v else xa, (gamma, h, cache))
         return self._clip(gamma)
 
     def learn_one(self, x, y) -> None:
         """Reveal y_t for input x_t: accumulate the loss terms, then update the state (from
         ``predict_one``'s gamma_t and h_t when it saw the same x_t at this step)."""
-        x = self._check_x(x)
+        f = self._forecast
+        if f is not None and f[0] == self.t_ and f[1].matches(x):     # the x_t predict_one checked
+            self._step(x if f[2] is None else f[2], check_label(y, "y"), f[3])
+            return
+        v, x = self._checked(x)
         y = check_label(y, "y")
-        f, self._forecast = getattr(self, "_forecast", None), None
-        self._step(x, y, f[2] if f is not None and f[0] == self.t_ and np.array_equal(f[1], x) else None)
+        self._step(x, y, f[3] if f is not None and f[0] == self.t_ and f[1].matches(v) else None)
 
     def _step(self, x, y, forecast=None):
         self._forecast = None

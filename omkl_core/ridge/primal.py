@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.linalg import qr_insert, solve_triangular
+from scipy.linalg import get_lapack_funcs, qr_insert, solve_triangular
 
+from ..compiled import use_numba
 from ..sherman_morrison import sm_predict, sm_update
 from ..validation import (
     Boolean,
@@ -16,9 +17,35 @@ from ..validation import (
     check_point,
     check_scalar,
 )
+from . import _cholesky
 from ._base import _gaussian_log_loss, _RidgeBase
 
 __all__ = ["OnlineRidge", "BayesianRidge"]
+
+# The two routines of a Cholesky step, called as scipy's solve_triangular and qr_insert call them,
+# without their per-call wrappers (argument checks, the array-API batching layer: most of a step's
+# time for n ~ 5): the same compiled routines on the same arrays, so the same numbers.
+_trtrs = get_lapack_funcs("trtrs", dtype=np.float64)          # LAPACK dtrtrs, what solve_triangular calls
+_qr_insert = getattr(qr_insert, "__wrapped__", qr_insert)     # scipy's compiled qr_insert itself
+
+
+def _solve_upper_transposed(R, x):
+    """R^{-T} x for an upper-triangular R: ``solve_triangular(R, x, trans="T", check_finite=False)``'s
+    LAPACK call (on R, or on R' read as lower-triangular when R is not Fortran-ordered)."""
+    if R.flags.f_contiguous:
+        z, info = _trtrs(R, x, 0, 1, 0)                 # lower=False, trans=1 ('T'), unitdiag=False
+    else:
+        z, info = _trtrs(R.T, x, 1, 0, 0)               # lower=True, trans=0 ('N'), unitdiag=False
+    _trtrs_info(info)
+    return z
+
+
+def _trtrs_info(info) -> None:
+    """solve_triangular's errors for LAPACK trtrs's ``info``."""
+    if info > 0:
+        raise np.linalg.LinAlgError(f"singular matrix: resolution failed at diagonal {info - 1}")
+    if info < 0:
+        raise ValueError(f"illegal value in {-info}-th argument of internal trtrs")
 
 
 class OnlineRidge(_RidgeBase):
@@ -136,7 +163,16 @@ class OnlineRidge(_RidgeBase):
         return np.concatenate([X, np.ones(X.shape[:-1] + (1,))], axis=-1)
 
     def _check_x(self, x):
-        x = self._augment(check_point(x, self._dim(), "x"))
+        return self._checked(x)[1]
+
+    def _checked(self, x):
+        v = check_point(x, self._dim(), "x")
+        return v, self._inputs(v)
+
+    def _inputs(self, v):
+        """The algorithm's input from the checked x_t (with the constant feature of ``fit_intercept``);
+        the state A_0, b_0 is created on the first one."""
+        x = self._augment(v)
         if self.b_ is None:  # A_0 = aI, b_0 = 0, sized on the first input
             n = x.shape[0]
             self.b_ = np.zeros(n)
@@ -144,6 +180,7 @@ class OnlineRidge(_RidgeBase):
                 self._Rc = np.zeros((n, n + 1))    # [R_t | c_t]
                 self._Rc[:, :n] = math.sqrt(self.a) * np.eye(n)
                 self._eye = np.eye(n)
+                self._row = np.empty(n + 1)            # the row (x_t', y_t) a step appends
             else:    # the Sherman-Morrison core of omkl_core.vaw, with lam = a
                 self._A_inv = np.eye(n) / self.a      # A_0^{-1}
                 self._w = np.zeros(n)                 # A_{t-1}^{-1} b_{t-1}
@@ -157,26 +194,45 @@ class OnlineRidge(_RidgeBase):
     def _gamma_h(self, x):
         if self.solver == "cholesky":
             n = x.shape[0]
-            z = solve_triangular(self._Rc[:, :n], x, trans="T", lower=False, check_finite=False)
-            gamma = float(self._Rc[:, n] @ z)          # c_{t-1}'R_{t-1}^{-T}x_t = b_{t-1}'A_{t-1}^{-1}x_t
-            h = float(z @ z)                           # x_t'A_{t-1}^{-1}x_t
+            Rc = self._Rc
+            if Rc.flags.f_contiguous and use_numba():  # the compiled step: the same LAPACK call
+                z = np.empty(n)
+                _trtrs_info(_cholesky.forecast(Rc, x, z, _cholesky.routines()[0]))   # R_{t-1}^{-T} x_t
+            else:
+                z = _solve_upper_transposed(Rc[:, :n], x)  # R_{t-1}^{-T} x_t
+            # (ndarray.dot: matmul's BLAS dot for two vectors, without the ufunc machinery)
+            gamma = float(Rc[:, n].dot(z))             # c_{t-1}'R_{t-1}^{-T}x_t = b_{t-1}'A_{t-1}^{-1}x_t
+            h = float(z.dot(z))                        # x_t'A_{t-1}^{-1}x_t
             return gamma, h, None
         u, s, r = sm_predict(self._A_inv, self._w, x)  # u = A_{t-1}^{-1} x_t, s = x_t'u
         return float(r), float(s), (u, s, r)           # gamma_t = b_{t-1}' A_{t-1}^{-1} x_t = r
 
     def _update(self, x, y, gamma, h, cache):
-        self.b_ += y * x                               # b_t = b_{t-1} + y_t x_t
-        if self.solver == "cholesky":
-            # [R_t | c_t] = the triangular part of Q'[[R_{t-1}, c_{t-1}], [x_t', y_t]] (Givens
-            # rotations, scipy's qr_insert): A_t = R_t'R_t = A_{t-1} + x_t x_t' and
-            # R_t'c_t = R_{t-1}'c_{t-1} + y_t x_t = b_t. (Row signs of R_t may flip; z'z and
-            # c'z do not depend on them.)
-            n = x.shape[0]
-            R = qr_insert(self._eye, self._Rc, np.append(x, y), n, which="row", check_finite=False)[1]
-            self._Rc = np.asfortranarray(R[:n])   # contiguous: a pickled copy keeps the layout (same rounding)
+        if self.solver != "cholesky":
+            self.b_ += y * x                           # b_t = b_{t-1} + y_t x_t
+            # Sherman-Morrison: (A + x x')^{-1} = A^{-1} - A^{-1}x x'A^{-1} / (1 + x'A^{-1}x)
+            sm_update(self._A_inv, self._w, *cache, y)
             return
-        # Sherman-Morrison: (A + x x')^{-1} = A^{-1} - A^{-1}x x'A^{-1} / (1 + x'A^{-1}x)
-        sm_update(self._A_inv, self._w, *cache, y)
+        # [R_t | c_t] = the triangular part of Q'[[R_{t-1}, c_{t-1}], [x_t', y_t]] (Givens
+        # rotations, scipy's qr_insert): A_t = R_t'R_t = A_{t-1} + x_t x_t' and
+        # R_t'c_t = R_{t-1}'c_{t-1} + y_t x_t = b_t. (Row signs of R_t may flip; z'z and
+        # c'z do not depend on them.)
+        n = x.shape[0]
+        if use_numba():                                # the compiled step: the same LAPACK / BLAS calls
+            Rc = np.empty((n, n + 1), order="F")
+            _cholesky.update(self._Rc, x, y, self.b_, Rc, *_cholesky.routines()[1:])
+            self._Rc = Rc
+            return
+        self.b_ += y * x                               # b_t = b_{t-1} + y_t x_t
+        row = self.__dict__.get("_row")
+        if row is None:                                # a learner pickled before the buffer existed
+            row = self._row = np.empty(n + 1)
+        row[:n] = x
+        row[n] = y                                     # the row (x_t', y_t) (qr_insert copies it)
+        R = _qr_insert(self._eye, self._Rc, row, n, "row", None, False, False)[1]   # which="row", check_finite=False
+        # [R_t | c_t]: R's first n rows, Fortran-ordered (the layout trtrs reads without a copy; a
+        # pickled copy keeps it, so the same rounding)
+        self._Rc = np.asfortranarray(R[:n])
 
     @property
     def chol_(self) -> np.ndarray:

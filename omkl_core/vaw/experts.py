@@ -257,7 +257,8 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
 
     def _forecast_quantities(self, flat, compiled_step=None):
         """(u, s, r) of every expert for features ``flat`` (B, m): the compiled step
-        (:func:`sm_step_forecast`, applying the pending update of the last step in the same pass)
+        (:func:`sm_step_forecast`, applying the pending update of the last step in the same pass;
+        r and s are then the columns of one (B, 2) array, what :func:`sm_step_learn` reads)
         or :func:`sm_predict`."""
         if self._compiled_step() if compiled_step is None else compiled_step:
             if not (self._P.flags.writeable and self._w.flags.writeable):   # e.g. unpickled from a read-only map
@@ -313,7 +314,8 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         self._cache = None
         if compiled_step:
             V = np.empty_like(u)
-            sm_step_learn(u, np.stack([r, s], axis=1), y, self._w, V)
+            RS = r.base if r.base is not None and r.base is s.base else np.stack([r, s], axis=1)   # (r, s) columns
+            sm_step_learn(u, RS, y, self._w, V)
             self._pending = V                               # eq. (10): applied by the next forecast's pass
         else:
             self._sync()
