@@ -602,17 +602,10 @@ def omkr_steps(X, y, c0, n_steps, t0, Xs, sq, C, log_w, a, eta0, inv_sqrt_t, log
                     acc0 += E[k * nb + j] * Ck[s0 + j]
                 f[k] += acc0 + acc1                                           # f_k(x_t)
             s0 += nb
-        top = log_w[0]
-        for k in range(1, N):
-            if log_w[k] > top:
-                top = log_w[k]
-        sw = 0.0
-        for k in range(N):
-            w[k] = np.exp(log_w[k] - top)
-            sw += w[k]
+        _softmax(log_w, w)                                                    # w_k / sum_j w_j
         yhat = 0.0
         for k in range(N):
-            yhat += (w[k] / sw) * f[k]                                        # sum_k w_k f_k / sum w
+            yhat += w[k] * f[k]                                               # sum_k w_k f_k / sum w
         P[c0 + t] = yhat
         eta = eta0 / np.sqrt(tt + 1.0) if inv_sqrt_t else eta0
         yt = y[c0 + t]
