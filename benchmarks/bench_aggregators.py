@@ -3,7 +3,7 @@
 Prints microseconds per step of ``model.run(Z, y)`` for each rule -- fixed-eta EWA
 (eta = 1/2, square loss, P000 eq. 29), calibrated EWA (opera's ``ewaCalib``), ML-Poly, ML-Prod
 and BOA (opera 1.2.0 rule) -- on the **whole** Airfoil (T = 1503) and Bias (T = 7750) streams
-with the 76 VAW experts of paper 000, as ``../shared/reference/opera_fixtures/README.md``
+with the 76 VAW experts of paper 000, as ``tests/fixtures/opera/README.md``
 ("Speed") describes them: ``Z = omkl_core.mkl.expert_predictions(X, y, m=50, lam=1.0,
 repetitions=1, seed=0)[0]`` on ``omkl_core.datasets.load(name)``, the raw ``Z`` given to the
 learner (which truncates to [0, 1]).  "5 batched" stacks Z five times on a leading axis
@@ -33,7 +33,7 @@ from omkl_core import compiled
 
 __all__ = ["OPERA_US", "RULES", "main"]
 
-# opera µs/step from ../shared/reference/opera_fixtures/README.md ("Speed"): (1.2.2 R, 1.2.0 C++)
+# opera µs/step from tests/fixtures/opera/README.md ("Speed"): (1.2.2 R, 1.2.0 C++)
 OPERA_US = {
     ("airfoil", "EWA eta=0.5"): (43.9, 1.3),
     ("airfoil", "EWA calibrated"): (227.0, 43.2),

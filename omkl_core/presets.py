@@ -242,7 +242,8 @@ class paper000:  # noqa: N801 - a namespace read as ``presets.paper000.defaults(
         Theorem 3), "VAW-BOA", "VAW-ML-Poly", "VAW-ML-Prod" (section 4), each with the
         :meth:`defaults` of its class. ``form="code"``: "VAW-EWA [opera calibrated]", VAW-EWA
         with opera's default online-calibrated EWA (``ewaCalib``, reference A.2) instead of
-        eq. (29)'s fixed eta. None: both forms, text first. A row's meta-learner alone (for
+        eq. (29)'s fixed eta; "VAW-BOA [opera 1.2.2]", VAW-BOA with the BOA of opera 1.2.2 (GitHub
+        HEAD) instead of the CRAN-era 1.2.0 the paper's time suggests (reference A.6). None: both forms, text first. A row's meta-learner alone (for
         stored expert predictions): :func:`omkl_core.mkl.make_meta`.
         """
         d = paper000.defaults()
@@ -253,7 +254,8 @@ class paper000:  # noqa: N801 - a namespace read as ``presets.paper000.defaults(
                           "VAW-BOA": ("VAWBOA", d["VAWBOA"]),
                           "VAW-ML-Poly": ("VAWMLPoly", d["VAWMLPoly"]),
                           "VAW-ML-Prod": ("VAWMLProd", d["VAWMLProd"])},
-                 "code": {"VAW-EWA [opera calibrated]": ("VAWEWA", {**d["VAWEWA"], "calibrated": True})}}
+                 "code": {"VAW-EWA [opera calibrated]": ("VAWEWA", {**d["VAWEWA"], "calibrated": True}),
+                          "VAW-BOA [opera 1.2.2]": ("VAWBOA", {**d["VAWBOA"], "version": "v122"})}}
         if form is None:
             return {**forms["text"], **forms["code"]}
         if form not in forms:

@@ -2,7 +2,7 @@
 
 Paper: paper 000 (Rokhlin & Gurtovaya), sec. 3 eqs. (22)-(31) and sec. 4; the opera update
 rules and the Aggregating Algorithm's substitution function are specified in
-../shared/reference/algorithms.md, sections A.1-A.6 and B ("ref." below).
+reference/algorithms.md, sections A.1-A.6 and B ("ref." below).
 
 * hand-worked examples (2 experts, 2-3 steps) for every rule, expected numbers derived
   from the formulas in the comments;

@@ -15,7 +15,7 @@ class                          rule                                             
 :class:`BOA`                   Bernstein Online Aggregation, opera 1.2.0 and 1.2.2 codes    ref. A.1, A.6 (Wintenberger 2017)
 =============================  ==========================================================  =========
 
-"ref." is ``../shared/reference/algorithms.md`` (sections A.1-A.6 and B), which records
+"ref." is ``reference/algorithms.md`` (the repository's copy of the project's reference notes) (sections A.1-A.6 and B), which records
 how opera implements the rules the paper ran ("These algorithms are implemented within the
 Opera library, which we employed", P000 sec. 4).
 

@@ -33,7 +33,7 @@ import pandas as pd
 from . import paper_values, verdicts
 from .report_inputs import _json, _records, verdict
 
-__all__ = ["Counts", "of", "published_cells", "phrase_tables", "phrase_verify", "summary_lines", "is_timing",
+__all__ = ["Counts", "of", "grade_counts", "wide_noise", "explained_phrase", "speed_counts", "published_cells", "phrase_tables", "phrase_verify", "summary_lines", "is_timing",
            "tier_counts", "claim_counts", "CLAIM_KIND_LABELS", "tier_phrase"]
 
 
@@ -72,6 +72,8 @@ class Counts:
     claims: dict = field(default_factory=dict)
     #: The merged scorecard's rows (``timing`` True for the speed claims of ``scorecard_timing.csv``).
     rows: tuple[dict, ...] = ()
+    #: The machine of the run (the scorecard stamp's), which judged its speed claims.
+    machine: str = ""
 
     @property
     def compared(self) -> int:
@@ -113,7 +115,7 @@ def of(results: str | Path) -> Counts:
                   notebooks=tuple(finished), failed_notebooks=tuple(failed),
                   has_scorecard=(results / "scorecard.csv").is_file(),
                   tiers=tier_counts(scored) if scored else tier_counts([]),
-                  claims=claim_counts(scored), rows=tuple(rows))
+                  claims=claim_counts(scored), rows=tuple(rows), machine=str(stamp.get("machine", "")))
 
 
 def phrase_tables(n_number: int, with_scorecard: bool = True) -> str:
@@ -139,8 +141,66 @@ def tier_counts(rows) -> dict:
     out = {t: sum(str(r["verdict"]) == t for r in cells) for t in verdicts.TIERS}
     out["not computed"] = sum(str(r["verdict"]) == verdicts.NOT_COMPUTED for r in cells)
     out["cells"] = len(cells)
-    out["unexplained"] = sum(str(r.get("cause", "")) == verdicts.UNEXPLAINED for r in cells)
+    out["unexplained"] = sum(_unexplained(r) for r in cells if str(r["verdict"]) == verdicts.MISS)
+    out[verdicts.WIDE_NOISE] = len(_wide(cells))
     return out
+
+
+def _unexplained(r) -> bool:
+    return (str(r.get("cause", "")) == verdicts.UNEXPLAINED
+            or str(r.get("grade", "")) == verdicts.NOT_NARROWED)
+
+
+def _wide(cells) -> list:
+    return [r for r in cells if str(r["verdict"]) == verdicts.WITHIN_NOISE
+            and verdicts.relative_gap(float(r["published"]), float(r["reproduced_mean"])) > verdicts.REL_TIERS[0][1]]
+
+
+#: The tiers whose cells carry a cause or *unexplained* (beyond *≤ 5 %*).
+EXPLAINED_TIERS = tuple(t for t in verdicts.TIERS if t not in verdicts.LANDED)
+
+
+def grade_counts(rows) -> dict:
+    """``{tier: {grade: n}}`` for the tiers beyond *≤ 5 %* (:data:`EXPLAINED_TIERS`): the judged cells
+    by the grade of their cause (:data:`omkl_core.repro.verdicts.GRADES` but *does not narrow the
+    gap*), and ``"unexplained"`` (no cause, or one that does not narrow the gap)."""
+    recs = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else list(rows)
+    cells = [r for r in recs if str(r["kind"]) == verdicts.CELL]
+    words = [g for g in verdicts.GRADES if g != verdicts.NOT_NARROWED]
+    out = {}
+    for t in EXPLAINED_TIERS:
+        mine = [r for r in cells if str(r["verdict"]) == t]
+        out[t] = {g: sum(str(r.get("grade", "")) == g and not _unexplained(r) for r in mine) for g in words}
+        out[t][verdicts.UNEXPLAINED] = sum(_unexplained(r) for r in mine)
+    return out
+
+
+def explained_phrase(rows, tier: str) -> str:
+    """``"3 closed, 1 hypothesis, 2 partly explained, 3 unexplained"``: a tier's cells by grade (the
+    grades with no cell left out, *unexplained* always said)."""
+    g = grade_counts(rows)[tier]
+    return ", ".join(f"{n} {w}" for w, n in g.items() if n or w == verdicts.UNEXPLAINED)
+
+
+def wide_noise(rows) -> tuple[int, str]:
+    """The cells *within noise* but more than 5 % off and the reason in words (their n and sd, the
+    band as a share of the published value): ``(count, reason)``."""
+    recs = rows.to_dict("records") if isinstance(rows, pd.DataFrame) else list(rows)
+    wide = _wide([r for r in recs if str(r["kind"]) == verdicts.CELL])
+    if not wide:
+        return 0, ""
+    n = sorted({int(float(r["n_runs"])) for r in wide})
+    sd_rel = [float(r["reproduced_sd"]) / abs(float(r["published"])) for r in wide]
+    band_rel = [float(r["noise_band"]) / abs(float(r["published"])) for r in wide]
+    gaps = [verdicts.relative_gap(float(r["published"]), float(r["reproduced_mean"])) for r in wide]
+    return len(wide), (f"{min(gaps):.1%}–{max(gaps):.1%} off; n = {', '.join(map(str, n))}, sd {min(sd_rel):.1%}–"
+                       f"{max(sd_rel):.1%} of the value, so the band reaches {min(band_rel):.1%}–{max(band_rel):.1%}")
+
+
+def speed_counts(c: "Counts") -> dict:
+    """``{verdict word: n}`` of the paper claims judged from measured times (``scorecard_timing.csv``)."""
+    speed = [r for r in c.rows if r["timing"] and str(r["kind"]) == "paper"]
+    return {w: sum(str(r["verdict"]) == w for r in speed) for w in (*verdicts.CLAIM_WORDS["paper"], verdicts.NOT_COMPUTED)}
 
 
 def claim_counts(rows) -> dict:
@@ -163,6 +223,7 @@ CLAIM_KIND_LABELS = {"paper": "the papers' claims judged on our numbers",
 def summary_lines(rows) -> list[str]:
     """The scorecard's counts in words: one line for the cells' tiers, one per claim kind. ``rows``:
     scorecard rows (a DataFrame or records), or a :class:`Counts` (its rows but the speed claims)."""
+    counted = rows if isinstance(rows, Counts) else None
     if isinstance(rows, Counts):
         rows = [r for r in rows.rows if not r["timing"]]
     t = tier_counts(rows)
@@ -170,8 +231,13 @@ def summary_lines(rows) -> list[str]:
     if t["cells"]:
         judged = t["cells"] - t["not computed"]
         if judged:
+            wide, why = wide_noise(rows)
             lines.append(f"Published numeric cells: {judged} judged — " + ", ".join(
-                f"{t[k]} {k}" for k in verdicts.TIERS) + f" ({t['unexplained']} of the misses unexplained).")
+                f"{t[k]} {k}" for k in verdicts.TIERS) + "."
+                + (f" Of the {t[verdicts.WITHIN_NOISE]} within noise, {wide} are {verdicts.WIDE_NOISE} ({why})."
+                   if wide else "")
+                + " Beyond 5 %, by the grade of their measured cause: " + "; ".join(
+                    f"{k}: {explained_phrase(rows, k)}" for k in EXPLAINED_TIERS if t[k]) + ".")
         if t["not computed"]:
             lines.append(f"{t['not computed']} published cells {verdicts.NOT_COMPUTED}: a quick run computes them on its short "
                          "horizon only (the values are in its tables) and judges none of them.")
@@ -181,6 +247,14 @@ def summary_lines(rows) -> list[str]:
         if total:
             lines.append(f"Claims, {CLAIM_KIND_LABELS[kind]}: " + ", ".join(
                 f"{n[w]} {w}" for w in (*words, verdicts.NOT_COMPUTED) if n[w] or w in words and n[verdicts.NOT_COMPUTED] < total) + ".")
+    if counted is not None:
+        sp = speed_counts(counted)
+        total = sum(sp.values())
+        if total:
+            words = verdicts.CLAIM_WORDS["paper"]
+            lines.append(f"Speed claims of the papers, judged from CPU times measured on {counted.machine or 'the run’s machine'}: "
+                         + ", ".join(f"{sp[w]} {w}" for w in (*words, verdicts.NOT_COMPUTED)
+                                     if sp[w] or w in words and sp[verdicts.NOT_COMPUTED] < total) + ".")
     return lines
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 __all__ = ["Erratum", "ERRATA", "PAPERS", "KINDS", "NO_ERRATA", "render_markdown", "write_markdown", "by_id"]
 
-#: The five papers (file prefixes in ``../shared/papers/``).
+#: The five papers (cited by their bibliographic reference).
 PAPERS = {
     "000": "Rokhlin & Gurtovaya, Random feature-based double Vovk-Azoury-Warmuth algorithm (VAW2), arXiv:2503.20087",
     "001": "Cesa-Bianchi, Shalev-Shwartz & Shamir, Online Learning of Noisy Data with Kernels, COLT 2010",

@@ -30,7 +30,7 @@ from .. import compiled, presets, registry
 from ..datasets import normalise_stream
 from ..mkl import TABLE2_ROWS, VARIANT_META, expert_predictions, make_meta
 from ..sweep import map_tasks
-from . import baselines, claims, paper_values, report, runner, style, verdicts
+from . import baselines, claims, paper_values, papers, report, runner, style, verdicts
 from . import regret_tables as _regret_tables
 
 __all__ = ["STREAM", "VARIANTS", "FIG1_ROWS", "FIG2_ROWS", "Settings", "settings", "load_stream",
@@ -38,7 +38,8 @@ __all__ = ["STREAM", "VARIANTS", "FIG1_ROWS", "FIG2_ROWS", "Settings", "settings
            "table2", "best_expert_table", "table2_claims", "SCORED_VARIANT", "scored_results", "table2_scorecard",
            "table2_ablations", "figure_tables", "variants_table", "baseline_rows",
            "row_ratio_table", "ar4_noise", "plot_fig1", "plot_fig2", "ar4_series", "streams",
-           "merge_repetitions", "RAKER_PROBES", "raker_ar4_investigation", "investigation_text"]
+           "merge_repetitions", "RAKER_PROBES", "OMKLGF_PROBES", "TEXT_FORM", "RIDGE_FORM", "ridge_results",
+           "beside_ridge_form", "raker_ar4_investigation", "investigation_text"]
 
 #: Table 2's streams: display name -> (registry dataset, the settings it takes), read from the one dataset
 #: table (``presets.DATASETS``: the label; a generator takes its ``seed``) for Table 2's datasets
@@ -51,11 +52,19 @@ STREAM = {presets.dataset_label(name): (name, ("seed",) if presets.DATASETS[name
 #: stream variants, expert-layer options). See the notebook's "Named variants" section.
 VARIANTS = {
     "naval17": ("naval 17 features", ["Naval"], None, {"naval": "17"}, {}),
-    "tvaw": ("sincos + ridge (TVAW code)", None, None, {}, {"feature_map": "sincos", "ridge": True}),
+    "tvaw": (papers.P000_RIDGE_FORM, None, None, {}, {"feature_map": "sincos", "ridge": True}),
     "sincos": ("sincos features, VAW", None, ["VAW2", "VAW2 (trunc)"], {}, {"feature_map": "sincos"}),
     "ridge": ("cos features, online ridge", None, ["VAW2", "VAW2 (trunc)"], {}, {"ridge": True}),
     "ewa_calib": ("VAW-EWA with opera's calibrated EWA", None, ["VAW-EWA [opera calibrated]"], {}, {}),
+    "boa122": ("VAW-BOA with opera 1.2.2's BOA", None, ["VAW-BOA [opera 1.2.2]"], {}, {}),
 }
+#: The label of Table 2's scored form of the VAW rows (the text's: eqs. (9)-(10), √2 cos features) in
+#: the ablation tables.
+TEXT_FORM = "text: eqs. (9)-(10), √2 cos features"
+#: The ablation form that is the online-ridge (authors' later code) form of the VAW rows: the measured
+#: cause of the text form's misses (:data:`omkl_core.repro.papers.PAPERS` ``["000"]``, cause
+#: ``p000-online-ridge``).
+RIDGE_FORM = "tvaw"
 #: Figure 1's rows (the paper leaves out VAW2 (trunc), VAW-BOA and VAW-ML-Poly "to improve the clarity").
 FIG1_ROWS = list(claims.PAPER000_FIG1_ROWS)
 #: Figure 2's panels.
@@ -367,10 +376,7 @@ def best_expert_table(results) -> pd.DataFrame:
     return best.reset_index().rename(columns={"index": "row"})
 
 
-def table2_claims(results) -> list[dict]:
-    """Section 4's claims on our Table 2: "VAW2 shows the best result across all datasets" (VAW2 or
-    VAW2 (trunc) -- the bold entries -- lowest among the VAW-family rows on every real dataset) and
-    "VAW2 and VAW2 (trunc) give almost the same results" (within 5 % on every dataset)."""
+def _table2_claim_values(results) -> tuple[bool, dict, bool, dict]:
     rows = _rows()
     real = [n for n in results if n != "AR(4)"]
     winners, ok_all = {}, True
@@ -380,24 +386,57 @@ def table2_claims(results) -> list[dict]:
         ok_all &= w in ("VAW2", "VAW2 (trunc)")
     close = {n: abs(results[n]["mse"]["VAW2"].mean() / results[n]["mse"]["VAW2 (trunc)"].mean() - 1)
              for n in results}
+    return ok_all and len(real) == 4, winners, all(c <= 0.05 for c in close.values()), close
+
+
+def table2_claims(results, ridge=None) -> list[dict]:
+    """Section 4's claims on our Table 2 (``results``: the scored form): "VAW2 shows the best result
+    across all datasets" (VAW2 or VAW2 (trunc) -- the bold entries -- lowest among the VAW-family rows
+    on every real dataset) and "VAW2 and VAW2 (trunc) give almost the same results" (within 5 % on
+    every dataset). ``ridge``: the same rows in the online-ridge form (:data:`RIDGE_FORM`); where a
+    claim's verdict differs there, its note says so."""
+    best, winners, same, close = _table2_claim_values(results)
+    other = _table2_claim_values(ridge) if ridge is not None else None
+
+    def beside(i: int, verdict: bool) -> str:
+        if other is None or other[i] == verdict:
+            return ""
+        return f" [in the online-ridge form ({RIDGE_FORM}) it {'holds' if other[i] else 'fails'}]"
+
     return [
-        report.claim_row("000", "Table 2", "VAW2 lowest MSE on every real dataset", ok_all and len(real) == 4,
-                         "lowest row per dataset: " + ", ".join(f"{n}: {w}" for n, w in winners.items()), kind="paper"),
-        report.claim_row("000", "Table 2", "VAW2 and VAW2 (trunc) almost the same (within 5 %)",
-                         all(c <= 0.05 for c in close.values()),
-                         "relative differences: " + ", ".join(f"{n}: {c:.1%}" for n, c in close.items()), kind="paper"),
+        report.claim_row("000", "Table 2", "VAW2 lowest MSE on every real dataset", best,
+                         "lowest row per dataset: " + ", ".join(f"{n}: {w}" for n, w in winners.items())
+                         + beside(0, best), kind="paper"),
+        report.claim_row("000", "Table 2", "VAW2 and VAW2 (trunc) almost the same (within 5 %)", same,
+                         "relative differences: " + ", ".join(f"{n}: {c:.1%}" for n, c in close.items())
+                         + beside(2, same), kind="paper"),
     ]
 
 
-def figure_tables(results, s: Settings):
-    """Figures 1-2's numbers and claims (:mod:`omkl_core.repro.claims`) -> ``(fig1_table,
-    fig2_table, figure_claims)``; the Table-2 claims on the printed numbers are appended."""
+def _figure_claims(results) -> tuple[list[dict], pd.DataFrame, dict]:
     curves = {n: {r: res["curve"][r] for r in FIG1_ROWS} for n, res in results.items()}
-    fig1 = claims.running_mse_table(curves).assign(mode=s.mode)
     fig2 = claims.paper000_fig2_table({n: {r: res["weights"][r] for r in FIG2_ROWS} for n, res in results.items()})
-    figure_claims = (claims.paper000_fig1_claims(curves) + claims.paper000_fig2_claims(fig2)
-                     + claims.paper000_table2_claims_published())
-    return fig1, fig2.assign(mode=s.mode), figure_claims
+    return claims.paper000_fig1_claims(curves) + claims.paper000_fig2_claims(fig2), fig2, curves
+
+
+def beside_ridge_form(scored_claims: list[dict], ridge_claims: list[dict]) -> list[dict]:
+    """``scored_claims`` with, in the note of each claim whose verdict differs in the online-ridge
+    form (``ridge_claims``, matched by claim text), that form's verdict."""
+    other = {c["row"]: c["verdict"] for c in ridge_claims}
+    return [{**c, "note": c["note"] + f" [in the online-ridge form ({RIDGE_FORM}) it {other[c['row']]}]"}
+            if other.get(c["row"], c["verdict"]) != c["verdict"] else c for c in scored_claims]
+
+
+def figure_tables(results, s: Settings, ridge=None):
+    """Figures 1-2's numbers and claims (:mod:`omkl_core.repro.claims`) on the scored form
+    ``results`` -> ``(fig1_table, fig2_table, figure_claims)``; ``ridge``: the online-ridge form's
+    results (a claim whose verdict differs there says so in its note); the Table-2 claims on the
+    printed numbers are appended."""
+    judged, fig2, curves = _figure_claims(results)
+    if ridge is not None:
+        judged = beside_ridge_form(judged, _figure_claims(ridge)[0])
+    fig1 = claims.running_mse_table(curves).assign(mode=s.mode)
+    return fig1, fig2.assign(mode=s.mode), judged + claims.paper000_table2_claims_published()
 
 
 def variants_table(all_results, variants, s: Settings, datasets):
@@ -422,9 +461,9 @@ def variants_table(all_results, variants, s: Settings, datasets):
         lines.append(f"\n{label}: reproduced mean ± sd (ratio to the paper)")
         lines.append(sub.pivot(index="algorithm", columns="dataset", values="cell")
                      .reindex([r for r in [*_rows(), *VARIANT_META] if r in set(sub.algorithm)]).to_string())
-    if "tvaw" in variants:
-        for c in table2_claims(all_results["tvaw"]):
-            lines.append(f"\nTVAW form: {c['verdict'].upper():9s} " + c["row"] + " -- " + c["note"])
+    if RIDGE_FORM in variants:
+        for c in table2_claims(all_results[RIDGE_FORM]):
+            lines.append(f"\nonline-ridge form ({RIDGE_FORM}): {c['verdict'].upper():9s} " + c["row"] + " -- " + c["note"])
     return vt, "\n".join(lines)
 
 
@@ -481,6 +520,13 @@ RAKER_PROBES = {
     "y not normalised": ("eq. (33) left out (raw labels x_{t+1}; x by eq. 34)", {}, "raw_y"),
     "x = 4 lags": ("feature (x_{t-3}, ..., x_t) instead of x_t, eq. (34) on it", {}, "lags4"),
 }
+
+
+#: The probes of :data:`RAKER_PROBES` also run on OMKL-GF in its scored (authors' code) form (issue 50:
+#: its published ratio to VAW2 on AR(4), 20.47 / 16.56 = 1.236, lies outside the realisations' range like
+#: Raker's); ``"as run"``: the unchanged stream, computed the same way (repetition r of an (r + 1)-batched
+#: run on series r), so every OMKL-GF row compares with it.
+OMKLGF_PROBES = ("as run", "x not normalised", "x min-max to [0, 1]", "y not normalised", "x = 4 lags")
 
 
 def _probe_stream(noise_seed: int, change, max_steps):
@@ -558,6 +604,17 @@ def raker_ar4_investigation(s: Settings, all_results, base_values, noise_seeds: 
             tasks.append({"dataset": key, "repetition": r, "seed": s.seed, "m": s.m, "lam": s.lam,
                           "raker": ["Raker", params], "vaw": change is not None})
             meta.append(probe)
+    gf_label = next(lab for lab in registry.paper000.baseline_rows("code") if lab.startswith("OMKL-GF"))
+    gf_cls, gf_params = registry.paper000.baseline_rows("code")[gf_label]
+    for probe in OMKLGF_PROBES:
+        change = None if probe == "as run" else RAKER_PROBES[probe][2]
+        for r, k in enumerate(seeds):
+            key = f"{change} {k}"
+            if key not in data:
+                data[key] = _probe_stream(k, change, s.T_max)
+            tasks.append({"dataset": key, "repetition": r, "seed": s.seed, "m": s.m, "lam": s.lam,
+                          "raker": [gf_cls, dict(gf_params)], "vaw": change is not None})
+            meta.append(f"OMKL-GF: {probe}")
     cost = [len(data[t["dataset"]][1]) * (t["repetition"] + 1) * t["raker"][1]["m"] / 50 * (3 if t["vaw"] else 1)
             for t in tasks]
     res = map_tasks(raker_probe_task, tasks, data=data, cost=cost, cache_dir=cache_dir, progress=progress,
@@ -567,8 +624,9 @@ def raker_ar4_investigation(s: Settings, all_results, base_values, noise_seeds: 
     def row(probe, what, raker, v, tv, n, label_range):
         raker, v = np.asarray(raker, dtype=np.float64), np.asarray(v, dtype=np.float64)
         per = raker / v
-        return {"probe": probe, "what": what, "n_series": n, "label_range": float(np.mean(label_range)),
-                "raker_mse_x1e3": float(raker.mean()), "raker_sd": float(raker.std(ddof=1)) if n > 1 else 0.0,
+        return {"probe": probe, "learner": "OMKL-GF" if probe.startswith("OMKL-GF") else "Raker", "what": what,
+                "n_series": n, "label_range": float(np.mean(label_range)),
+                "mse_x1e3": float(raker.mean()), "sd": float(raker.std(ddof=1)) if n > 1 else 0.0,
                 "vaw2_mse_x1e3": float(v.mean()), "ratio": float(raker.mean() / v.mean()),
                 "ratio_min": float(per.min()), "ratio_max": float(per.max()),
                 "vaw2_tvaw_mse_x1e3": np.nan if tv is None else float(np.mean(tv)),
@@ -593,14 +651,27 @@ def raker_ar4_investigation(s: Settings, all_results, base_values, noise_seeds: 
         v = [g["VAW2"] for g in got] if change is not None else vaw
         tv = [g["VAW2 tvaw"] for g in got] if change is not None else tvaw
         recs.append(row(probe, what, raker, v, tv, R, ranges))
+    gf_pub = (paper_values.published_value("000", 2, name, "OMKL-GF")
+              / paper_values.published_value("000", 2, name, "VAW2"))
+    for probe in OMKLGF_PROBES:
+        got = [r for r, p in zip(res, meta) if p == f"OMKL-GF: {probe}"]
+        change = None if probe == "as run" else RAKER_PROBES[probe][2]
+        what = (f"{gf_label} (the scored form), " + ("the run's series" if change is None else RAKER_PROBES[probe][0]))
+        v = [g["VAW2"] for g in got] if change is not None else vaw
+        tv = [g["VAW2 tvaw"] for g in got] if change is not None else tvaw
+        recs.append({**row(f"OMKL-GF: {probe}", what, [g["Raker"] for g in got], v, tv, R, ranges),
+                     "published_ratio": gf_pub})
+        recs[-1]["ratio_over_published"] = recs[-1]["ratio"] / gf_pub
     return pd.DataFrame(recs).assign(mode=s.mode)
 
 
 def investigation_text(inv: pd.DataFrame) -> str:
     """The Raker / VAW2 measurements on AR(4), as printed."""
-    cols = ["probe", "raker_mse_x1e3", "vaw2_mse_x1e3", "ratio", "ratio_min", "ratio_max", "ratio_tvaw",
+    cols = ["probe", "mse_x1e3", "vaw2_mse_x1e3", "ratio", "ratio_min", "ratio_max", "ratio_tvaw",
             "label_range", "ratio_over_published"]
-    return (f"published MSE(Raker) / MSE(VAW2) on AR(4): {inv.published_ratio.iloc[0]:.3f}\n"
+    return (f"published MSE(Raker) / MSE(VAW2) on AR(4): {inv.published_ratio.iloc[0]:.3f}; "
+            f"MSE(OMKL-GF) / MSE(VAW2): {inv.published_ratio.iloc[-1]:.3f} (rows 'OMKL-GF: ...'; mse_x1e3: the "
+            "learner's MSE, Raker's or OMKL-GF's)\n"
             + inv[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
 
 
@@ -698,32 +769,40 @@ def claim_lines(rows, prefix: str = "") -> str:
     return "\n".join(f"{prefix}{c['verdict'].upper():9s} {c['row']} -- {c['note']}" for c in rows)
 
 
-#: The named variant that is Table 2's scored form of the VAW rows (the authors' code form,
-#: :data:`omkl_core.repro.papers.PAPERS` ``["000"]``): every other form of them is an ablation.
-SCORED_VARIANT = "tvaw"
+#: The form Table 2's VAW rows are scored in: the key of ``all_results`` that holds the text's
+#: algorithm (eqs. (9)-(10) at both levels, √2 cos features, m = 50, λ = 1: section 2 and section 4),
+#: :data:`omkl_core.repro.papers.PAPERS` ``["000"]``. Every named variant (:data:`VARIANTS`, the
+#: online-ridge form ``tvaw`` among them) is an ablation.
+SCORED_VARIANT = "table2"
 
 
 def scored_results(all_results, datasets) -> dict:
-    """Table 2's VAW rows in their scored form (:data:`SCORED_VARIANT`), in Table 2's dataset
-    order: ``{dataset: result}`` like ``all_results["table2"]``. A ValueError if the notebook did
-    not run that variant (it is in :data:`VARIANTS`; the notebook's ``variants`` must include it)."""
-    if SCORED_VARIANT not in all_results:
-        raise ValueError(f"variants must include {SCORED_VARIANT!r}: it is the form Table 2's VAW rows are scored in "
-                         "(paper 000 section 4: the experiments followed the graph-aided authors' code)")
+    """Table 2's VAW rows in their scored form (:data:`SCORED_VARIANT`: the text's eqs. (9)-(10)
+    with √2 cos features), in Table 2's dataset order: ``{dataset: result}``."""
     runs = all_results[SCORED_VARIANT]
     return {name: runs[name] for name in datasets if name in runs}
 
 
+def ridge_results(all_results, datasets) -> dict | None:
+    """Table 2's VAW rows in the online-ridge form (:data:`RIDGE_FORM`, an ablation) in Table 2's
+    dataset order, or None when the notebook did not run that variant."""
+    if RIDGE_FORM not in all_results:
+        return None
+    runs = all_results[RIDGE_FORM]
+    return {name: runs[name] for name in datasets if name in runs}
+
+
 def table2_scorecard(scored, base_values, claim_rows, s: Settings) -> str:
-    """Table 2's published cells, each scored once in the form the paper says it ran (section 4:
-    "we followed [Ghari2023graph] and the related code"; the baselines "reproduced by running their
-    publicly available code"): the VAW rows from :func:`scored_results`, Raker and OMKL-GF from
-    their authors'-code rows (``registry.paper000.baseline_rows("code")``), with Section 4's claims
-    judged on the scored form -> scorecard section ``paper000_table2``. A quick run writes the same
-    rows, :data:`~omkl_core.repro.report.NOT_COMPUTED`. Returns the counts per tier in words."""
+    """Table 2's published cells, each scored once in the form the paper describes: the VAW rows in
+    the text's form (:func:`scored_results`: eqs. (9)-(10), √2 cos features, m = 50, λ = 1), Raker
+    and OMKL-GF in their authors'-code rows (``registry.paper000.baseline_rows("code")``: section 4,
+    "reproduced by running their publicly available code"), with section 4's claims judged on the
+    scored form -> scorecard section ``paper000_table2``. A quick run writes the same rows,
+    :data:`~omkl_core.repro.report.NOT_COMPUTED`. Returns the counts per tier in words."""
     rows = _rows()
     cells = [report.cell_row("000", "Table 2", row, name, paper_values.published_value("000", 2, name, row),
-                             res["mse"][row], note="MSE x 1e3; authors' code form (variant tvaw)", quick=s.quick)
+                             res["mse"][row], note="MSE x 1e3; the text's form (eqs. (9)-(10), √2 cos features)",
+                             quick=s.quick)
              for name, res in scored.items() for row in rows]
     code = registry.paper000.baseline_rows("code")
     cells += [report.cell_row("000", "Table 2", baselines.published_label(label), name,
@@ -738,7 +817,8 @@ def table2_scorecard(scored, base_values, claim_rows, s: Settings) -> str:
         return f"quick mode: {len(cells)} cells written, {report.NOT_COMPUTED}"
     counts = report.tier_counts(sc)
     out = sc[(sc.kind == report.CELL) & ~sc.verdict.isin(["within noise", "≤ 5 %"])]
-    return ("Table 2, " + ", ".join(f"{counts[t]} {t}" for t in verdicts.TIERS) + " (scored form: authors' code)\n"
+    return ("Table 2, " + ", ".join(f"{counts[t]} {t}" for t in verdicts.TIERS) + " (scored form: the text's VAW rows, "
+            "the authors' code of Raker and OMKL-GF)\n"
             "cells beyond 5 %:\n" + out[["row", "column", "published", "reproduced_mean", "reproduced_sd", "ratio",
                                           "verdict"]].to_string(index=False))
 
@@ -746,8 +826,9 @@ def table2_scorecard(scored, base_values, claim_rows, s: Settings) -> str:
 def table2_ablations(all_results, base_values, s: Settings, datasets) -> pd.DataFrame:
     """Every other form of Table 2's rows, shown beside the scored cells and never scored ->
     the table ``paper000_table2_ablations`` (``form, algorithm, dataset, mse_x1e3, sd, n_runs,
-    published, ratio``): the text's eqs. (9)-(10) with √2 cos features (``all_results["table2"]``),
-    the named variants other than the scored one, and the text form of the baselines."""
+    published, ratio``): every named variant (:data:`VARIANTS`: the online-ridge form ``tvaw`` of
+    the authors' later code, sin/cos features alone, online ridge alone, ...), labelled by its
+    variant label, and the text form of the baselines."""
     frames = []
 
     def add(form, values):
@@ -755,8 +836,6 @@ def table2_ablations(all_results, base_values, s: Settings, datasets) -> pd.Data
         frames.append(cmp_.rename(columns={"mean": "mse_x1e3"})[["algorithm", "dataset", "mse_x1e3", "sd", "n_runs",
                                                                    "published", "ratio"]].assign(form=form))
 
-    add("text: eqs. (9)-(10), √2 cos features", {(n, r): all_results["table2"][n]["mse"][r]
-                                                  for n in datasets for r in _rows()})
     for key, (label, names, rows, _, _) in VARIANTS.items():
         if key == SCORED_VARIANT or key not in all_results:
             continue

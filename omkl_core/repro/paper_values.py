@@ -1,7 +1,7 @@
 """The published numbers that reproduced results are compared with.
 
 Every value is read from the package data ``omkl_core/data/published_tables.csv`` (a verbatim copy of
-``../shared/reference/published_tables.csv``: paper 000 Table 2, paper 003 Tables 1-4); no
+the project's table of published cells: paper 000 Table 2, paper 003 Tables 1-4); no
 number is typed into the code. Columns: ``paper`` ("000", "003", ...), ``table`` ("2", ...),
 ``dataset``, ``algorithm``, ``metric`` (e.g. "mse"), ``value``, ``unit`` (e.g. "x1e-3": the
 value is the metric times 10^3).

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from .verdicts import PAPER_REPETITIONS
 
-__all__ = ["Paper", "ScoredForm", "Figure", "Cause", "Investigation", "PAPERS", "FIGURES", "CAUSES", "INVESTIGATIONS",
+__all__ = ["Paper", "ScoredForm", "Figure", "Cause", "FormRef", "SOURCES", "P000_RIDGE_FORM", "Investigation", "PAPERS", "FIGURES", "CAUSES", "INVESTIGATIONS",
            "cause_for", "investigations_for", "scored_form", "paper_of_figure"]
 
 
@@ -46,11 +46,36 @@ class Figure:
     claims: tuple[str, ...] = ()
 
 
+#: Where the setting a cause names comes from (:attr:`FormRef.source`): the paper's text, the authors'
+#: code, or neither (then a cause that lands is only a *hypothesis*, :func:`omkl_core.repro.verdicts.grade`).
+SOURCES = {"text": "the paper's text", "code": "the authors' code", "neither": "neither the text nor the authors' code"}
+
+
+@dataclass(frozen=True)
+class FormRef:
+    """Where a cause's named form or setting has its values, one per published cell it covers: the
+    rows of the evidence tables whose names match ``tables`` (a regular expression) and whose
+    columns equal ``where`` (``(column, value)`` pairs), each row an ``algorithm`` (the published
+    row, or a variant label ``"ROW [..]"``), a ``dataset`` and ``mse_x1e3, sd, n_runs``;
+    ``source``: a key of :data:`SOURCES`; ``label``: the form in words."""
+    tables: str
+    where: tuple[tuple[str, str], ...]
+    source: str
+    label: str
+
+    def __post_init__(self):
+        if self.source not in SOURCES:
+            raise ValueError(f"source must be one of {sorted(SOURCES)}; got {self.source!r}")
+
+
 @dataclass(frozen=True)
 class Cause:
     """A measured explanation of misses of a published table: which cells (``paper``, ``table``,
-    regular expressions on the published row and the column), what was measured (``text``), and the
-    ``evidence``: names of tables in ``results/tables`` that show it (at least one)."""
+    regular expressions on the published row and the column), what was measured (``text``), the
+    ``evidence``: names of tables in ``results/tables`` that show it (at least one), and the
+    ``form``: where in those tables the named form's value of each covered cell is
+    (:class:`FormRef`). The cause's *grade* (closed, partly explained, hypothesis) is computed from
+    that form's values by :func:`omkl_core.repro.report.grade_causes`, never declared."""
     key: str
     paper: str
     table: str
@@ -58,11 +83,15 @@ class Cause:
     columns: str
     text: str
     evidence: tuple[str, ...] = field(default_factory=tuple)
+    form: FormRef | None = None
 
     def __post_init__(self):
         if not self.evidence:
             raise ValueError(f"cause {self.key!r}: evidence must name at least one table of results/tables "
                              "(a cause in prose only is not a measured cause)")
+        if type(self) is Cause and self.form is None:
+            raise ValueError(f"cause {self.key!r}: form must say where its named form's values are (FormRef): "
+                             "a cause's grade is computed from them")
 
     def matches(self, paper: str, table: str, row: str, column: str) -> bool:
         """Whether the cause covers the published cell (``row`` the published row name)."""
@@ -93,17 +122,27 @@ class Paper:
 _P000_CODE_QUOTE = ("§4: “In the organization of computer experiments we followed [Ghari2023graph] and the related "
                     "code.” … “The results of [Ghari2023graph] were reproduced by running their publicly available "
                     "code with the parameters they specified.”")
+_P000_TEXT_QUOTE = ("§2: “the Vovk-Azoury-Warmuth (VAW) algorithm … defined by w_t = argmin {λ/2 ‖w‖² + ½ Σ_{i<t} "
+                    "(⟨Φ(x_i), w⟩ − y_i)² + ½ ⟨Φ(x_t), w⟩²}” (eqs. (9)-(10)), with Φ(x) = (√2 cos(⟨ω_k, x⟩ + b_k))_k; "
+                    "§4: “The number m of random features was set to 50.” … “We chose λ = 1 for the VAW algorithm in "
+                    "all cases.” (the paper's code link is empty: “Code to reproduce our results is available at, "
+                    "along with instructions”)")
+#: The ablation form of paper 000's VAW rows that is the second author's later public code (class DVAW of
+#: the TVAW repository: m^-1/2 [sin, cos] features and an online-ridge forecaster at both levels); the
+#: label of its rows in ``paper000_table2_ablations`` (:data:`omkl_core.repro.paper000.VARIANTS` ``["tvaw"]``).
+P000_RIDGE_FORM = "online ridge + sin/cos features (the second author's TVAW code)"
 
 _P000 = Paper(
     "000", "Random feature-based double Vovk-Azoury-Warmuth algorithm (VAW2)", PAPER_REPETITIONS["000"],
     forms=(
         ScoredForm("2", r"VAW.*",
-                   "the authors' code form of the VAW rows (variant 'tvaw': m^-1/2 [sin, cos] random features as in "
-                   "Ghari's code, and the second author's public DVAW code's online-ridge forecaster at both levels; "
-                   "the paper's own code link is empty, so this form is reconstructed from those two codes, "
-                   "reference/algorithms.md E.1)",
-                   _P000_CODE_QUOTE,
-                   ("paper000_table2 (the text's eqs. (9)-(10), √2 cos features)", "paper000_table2_variants")),
+                   "the text's form of the VAW rows: VAW by eqs. (9)-(10) at both levels (x_t's outer product added "
+                   "before predicting), √2 cos(ωᵀx + b) random features, m = 50, λ = 1, the 76-kernel dictionary "
+                   "of section 4; the meta-learners of section 4 (opera's rules for BOA, ML-Poly, ML-Prod)",
+                   _P000_TEXT_QUOTE,
+                   ("paper000_table2_ablations (the online-ridge form of the second author's later code 'tvaw', "
+                    "sin/cos features alone, online ridge alone, opera's calibrated EWA, opera 1.2.2's BOA)",
+                    "paper000_table2_variants")),
         ScoredForm("2", r"Raker|OMKL-GF",
                    "the graph-aided authors' code form of the baselines (rows 'Raker [code]', 'OMKL-GF [code]')",
                    _P000_CODE_QUOTE, ("paper000_table2_baselines (the text form of paper 003's algorithms)",)),
@@ -111,17 +150,38 @@ _P000 = Paper(
     figures={
         "paper000_fig1": Figure("000", "Paper 000, Figure 1: the running MSE e_t = (1/t) Σ (ŷ_τ − y_τ)² of VAW2 and "
                                        "the VAW family over time on each dataset (mean over repetitions), drawn from Table 2's "
-                                       "scored form (the authors' code form, variant tvaw). The paper claims VAW2 has the "
-                                       "lowest curve throughout on the real datasets.", ("Fig. 1",)),
+                                       "scored form (the text's eqs. (9)-(10), √2 cos features). The paper claims VAW2 has "
+                                       "the lowest curve throughout on the real datasets.", ("Fig. 1",)),
         "paper000_fig2": Figure("000", "Paper 000, Figure 2: the final meta weights over the 76 experts (51 Gaussian, "
                                        "25 Laplacian kernels) of each meta-learner, repetition 0 of the scored form (the "
-                                       "authors' code form, variant tvaw). The paper reads ML-Prod as sparse, "
+                                       "text's eqs. (9)-(10), √2 cos features). The paper reads ML-Prod as sparse, "
                                        "EWA as broad and VAW2 as using negative weights.", ("Fig. 2",)),
         "datasets": Figure("000", "Paper 000, Table 1's streams: the normalised labels y_t (eqs. (33)-(34)) of AR(4), "
                                   "Airfoil, Bias, Concrete, Naval and Wine in file order."),
     },
-    causes=(),
+    causes=(
+        Cause(
+            "p000-online-ridge", "000", "2", r"VAW.*", r".*",
+            "The text's VAW (eqs. (9)-(10): x_t's outer product added to S before predicting) with √2 cos features "
+            "does not give the printed VAW rows; the second author's later public code (class DVAW of the TVAW "
+            "repository) predicts with online ridge (x_t's outer product not added before predicting; 0 at t = 1) on "
+            "m^-1/2 [sin, cos] features; that form, run on the same streams and dictionary, is the ablation form "
+            "'online ridge + sin/cos features' of paper000_table2_ablations (its grade says on how many of the "
+            "cells it covers it lands; erratum E000-3 counts the real-data cells it matches within noise). The "
+            "paper's own code link is empty, so this is the authors' code only in that one author published it "
+            "later.",
+            ("paper000_table2_ablations",),
+            FormRef(r"paper000_table2_ablations", (("form", P000_RIDGE_FORM),), "code",
+                    "online ridge + sin/cos features (the second author's TVAW code)")),
+    ),
     investigations=(
+        Investigation(
+            "p000-boa-version", "000", "2", r"VAW-BOA", r".*",
+            "opera's BOA changed between the CRAN-era 1.2.0 (the default here, what the paper's time suggests) and "
+            "1.2.2 (GitHub HEAD, reference A.6b: experts with zero cumulative squared regret keep their prior "
+            "weight, the learning rate's constant 2.2, no ln N). The VAW-BOA row with 1.2.2's BOA on the scored "
+            "form's experts is the ablation form 'VAW-BOA with opera 1.2.2's BOA' of paper000_table2_ablations.",
+            ("paper000_table2_ablations",)),
         Investigation(
             "p000-raker-ar4", "000", "2", r"Raker", r"AR\(4\)",
             "Raker on AR(4) stays below the published 23.24 on every series, and its ratio to VAW2 (published "
@@ -131,6 +191,14 @@ _P000 = Paper(
             "the four lags as the feature do not reach it either. Only leaving eq. (34) out for x (raw x_t) does, "
             "which the paper says it applied to all datasets: a measurement, not a documented cause.",
             ("paper000_investigation_raker_ar4", "paper000_ar4_ranges")),
+        Investigation(
+            "p000-omklgf-ar4", "000", "2", r"OMKL-GF", r"AR\(4\)",
+            "OMKL-GF on AR(4), like Raker: its published ratio to VAW2 (20.47 / 16.56 = 1.236) against the range of "
+            "the code form's ratio over the 10 noise realisations of eq. (32) (paper000_ar4_ranges, row "
+            "'OMKL-GF [authors' code: J = 2]'), and the per-series probes of the Raker investigation applied to "
+            "OMKL-GF (paper000_investigation_raker_ar4, rows 'OMKL-GF: ...'). No realisation reaches the published "
+            "ratio; the probes say which stream change does.",
+            ("paper000_ar4_ranges", "paper000_investigation_raker_ar4")),
     ),
 )
 
@@ -176,24 +244,38 @@ _P003 = Paper(
                                 ("Figs",)),
     },
     causes=(
-        Cause("p003-sfg-node0", "003", "[1-4]", r"SFG-MKL|SFG-MKL-R", r".*",
-              "The text's SFG-MKL and SFG-MKL-R switch to I_t = argmax_i u_{i,t} after step 300; no reading of "
-              "eqs. (14)-(18) after that switch (weights 1 for the deterministic node, the importance weights 1/p, "
-              "1/q as if still drawn, u frozen) comes near the published cells (paper003_ablation_greedy_switch). "
-              "A fixed node 0 after step 300 with the importance weights 1/p, 1/q, which is what the authors' "
-              "code passes for SFG-MKL (reference E.4), reproduces the published SFG-MKL and SFG-MKL-R columns "
-              "(the ablation row 'SFG-MKL [code: node 0]'; SFG-MKL-R in paper003_investigation_sfgr), and node 0 "
-              "with weights 1 does not: the published SFG columns are that fixed subset of the five smallest "
-              "bandwidths and its 1/q step, not the text's argmax switch.",
-              ("paper003_ablation_greedy_switch", "paper003_investigation_sfgr", "paper003_table1_ablations")),
-        Cause("p003-omklgf-step", "003", "[1-4]", r"OMKL-GF", r"Concrete|Naval",
-              "The text's OMKL-GF (η = ξ = 1/√T) lies below the published Concrete and Naval cells. One setting "
-              "changed at a time (paper003_investigation_omklgf), the graph-aided code's step size η_t = 0.1/√t "
-              "moves it most, to within 25 % on Concrete and 10 % on Naval; the ICML-2020 code's unweighted θ step "
-              "lands within 10 % on Concrete but far above on Naval, its schedule 1/√t and the frozen graph lower it "
-              "further, and every other departure of the code moves it by a few per cent. Partly explained: no "
-              "single setting reaches 5 % on both.",
-              ("paper003_investigation_omklgf",)),
+        Cause("p003-sfg-node0", "003", "[1-4]", r"SFG-MKL", r".*",
+              "The text's SFG-MKL switches to I_t = argmax_i u_{i,t} after step 300; no reading of eqs. (14)-(18) "
+              "after that switch (weights 1 for the deterministic node, the importance weights 1/p, 1/q as if "
+              "still drawn, u frozen) comes near the published cells (paper003_ablation_greedy_switch). A fixed "
+              "node 0 after step 300 with the importance weights 1/p, 1/q, which is what the authors' code passes "
+              "for SFG-MKL (reference E.4), is the ablation row 'SFG-MKL [code: node 0]': the published SFG-MKL "
+              "column is that fixed subset of the five smallest bandwidths and its 1/q step, not the text's "
+              "argmax switch.",
+              ("paper003_ablation_greedy_switch", "paper003_table1_ablations", "paper003_table2_ablations",
+               "paper003_table3_ablations", "paper003_table4_ablations"),
+              FormRef(r"paper003_table[1-4]_ablations", (("form", "code: node 0"),), "code",
+                      "the authors' code's fixed node 0 after step 300")),
+        Cause("p003-sfgr-node0", "003", "[1-4]", r"SFG-MKL-R", r".*",
+              "SFG-MKL-R with the same fixed node 0 after step 300 and the importance weights 1/p, 1/q (ablation "
+              "row 'SFG-MKL-R [node 0 after 300: not the code]') lands near the published SFG-MKL-R column, but "
+              "it is not what the authors' code does: the code's own SFG-MKL-R (frozen refinement, a drawn node, "
+              "1/q clipped) lies further from the published column than the text's row "
+              "(paper003_table{1-4}_ablations, paper003_investigation_sfgr). A setting found by analogy with "
+              "SFG-MKL, neither the text nor the code.",
+              ("paper003_investigation_sfgr", "paper003_table1_ablations", "paper003_table2_ablations",
+               "paper003_table3_ablations", "paper003_table4_ablations"),
+              FormRef(r"paper003_table[1-4]_ablations", (("form", "node 0 after 300: not the code"),), "neither",
+                      "a fixed node 0 after step 300 with weights 1/p, 1/q (not the code's SFG-MKL-R)")),
+        Cause("p003-omklgf-step", "003", "[1-4]", r"OMKL-GF", r".*",
+              "The text's OMKL-GF (η = ξ = 1/√T) lies below the published cells. One setting changed at a time "
+              "(paper003_investigation_omklgf, on every dataset), the graph-aided code's step size η_t = 0.1/√t "
+              "moves it most; the ICML-2020 code's unweighted θ step overshoots on some datasets, its schedule "
+              "1/√t and the frozen graph lower it further, and every other departure of the code moves it by a "
+              "few per cent.",
+              ("paper003_investigation_omklgf",),
+              FormRef(r"paper003_investigation_omklgf", (("variant", "eta_t = 0.1/sqrt(t) (graph-aided code's schedule)"),),
+                      "code", "the graph-aided code's step size η_t = 0.1/√t")),
     ),
 )
 

@@ -36,6 +36,7 @@ import platform
 import re
 import subprocess
 import warnings
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -100,7 +101,18 @@ def _machine() -> str:
              f"{mem / 2**30:.0f} GiB RAM" if mem else "RAM unknown",
              f"Python {platform.python_version()}", f"NumPy {numpy.__version__}"]
     proc = platform.processor()
-    return ", ".join(([proc] if proc else []) + parts)
+    try:                                    # the CPU model, where Linux says it
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            model = next((ln.split(":", 1)[1].strip() for ln in fh if ln.startswith("model name")), "")
+    except OSError:
+        model = ""
+    try:                                    # the BLAS library and the kernel it picked (e.g. OpenBLAS Haswell)
+        from threadpoolctl import threadpool_info  # noqa: PLC0415
+        blas = next((f"{i.get('internal_api')} {i.get('architecture')}" for i in threadpool_info()
+                     if i.get("user_api") == "blas"), "")
+    except Exception:  # noqa: BLE001 -- a description only
+        blas = ""
+    return ", ".join([x for x in (model or proc,) if x] + parts + ([f"BLAS {blas}"] if blas else []))
 
 
 def run_stamp() -> dict:
@@ -120,10 +132,11 @@ def _stamp_line(stamp: dict) -> str:
 #: Columns of every scorecard row (see :func:`add_scorecard_rows`): ``kind`` is ``cell`` for a
 #: published numeric cell, else the claim's kind (:data:`omkl_core.repro.verdicts.CLAIM_KINDS`);
 #: ``verdict`` a cell's tier or a claim's word (:mod:`omkl_core.repro.verdicts`); ``noise_band`` the
-#: half-width of the cell's noise band; ``cause`` the measured cause of a miss (a key of
-#: :data:`omkl_core.repro.papers.CAUSES`) or *unexplained*, filled by :func:`scorecard`.
+#: half-width of the cell's noise band; ``cause`` the measured cause of a cell beyond *≤ 5 %* (a key of
+#: :data:`omkl_core.repro.papers.CAUSES`) or *unexplained*, and ``grade`` that cause's grade
+#: (:func:`omkl_core.repro.verdicts.grade`, computed by :func:`grade_causes`), both filled by :func:`scorecard`.
 SCORECARD_COLUMNS = ["paper", "item", "row", "column", "kind", "published", "reproduced_mean",
-                     "reproduced_sd", "n_runs", "ratio", "noise_band", "verdict", "cause", "note"]
+                     "reproduced_sd", "n_runs", "ratio", "noise_band", "verdict", "cause", "grade", "note"]
 #: The ``kind`` of a published numeric cell's row.
 CELL = verdicts.CELL
 #: The rule of the tiers, as scorecard.md and the report print it (:mod:`omkl_core.repro.verdicts`).
@@ -154,7 +167,7 @@ def cell_row(paper: str, item: str, row: str, column: str, published: float, val
     return {"paper": paper, "item": item, "row": row, "column": column, "kind": CELL,
             "published": float(published), "reproduced_mean": mean, "reproduced_sd": sd,
             "n_runs": int(v.size), "ratio": mean / published if published else np.nan, "noise_band": band,
-            "verdict": NOT_COMPUTED if quick else tier, "cause": "", "note": note}
+            "verdict": NOT_COMPUTED if quick else tier, "cause": "", "grade": "", "note": note}
 
 
 def claim_row(paper: str, item: str, claim: str, holds: bool, note: str = "", *, kind: str) -> dict:
@@ -163,7 +176,7 @@ def claim_row(paper: str, item: str, claim: str, holds: bool, note: str = "", *,
     (this project's own claim); ``holds``: true in what it is judged on."""
     return {"paper": paper, "item": item, "row": claim, "column": "claim", "kind": kind, "published": np.nan,
             "reproduced_mean": np.nan, "reproduced_sd": np.nan, "n_runs": 0, "ratio": np.nan, "noise_band": np.nan,
-            "verdict": verdicts.claim_verdict(kind, bool(holds)), "cause": "", "note": note}
+            "verdict": verdicts.claim_verdict(kind, bool(holds)), "cause": "", "grade": "", "note": note}
 
 
 def holds(row) -> bool:
@@ -395,7 +408,7 @@ def _read_sections(parts) -> tuple[pd.DataFrame, list[str]]:
             print(f"warning: scorecard section {p.name} is in an older format (no {', '.join(missing)}): left out; "
                   "run its notebook again or delete it", flush=True)
             continue
-        for c in ("kind", "verdict", "cause", "note"):
+        for c in ("kind", "verdict", "cause", "grade", "note"):
             f[c] = f[c].astype(object).where(f[c].notna(), "").astype(str)
         sp = p.with_suffix(".stamp.json")
         st = json.loads(sp.read_text(encoding="utf-8")) if sp.exists() else {
@@ -457,18 +470,84 @@ def check_rows(df: pd.DataFrame) -> None:
 
 
 def _causes(df: pd.DataFrame, tables: set) -> pd.Series:
-    """The ``cause`` of each row: for a judged cell outside *within noise* / *≤ 5 %*, the key of the
-    first declared cause (:func:`omkl_core.repro.papers.cause_for`) whose evidence tables are in
-    this run; a miss without one is *unexplained*."""
+    """The ``cause`` of each row: for a judged cell beyond *≤ 5 %* (≤ 10 %, ≤ 25 %, miss), the key of
+    the first declared cause (:func:`omkl_core.repro.papers.cause_for`) whose evidence tables are in
+    this run, else *unexplained*."""
     out = []
     for r in df.to_dict("records"):
         cause = ""
-        if r["kind"] == CELL and r["verdict"] not in (NOT_COMPUTED, verdicts.WITHIN_NOISE, verdicts.REL_TIERS[0][0]):
+        if r["kind"] == CELL and r["verdict"] not in (NOT_COMPUTED, *verdicts.LANDED):
             table = _ITEM.fullmatch(str(r["item"])).group(1)
             c = papers.cause_for(str(r["paper"]).zfill(3), table, str(r["row"]), str(r["column"]), tables)
-            cause = c.key if c is not None else (verdicts.UNEXPLAINED if r["verdict"] == verdicts.MISS else "")
+            cause = c.key if c is not None else verdicts.UNEXPLAINED
         out.append(cause)
     return pd.Series(out, index=df.index, dtype=object)
+
+
+@dataclass(frozen=True)
+class CauseGrade:
+    """A cause's grade in one run (:func:`grade_causes`): the grade, the cells it covers, on how many
+    its named form lands, the scored and the named form's mean relative gap over them, the cells the
+    evidence has no value for, and the cause's line for the pages."""
+    key: str
+    grade: str
+    cells: int
+    landed: int
+    gap_before: float
+    gap_after: float
+    missing: int
+    line: str
+
+
+def _form_values(cause, root: Path) -> dict:
+    """``{(published row, column): (mean, sd, n)}`` of a cause's named form (:class:`~omkl_core.repro.papers.FormRef`)
+    from the evidence tables in ``root/tables``."""
+    out: dict = {}
+    f = cause.form
+    for path in sorted((root / "tables").glob("*.csv")):
+        if re.fullmatch(f.tables, path.stem) is None:
+            continue
+        t = pd.read_csv(path)
+        for col, value in f.where:
+            t = t[t[col].astype(str) == value] if col in t.columns else t.iloc[0:0]
+        for r in t.to_dict("records"):
+            row = str(r["algorithm"]).split(" [")[0]
+            n = int(r["n_runs"]) if "n_runs" in r and pd.notna(r["n_runs"]) else 1
+            out[(row, str(r["dataset"]))] = (float(r["mse_x1e3"]), float(r["sd"]) if pd.notna(r.get("sd")) else 0.0, n)
+    return out
+
+
+def grade_causes(df: pd.DataFrame, root: Path) -> dict[str, CauseGrade]:
+    """The grade of every cause that covers a cell of ``df`` (scorecard rows, ``cause`` filled),
+    computed from its named form's values in ``root/tables`` (:func:`omkl_core.repro.verdicts.grade`)."""
+    out = {}
+    for cause in papers.CAUSES:
+        cells = df[(df["kind"] == CELL) & (df["cause"] == cause.key)]
+        if not len(cells):
+            continue
+        values = _form_values(cause, root)
+        landed, before, after, missing = [], [], [], 0
+        for r in cells.to_dict("records"):
+            pub, mean = float(r["published"]), float(r["reproduced_mean"])
+            before.append(verdicts.relative_gap(pub, mean))
+            v = values.get((str(r["row"]), str(r["column"])))
+            if v is None:
+                missing += 1
+                landed.append(False)
+                after.append(before[-1])
+                continue
+            m, sd, n = v
+            landed.append(verdicts.tier(pub, m, sd, n, _n_paper(str(r["paper"]))) in verdicts.LANDED)
+            after.append(verdicts.relative_gap(pub, m))
+        g = verdicts.grade(cause.form.source, landed, before, after)
+        k = len(landed)
+        gb, ga = float(np.mean(before)), float(np.mean(after))
+        line = (f"{cause.key}: **{g}** — {cause.form.label} ({papers.SOURCES[cause.form.source]}) lands within noise "
+                f"or ≤ 5 % on {sum(landed)} of the {k} cell{'s' * (k != 1)} it covers; mean relative gap "
+                f"{gb:.1%} in the scored form, {ga:.1%} in this form"
+                + (f"; no value for {missing} of them in {', '.join(cause.evidence)}" if missing else "") + ".")
+        out[cause.key] = CauseGrade(cause.key, g, k, sum(landed), gb, ga, missing, line)
+    return out
 
 
 def scorecard(verbose: bool = False) -> pd.DataFrame:
@@ -494,18 +573,31 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
     check_rows(pd.concat([df, speed], ignore_index=True) if len(speed) else df)
     hashes = table_hashes(root)
     tables = {p.name[:-4] for p in (root / "tables").glob("*.csv")}
+    grades: dict = {}
     if len(df):
         df["cause"] = _causes(df, tables)
+        grades = grade_causes(df, root)
+        df["grade"] = [grades[c].grade if c in grades else "" for c in df["cause"]]
     df, speed = df.drop(columns=["_mode", "_section"]), speed.drop(columns="_mode")
     df.to_csv(root / "scorecard.csv", index=False)
     stamp = run_stamp()
     combined = combined_hash(hashes)
     (root / "scorecard.stamp.json").write_text(json.dumps(
         {**stamp, "numbers_sha256": combined, "hash_digits": HASH_DIGITS, "tables": hashes,
-         "tiers": tier_counts(df), "claims": claim_counts(df)}, indent=1) + "\n", encoding="utf-8")
+         "tiers": tier_counts(df), "claims": claim_counts(df),
+         "causes": {k: {"grade": g.grade, "cells": g.cells, "landed": g.landed, "gap_before": g.gap_before,
+                        "gap_after": g.gap_after, "missing": g.missing} for k, g in grades.items()}},
+        indent=1) + "\n", encoding="utf-8")
     if len(df):
         summary = "\n\n".join(summary_lines(df))
-        table = to_markdown(df)
+        if grades:
+            summary += ("\n\nMeasured causes, each graded from its evidence (the rule: omkl_core/repro/verdicts.py):\n\n"
+                        + "\n".join(f"- {g.line}" for g in grades.values()))
+        shown = df.copy()
+        gap = [(m - p) / abs(p) if k == CELL and p else np.nan
+               for k, p, m in zip(shown["kind"], shown["published"], shown["reproduced_mean"])]
+        shown.insert(shown.columns.get_loc("ratio") + 1, "gap", [f"{g:+.1%}" if np.isfinite(g) else "" for g in gap])
+        table = to_markdown(shown)
         origin = ("Produced by (one row per notebook section):\n\n"
                   "| section | rows | mode | date | commit | machine |\n|---|---|---|---|---|---|\n"
                   + "\n".join(sections) + "\n\n")
@@ -534,9 +626,9 @@ def scorecard(verbose: bool = False) -> pd.DataFrame:
                  "of the papers (full results: ./reproduce.sh without --quick).\n\n" if quick else "")
               + numbers
               + "Each published cell: published value, reproduced mean ± sd over repetitions, ratio "
-              "reproduced/published, the noise band and its tier; a miss names its measured cause (a key of "
-              "`omkl_core.repro.papers`, whose tables are in `tables/`) or *unexplained*. Each claim: its kind "
-              "and verdict.\n\n"
+              "reproduced/published, the relative gap (reproduced − published) / published, the noise band and its "
+              "tier; a cell beyond ≤ 5 % names its measured cause (a key of `omkl_core.repro.papers`, whose tables "
+              "are in `tables/`) and that cause's grade, or *unexplained*. Each claim: its kind and verdict.\n\n"
               f"Tier rule: {TIER_RULE}\n\n" + origin + f"{summary}\n\n")
     (root / "scorecard.md").write_text(header + table, encoding="utf-8")
     if verbose:
@@ -612,7 +704,7 @@ def scorecard_rows(comparison: pd.DataFrame, *, paper: str, item: str, published
     name = published_name or (lambda a: a)
     rows = [{"paper": paper, "item": item, "row": name(r.algorithm), "column": r.dataset, "kind": CELL,
              "published": r.published, "reproduced_mean": r.mean, "reproduced_sd": r.sd,
-             "n_runs": r.n_runs, "ratio": r.ratio, "noise_band": r.noise_band, "verdict": r.tier, "cause": "",
+             "n_runs": r.n_runs, "ratio": r.ratio, "noise_band": r.noise_band, "verdict": r.tier, "cause": "", "grade": "",
              "note": r.note}
             for r in comparison.itertuples(index=False)]
     return pd.DataFrame(rows, columns=SCORECARD_COLUMNS)

@@ -30,6 +30,20 @@ marks fixed in advance, instead of one 25 % threshold twenty times the median ru
 for the paper's only because the paper gives none; it never uses a tolerance of its own, so a
 noisier variant does not widen a relative tier.
 
+**Causes: grades.** A measured cause (:class:`omkl_core.repro.papers.Cause`) names a form or setting
+and where its values are; its grade is computed from them over the cells it covers (the scored cells
+beyond *≤ 5 %* that it matches), never declared (:func:`grade`):
+
+* *closed*: the named form lands *within noise* or *≤ 5 %* on every cell it covers, and the setting is
+  the paper's text or the authors' code;
+* *hypothesis*: it lands on every cell, but the setting is neither the text nor the authors' code;
+* *partly explained*: it narrows the mean relative gap |mean − published| / |published| over its cells
+  without landing on all of them (the scorecard prints by how much);
+* *does not narrow the gap*: counted with the unexplained cells.
+
+A cell *within noise* but more than 5 % from the published value is counted apart wherever the tiers
+are counted (:data:`WIDE_NOISE`): its band is wide because of its sd and n, which the rows print.
+
 **Claims: kinds.**
 Every qualitative claim row has one kind of :data:`CLAIM_KINDS`, counted apart:
 
@@ -43,7 +57,8 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["TIERS", "WITHIN_NOISE", "MISS", "REL_TIERS", "N_SIGMA", "PAPER_REPETITIONS", "TIER_RULE",
+__all__ = ["GRADES", "CLOSED", "PARTLY", "HYPOTHESIS", "NOT_NARROWED", "WIDE_NOISE", "LANDED", "grade",
+           "relative_gap", "TIERS", "WITHIN_NOISE", "MISS", "REL_TIERS", "N_SIGMA", "PAPER_REPETITIONS", "TIER_RULE",
            "CLAIM_KINDS", "CLAIM_WORDS", "NOT_COMPUTED", "UNEXPLAINED", "noise_band", "tier", "claim_verdict",
            "is_cell_verdict"]
 
@@ -61,6 +76,14 @@ PAPER_REPETITIONS = {"000": 5, "003": 50}
 NOT_COMPUTED = "not computed at full size"
 #: What a miss says when no measured cause covers it.
 UNEXPLAINED = "unexplained"
+
+#: The grades of a measured cause (:func:`grade`), strongest first.
+CLOSED, HYPOTHESIS, PARTLY, NOT_NARROWED = "closed", "hypothesis", "partly explained", "does not narrow the gap"
+GRADES = (CLOSED, HYPOTHESIS, PARTLY, NOT_NARROWED)
+#: The tiers a cause's named form must reach on a cell for the cell to count as landed.
+LANDED = (WITHIN_NOISE, REL_TIERS[0][0])
+#: How the counts name a cell within noise whose relative gap is above the first relative tier (5 %).
+WIDE_NOISE = "within noise but more than 5 % off"
 
 #: The rule in one paragraph, as scorecard.md and the report print it.
 TIER_RULE = (
@@ -129,3 +152,43 @@ def claim_verdict(kind: str, holds: bool) -> str:
 def is_cell_verdict(text: str) -> bool:
     """Whether ``text`` is a numeric cell's verdict (a tier)."""
     return text in TIERS
+
+
+def relative_gap(published: float, mean: float) -> float:
+    """``|mean - published| / |published|`` (inf for a published 0 with a different mean).
+
+    >>> relative_gap(10.0, 11.0)
+    0.1
+    """
+    published, mean = float(published), float(mean)
+    if published == 0:
+        return 0.0 if mean == 0 else math.inf
+    return abs(mean - published) / abs(published)
+
+
+def grade(source: str, landed, gaps_before, gaps_after) -> str:
+    """The grade of a measured cause over the cells it covers (the module's rule): ``source`` where
+    its setting comes from (``"text"``, ``"code"`` or ``"neither"``); per covered cell, whether the
+    named form lands (``landed``: its tier is one of :data:`LANDED`) and the relative gap of the
+    scored form (``gaps_before``) and of the named form (``gaps_after``; the scored gap where the
+    named form has no value for the cell).
+
+    >>> grade("code", [True, True], [0.3, 0.2], [0.01, 0.02])
+    'closed'
+    >>> grade("neither", [True], [0.3], [0.01])
+    'hypothesis'
+    >>> grade("code", [True, False], [0.3, 0.4], [0.01, 0.2])
+    'partly explained'
+    >>> grade("code", [False], [0.3], [0.5])
+    'does not narrow the gap'
+    """
+    if source not in ("text", "code", "neither"):
+        raise ValueError(f"source must be 'text', 'code' or 'neither'; got {source!r}")
+    landed, before, after = list(landed), [float(g) for g in gaps_before], [float(g) for g in gaps_after]
+    if not landed or not (len(landed) == len(before) == len(after)):
+        raise ValueError("grade needs one landed flag and two gaps per covered cell (at least one cell)")
+    if all(landed):
+        return CLOSED if source in ("text", "code") else HYPOTHESIS
+    if sum(after) < sum(before):
+        return PARTLY
+    return NOT_NARROWED
