@@ -24,6 +24,7 @@ Commands (``./reproduce.sh publish`` runs the first)::
 
     python -m omkl_core.repro.committed publish [--results DIR] [--junit FILE]
     python -m omkl_core.repro.committed age
+    python -m omkl_core.repro.committed headline     (the README's headline from reproduction/)
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ from . import errata, hashes, report
 from .notebooks import notebook_list
 from .report_inputs import _json, junit_outcomes, theory_rows
 
-__all__ = ["FOLDER", "Age", "age", "publish", "exists", "main", "CODE_PATHS"]
+__all__ = ["FOLDER", "Age", "age", "publish", "exists", "main", "CODE_PATHS", "headline", "write_headline"]
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 #: Where the committed full run lives in the checkout.
@@ -174,6 +175,55 @@ def _readme(c: _counts.Counts, stamp: dict) -> str:
             "documentation site (`./reproduce.sh docs`), or `python -m omkl_core.repro.html_report --committed`.\n")
 
 
+#: The README's headline block: between these two markers, written by :func:`write_headline`.
+HEADLINE_START, HEADLINE_END = ("<!-- headline: written from reproduction/ (the committed full run) by "
+                                "`python -m omkl_core.repro.committed headline`; tests/test_readme.py checks it -->",
+                                "<!-- /headline -->")
+
+
+def headline(folder: Path = FOLDER) -> str:
+    """The README's headline, in markdown, from the committed run in ``folder``: the run's stamp,
+    the cells per tier, the within-noise cells more than 5 % off, the cells beyond 5 % by the grade of
+    their cause, and every claim kind with the speed claims (and the machine that judged them); every
+    count from :mod:`omkl_core.repro.counts`."""
+    c = _counts.of(folder)
+    stamp = _json(Path(folder) / "scorecard.stamp.json")
+    rows = [r for r in c.rows if not r["timing"]]
+    t, k = c.tiers, c.claims
+    wide, why = _counts.wide_noise(rows)
+    sp = _counts.speed_counts(c)
+    beyond = "; ".join(f"{tier}: {_counts.explained_phrase(rows, tier)}" for tier in _counts.EXPLAINED_TIERS if t[tier])
+    return (f"The committed full run ([`reproduction/`](reproduction/README.md): full mode, {stamp.get('date', '?')[:10]}, "
+            f"commit `{stamp.get('commit', '?')}`) scores each of the **{t['cells']} published cells** once, in the form "
+            f"the paper describes: **{_counts.tier_phrase(t)}**"
+            + (f" ({wide} within noise but more than 5 % off: {why})" if wide else "")
+            + f". Cells beyond 5 %, by the grade of their measured cause — {beyond}. "
+            f"The papers' claims on our numbers: {k['paper']['holds']} hold, {k['paper']['fails']} fail; their speed "
+            f"claims, judged from CPU times on {c.machine or 'the run’s machine'}: {sp['holds']} hold, {sp['fails']} "
+            f"fail; checks of the printed numbers: {k['printed']['consistent in print']} consistent in print, "
+            f"{k['printed']['inconsistent in print']} inconsistent; this project's claims: {k['project']['holds']} "
+            f"hold, {k['project']['fails']} fail. Every cell with its tier, gap, cause and grade: "
+            "[`reproduction/scorecard.md`](reproduction/scorecard.md); as an HTML report: the documentation site's "
+            "report page (`./reproduce.sh docs`).")
+
+
+def write_headline(readme: Path = ROOT / "README.md", folder: Path = FOLDER) -> bool:
+    """Rewrite the README's headline block from the committed run (:func:`headline`); True if it changed."""
+    text = readme.read_text(encoding="utf-8")
+    start = text.index("<!-- headline")
+    end = text.index(HEADLINE_END)
+    new = text[:start] + HEADLINE_START + "\n" + _wrap(headline(folder)) + "\n" + text[end:]
+    if new != text:
+        readme.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def _wrap(text: str, width: int = 118) -> str:
+    import textwrap  # noqa: PLC0415
+
+    return "\n".join(textwrap.wrap(text, width=width, break_long_words=False, break_on_hyphens=False))
+
+
 def _shrink_png(src: Path, dst: Path) -> None:
     """Copy a figure, re-encoded with an adaptive palette where Pillow is there and it is smaller
     (the committed copy stays small; the pixels a reader sees are the same to the eye)."""
@@ -237,6 +287,8 @@ def publish(results: str | Path | None = None, *, dest: str | Path = FOLDER, jun
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    if dest.resolve() == FOLDER.resolve() and (ROOT / "README.md").is_file():
+        write_headline(ROOT / "README.md", dest)            # the README's headline is the committed run's
     if verbose:
         c = _counts.of(dest)
         print(f"committed run: {dest} ({_counts.phrase_tables(len(c.number_tables))}, {len(c.figures)} figures, "
@@ -257,9 +309,14 @@ def main(argv: list[str] | None = None) -> int:
     pub.add_argument("--junit", type=Path, help="JUnit XML of a test run (default: <results>/junit.xml)")
     pub.add_argument("--dest", type=Path, default=FOLDER, help="where to write it (default: reproduction/)")
     sub.add_parser("age", help="whether the code changed since the committed run")
+    sub.add_parser("headline", help="rewrite the README's headline from reproduction/")
     ns = p.parse_args(argv)
     if ns.command == "age":
         print(age().sentence())
+        return 0
+    if ns.command == "headline":
+        changed = write_headline()
+        print(f"README.md headline {'rewritten' if changed else 'already current'} from {FOLDER}")
         return 0
     try:
         publish(ns.results, dest=ns.dest, junit=ns.junit, verbose=True)

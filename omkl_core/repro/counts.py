@@ -193,8 +193,8 @@ def wide_noise(rows) -> tuple[int, str]:
     sd_rel = [float(r["reproduced_sd"]) / abs(float(r["published"])) for r in wide]
     band_rel = [float(r["noise_band"]) / abs(float(r["published"])) for r in wide]
     gaps = [verdicts.relative_gap(float(r["published"]), float(r["reproduced_mean"])) for r in wide]
-    return len(wide), (f"{min(gaps):.1%}–{max(gaps):.1%} off; n = {', '.join(map(str, n))}, sd {min(sd_rel):.1%}–"
-                       f"{max(sd_rel):.1%} of the value, so the band reaches {min(band_rel):.1%}–{max(band_rel):.1%}")
+    return len(wide), (f"{min(gaps):.1%}–{max(gaps):.1%} off; n = {', '.join(map(str, n))}, sd up to {max(sd_rel):.1%} "
+                       f"of the value, band up to {max(band_rel):.1%}")
 
 
 def speed_counts(c: "Counts") -> dict:

@@ -311,11 +311,18 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
             link = ('<span class="small"><b>unexplained</b> (no measured cause)</span>'
                     + "".join(f' <a class="small" href="#cause-{_e(c.key)}">investigated: {_e(c.key)}</a>' for c in found))
         elif cause:
-            link = f'<a class="small" href="#cause-{_e(cause)}">cause: {_e(cause)}</a>'
+            grade = j.get("grade", "")
+            link = (f'<a class="small" href="#cause-{_e(cause)}">cause: {_e(cause)}</a>'
+                    + (f' <span class="small">({_e(grade)})</span>' if grade else ""))
+        gap = f", {100 * (ratio - 1):+.1f} %" if math.isfinite(ratio) else ""
+        if v == verdicts.WITHIN_NOISE and math.isfinite(ratio) and abs(ratio - 1) > verdicts.REL_TIERS[0][1]:
+            gap += " (band ± " + _fmt(band) + ")"
+        elif v != NOT_COMPUTED and math.isfinite(band) and band == 0 and str(n).split(".")[0] == "1":
+            gap += " (one deterministic run: band 0)"
         return (f'<td class="cell {_TIER_CLASS.get(v, "none")}" title="{_e(tip)}">'
                 f'<span class="pub">published {_fmt(published)}</span>'
                 f'<span class="ours">{who} {_fmt(mean)}{sd_txt}</span>'
-                f'<span class="ratio">×{ratio:.2f}{" (n = " + _e(n) + ")" if n else ""}</span>'
+                f'<span class="ratio">×{ratio:.2f}{_e(gap)}{" (n = " + _e(n) + ")" if n else ""}</span>'
                 f'<span class="tier">{_e(v_shown)}</span>{link}{extra}</td>')
 
     values = {(r.algorithm, r.dataset): float(r.value) for r in mse.itertuples(index=False)}
@@ -391,8 +398,14 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
     causes = ""
     if causes_used:
         items = []
+        graded = (site.full_stamp if site.quick else site.stamp).get("causes", {})
         for c in causes_used.values():
-            items.append(f'<div class="cause" id="cause-{_e(c.key)}"><b>{_e(c.key)}</b>: {_e(c.text)} Measured in: '
+            g = graded.get(c.key, {})
+            grade = (f" <b>Grade: {_e(g['grade'])}</b> ({'the committed full run: ' if site.quick else ''}the named form "
+                     f"lands within noise or ≤ 5 % on {g['landed']} of the {g['cells']} cells it covers; mean relative "
+                     f"gap {g['gap_before']:.1%} in the scored form, {g['gap_after']:.1%} in this form; rule: "
+                     "omkl_core/repro/verdicts.py)." if g else "")
+            items.append(f'<div class="cause" id="cause-{_e(c.key)}"><b>{_e(c.key)}</b>: {_e(c.text)}{grade} Measured in: '
                          + ", ".join(site.evidence_link(x) for x in c.evidence) + "</div>")
         causes = "<h2>Measured causes of the misses</h2>" + "".join(items)
     if investigated:
