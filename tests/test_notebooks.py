@@ -104,3 +104,54 @@ def test_paper_module_imports_without_running_anything(name, tmp_path):
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert not any(tmp_path.iterdir()), f"importing {name} wrote {sorted(p.name for p in tmp_path.iterdir())}"
+
+
+#: Decimal numbers notebook prose may state that no run computes, each with its reason (issue 50: a run's
+#: numbers in markdown go stale; the cells print them from the tables instead). Published values of the
+#: papers' tables are allowed everywhere (``paper_values``), the arXiv number of paper 000 too.
+PROSE_CONSTANTS = {
+    "p001_noisy_kernels": {"0.05": "a hand-picked step size (a parameter)", "0.25": "a step size from a grid (a parameter)",
+                           "0.64": "(0.2 − 1)², the twin's exact average regret (a derivation)"},
+    "p002_ridge_equalities": {"0.03": "σ² of the experiment (a parameter)"},
+    "p004_additive": {"0.22": "the expected test error stated before running", "0.26": "the same expectation"},
+    "p_all_leaderboard": {"0.26": "River's version", "1.02": "the claim's tolerance (lb.CLAIM_TOLERANCE)"},
+    "p000_vaw2": {"2503.20087": "the arXiv number", "0.05": "the code's clipping threshold of q (a parameter)", "1.40": "23.24 / 16.56, a ratio of published cells",
+                  "1.236": "20.47 / 16.56, a ratio of published cells"},
+}
+#: Markdown cells whose numbers are the errata's evidence, each computed by the erratum's test
+#: (tests/test_theory_paper004.py; omkl_core/repro/errata.py names the tests).
+PROSE_ERRATA_CELLS = {("p004_additive", "## Closing note: printed statements found wrong")}
+
+
+def test_notebook_prose_states_no_number_of_a_run():
+    """Issue 50: numbers in a notebook's markdown either come from its cells (printed from the tables)
+    or are the papers' published values, a parameter or a derivation named in :data:`PROSE_CONSTANTS`:
+    a run's result typed into prose goes stale with the next change of the code."""
+    import re
+
+    from omkl_core.repro import paper_values
+
+    published = {f"{v:.2f}" for v in paper_values._all()["value"]} | {f"{v:g}" for v in paper_values._all()["value"]}
+    stale = []
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        allowed = PROSE_CONSTANTS.get(path.stem, {})
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "markdown" or any(path.stem == n and cell.source.startswith(h)
+                                                   for n, h in PROSE_ERRATA_CELLS):
+                continue
+            for m in re.finditer(r"(?<![\w.^(])\d+\.\d{2,}", cell.source):
+                if m.group() not in published and m.group() not in allowed:
+                    stale.append(f"{path.name} cell {i}: {m.group()} ({cell.source[max(0, m.start() - 60):m.end()]!r})")
+    assert not stale, "numbers of a run in notebook prose (print them from a cell instead):\n" + "\n".join(stale)
+
+
+def test_no_file_outside_the_repository_is_cited():
+    """Issues 50 and 53: the repository cites its own files (reference/algorithms.md, tests/fixtures/...),
+    never the project's shared folder beside the checkout, which a clone does not have."""
+    out = subprocess.run(["git", "-C", str(ROOT), "grep", "-n", "-I", "-e", "../shared", "--", ".",
+                          ":(exclude)reference/algorithms.md"], capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        pytest.skip(f"git grep failed: {out.stderr.strip()}")
+    hits = [line for line in out.stdout.splitlines() if "tests/test_notebooks.py" not in line]
+    assert not hits, "\n".join(hits)

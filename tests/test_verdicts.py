@@ -117,27 +117,106 @@ def test_scorecard_refuses_a_form_named_item_or_a_row_the_paper_does_not_print(t
         report.scorecard()
 
 
+def _form(source="code", label="the named form"):
+    return papers.FormRef(r"evidence_table", (("form", "named"),), source, label)
+
+
 def test_a_miss_names_a_declared_cause_whose_table_is_in_the_run_or_says_unexplained(tmp_path, monkeypatch):
     monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
-    cause = papers.Cause("test-cause", "000", "2", r"VAW2", r"Airfoil", "measured here", ("evidence_table",))
+    cause = papers.Cause("test-cause", "000", "2", r"VAW2", r"Airfoil", "measured here", ("evidence_table",), _form())
     monkeypatch.setattr(papers, "CAUSES", (cause,))
     report.add_scorecard_rows("paper000_table2", pd.DataFrame([_cell(values=(40.0, 41.0)),
                                                                _cell("VAW2", "Bias", values=(40.0, 41.0))]))
     df = report.scorecard()
     assert list(df["verdict"]) == ["miss", "miss"]
     assert list(df["cause"]) == ["unexplained", "unexplained"]          # the evidence table is not in the run
-    report.save_table(pd.DataFrame({"a": [1.0]}), "evidence_table")
+    report.save_table(pd.DataFrame({"form": ["other"], "algorithm": ["VAW2"], "dataset": ["Airfoil"],
+                                    "mse_x1e3": [1.0], "sd": [0.0], "n_runs": [1]}), "evidence_table")
     df = report.scorecard()
     assert list(df["cause"]) == ["test-cause", "unexplained"]           # Bias: no cause covers it
     text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
-    assert "2 miss (1 of the misses unexplained)" in text
+    assert "2 miss." in text and "miss: 2 unexplained" in text          # the cause has no value: it does not narrow
     stamp = json.loads((tmp_path / "scorecard.stamp.json").read_text(encoding="utf-8"))
-    assert stamp["tiers"]["miss"] == 2 and stamp["tiers"]["unexplained"] == 1
+    assert stamp["tiers"]["miss"] == 2 and stamp["tiers"]["unexplained"] == 2
+    assert stamp["causes"]["test-cause"]["grade"] == verdicts.NOT_NARROWED
+
+
+def _graded(tmp_path, monkeypatch, source, values):
+    """A scorecard with two missed cells covered by one cause whose named form gives ``values``
+    (Airfoil, Bias; None: no row) -> the cause's grade and the cells' rows."""
+    monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
+    cause = papers.Cause("test-cause", "000", "2", r"VAW2", r".*", "measured here", ("evidence_table",),
+                         _form(source))
+    monkeypatch.setattr(papers, "CAUSES", (cause,))
+    pub = paper_values.published_table("000", 2)
+    report.add_scorecard_rows("paper000_table2", pd.DataFrame([
+        _cell("VAW2", d, values=(2 * pub.loc["VAW2", d], 2.01 * pub.loc["VAW2", d])) for d in ("Airfoil", "Bias")]))
+    rows = [{"form": "named", "algorithm": "VAW2 [a variant]", "dataset": d, "mse_x1e3": v, "sd": 0.0, "n_runs": 5}
+            for d, v in zip(("Airfoil", "Bias"), values) if v is not None]
+    rows.append({"form": "other", "algorithm": "VAW2", "dataset": "Airfoil", "mse_x1e3": pub.loc["VAW2", "Airfoil"],
+                 "sd": 0.0, "n_runs": 5})
+    report.save_table(pd.DataFrame(rows), "evidence_table")
+    df = report.scorecard()
+    stamp = json.loads((tmp_path / "scorecard.stamp.json").read_text(encoding="utf-8"))
+    return stamp["causes"]["test-cause"], df
+
+
+def test_a_cause_whose_form_lands_on_every_cell_it_covers_is_closed_when_it_is_the_text_or_the_code(tmp_path,
+                                                                                                   monkeypatch):
+    pub = paper_values.published_table("000", 2)
+    g, df = _graded(tmp_path, monkeypatch, "code", [1.01 * pub.loc["VAW2", "Airfoil"], 0.98 * pub.loc["VAW2", "Bias"]])
+    assert g["grade"] == verdicts.CLOSED and g["landed"] == 2 and g["cells"] == 2
+    assert list(df["grade"]) == [verdicts.CLOSED] * 2 and g["gap_after"] < 0.05 < 0.9 < g["gap_before"]
+    text = (tmp_path / "scorecard.md").read_text(encoding="utf-8")
+    assert "test-cause: **closed**" in text and "lands within noise or ≤ 5 % on 2 of the 2 cells" in text
+    assert "miss: 2 closed" in text
+
+
+def test_a_cause_that_lands_with_a_setting_of_neither_text_nor_code_is_a_hypothesis(tmp_path, monkeypatch):
+    pub = paper_values.published_table("000", 2)
+    g, _ = _graded(tmp_path, monkeypatch, "neither", [pub.loc["VAW2", "Airfoil"], pub.loc["VAW2", "Bias"]])
+    assert g["grade"] == verdicts.HYPOTHESIS
+
+
+def test_a_cause_that_narrows_without_landing_everywhere_is_partly_explained_and_says_by_how_much(tmp_path,
+                                                                                                  monkeypatch):
+    pub = paper_values.published_table("000", 2)
+    g, _ = _graded(tmp_path, monkeypatch, "code", [pub.loc["VAW2", "Airfoil"], 1.5 * pub.loc["VAW2", "Bias"]])
+    assert g["grade"] == verdicts.PARTLY and g["landed"] == 1
+    assert g["gap_after"] == pytest.approx(0.25, abs=1e-9) and g["gap_before"] > 1.0
+    g, _ = _graded(tmp_path, monkeypatch, "code", [pub.loc["VAW2", "Airfoil"], None])     # no value for Bias
+    assert g["grade"] == verdicts.PARTLY and g["missing"] == 1
+
+
+def test_a_cause_whose_form_is_further_off_does_not_narrow_and_counts_as_unexplained(tmp_path, monkeypatch):
+    pub = paper_values.published_table("000", 2)
+    g, df = _graded(tmp_path, monkeypatch, "code", [3 * pub.loc["VAW2", "Airfoil"], 3 * pub.loc["VAW2", "Bias"]])
+    assert g["grade"] == verdicts.NOT_NARROWED
+    assert report.tier_counts(df)["unexplained"] == 2
+
+
+def test_within_noise_cells_more_than_5_percent_off_are_counted_apart_with_their_n_and_sd():
+    from omkl_core.repro import counts
+
+    wide = _cell(values=(20.0, 26.0, 18.0, 27.0, 24.0))          # mean 23.0 vs 22.8: within noise, 0.9 %
+    far = _cell("VAW2", "Bias", values=(3.0, 4.6, 3.2, 4.4, 3.1))  # mean 3.66 vs 4.09: within noise, -10.5 %
+    assert wide["verdict"] == far["verdict"] == verdicts.WITHIN_NOISE
+    n, why = counts.wide_noise([wide, far])
+    assert n == 1 and "n = 5" in why and "band up to" in why
+    assert report.tier_counts([wide, far])[verdicts.WIDE_NOISE] == 1
+    assert any(verdicts.WIDE_NOISE in line for line in counts.summary_lines([wide, far]))
 
 
 def test_a_cause_without_a_table_is_refused():
     with pytest.raises(ValueError, match="evidence must name at least one table"):
         papers.Cause("k", "000", "2", ".*", ".*", "in prose only")
+
+
+def test_a_cause_without_a_form_to_grade_it_by_is_refused():
+    with pytest.raises(ValueError, match="form must say where"):
+        papers.Cause("k", "000", "2", ".*", ".*", "text", ("t",))
+    with pytest.raises(ValueError, match="source must be one of"):
+        papers.FormRef("t", (), "the authors' code, probably", "x")
 
 
 def test_quick_sections_judge_nothing_but_the_printed_numbers(tmp_path, monkeypatch):
@@ -192,7 +271,7 @@ def test_scorecard_merge_keeps_paper_ids_and_states_the_rule(tmp_path, monkeypat
 
 
 # ----------------------------------------------------------------------------- the papers' scored forms
-def test_paper000_scores_each_table2_cell_once_in_the_authors_code_form(tmp_path, monkeypatch):
+def test_paper000_scores_each_table2_cell_once_in_the_texts_form(tmp_path, monkeypatch):
     from omkl_core import registry
     from omkl_core.repro import baselines
     from omkl_core.repro import paper000 as P
@@ -200,8 +279,8 @@ def test_paper000_scores_each_table2_cell_once_in_the_authors_code_form(tmp_path
     monkeypatch.setenv("OMKL_RESULTS", str(tmp_path))
     pub = paper_values.published_table("000", 2)
     rows = P._rows()
-    # the scored form (tvaw) lands on every printed VAW cell; the text form of the baselines is 1.5x off,
-    # their code form exact: a scorecard that scored the text form would show misses
+    # the scored form (the text's) lands on every printed VAW cell; the text form of the baselines is 1.5x off,
+    # their code form exact: a scorecard that scored the text form of the baselines would show misses
     scored = {d: {"mse": {r: np.full(5, pub.loc[r, d]) for r in rows}} for d in pub.columns}
     base = {(d, lab): np.full(5, pub.loc[baselines.published_label(lab), d] * (1.0 if "[" in lab else 1.5))
             for d in pub.columns for lab in registry.paper000.baseline_rows()}
@@ -209,16 +288,38 @@ def test_paper000_scores_each_table2_cell_once_in_the_authors_code_form(tmp_path
     df = pd.read_csv(tmp_path / "scorecard.csv", dtype={"paper": str})
     assert len(df) == 45 and set(df["verdict"]) == {"within noise"} and set(df["row"]) == set(pub.index)
     assert df.groupby(["row", "column"]).size().max() == 1
+    assert df[df["row"] == "VAW2"]["note"].str.contains("the text's form").all()
     P.table2_scorecard(scored, base, [], P.settings(quick=True))
     df = pd.read_csv(tmp_path / "scorecard.csv", dtype={"paper": str})
     assert len(df) == 45 and set(df["verdict"]) == {"not computed at full size"}
 
 
-def test_paper000_refuses_to_score_without_the_code_form_run():
+def test_paper000_scored_form_is_the_texts_and_the_online_ridge_form_only_an_ablation():
     from omkl_core.repro import paper000 as P
 
-    with pytest.raises(ValueError, match="variants must include 'tvaw'"):
-        P.scored_results({"table2": {}}, ["Airfoil"])
+    text, ridge = {"Airfoil": "text form"}, {"Airfoil": "ridge form"}
+    assert P.scored_results({"table2": text, "tvaw": ridge}, ["Airfoil"]) == text
+    assert P.ridge_results({"table2": text, "tvaw": ridge}, ["Airfoil"]) == ridge
+    form = papers.scored_form("000", "2", "VAW2")
+    assert "eqs. (9)-(10)" in form.form and "√2 cos" in form.form and "m = 50" in form.form and "(9)-(10)" in form.quote
+    assert P.VARIANTS[P.RIDGE_FORM][0] == papers.P000_RIDGE_FORM            # the cause reads the ablation's label
+    cause = next(c for c in papers.CAUSES if c.key == "p000-online-ridge")
+    assert cause.form.where == (("form", papers.P000_RIDGE_FORM),) and cause.form.source == "code"
+
+
+def test_paper000_claim_says_where_its_verdict_differs_in_the_online_ridge_form():
+    from omkl_core.repro import paper000 as P
+
+    rows = P._rows()
+
+    def results(winner):
+        return {d: {"mse": {r: np.full(5, 1.0 if r == winner else 2.0) for r in rows}}
+                for d in ("AR(4)", "Airfoil", "Bias", "Concrete", "Naval")}
+
+    claims = P.table2_claims(results("VAW-ML-Poly"), results("VAW2"))
+    assert claims[0]["verdict"] == "fails" and "online-ridge form (tvaw) it holds" in claims[0]["note"]
+    same = P.table2_claims(results("VAW2"), results("VAW2"))
+    assert same[0]["verdict"] == "holds" and "online-ridge" not in same[0]["note"]
 
 
 def test_paper003_scores_the_text_rows_only_and_its_variants_are_ablations(tmp_path, monkeypatch):
