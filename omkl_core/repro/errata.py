@@ -164,7 +164,7 @@ ERRATA: tuple[Erratum, ...] = (
                   "author's later public code (class DVAW of the TVAW repository; reference/algorithms.md E.1)",
         evidence="the committed full run (reproduction/, seed 0, 5 repetitions): of the 28 real-data VAW cells "
                  "(Airfoil, Bias, Concrete, Naval × 7 rows) the online-ridge form lands within noise on "
-                 "RIDGE_WITHIN of 28, the text's form on TEXT_WITHIN of 28 (paper000_table2_ablations, the scorecard; "
+                 "18 of 28, the text's form on 7 of 28 (paper000_table2_ablations, the scorecard; "
                  "cause p000-online-ridge)",
         printed_fails=(_T0 + "test_paper000_table2_printed_vaw_rows_match_online_ridge_not_eqs_9_10",),
         corrected_holds=(_T0 + "test_paper000_table2_printed_vaw_rows_match_online_ridge_not_eqs_9_10",),

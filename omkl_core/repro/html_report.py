@@ -312,8 +312,13 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
                     + "".join(f' <a class="small" href="#cause-{_e(c.key)}">investigated: {_e(c.key)}</a>' for c in found))
         elif cause:
             grade = j.get("grade", "")
+            found = papers.investigations_for(paper, table, row, col)     # also measured for this cell
+            for c in found:
+                investigated[c.key] = c
             link = (f'<a class="small" href="#cause-{_e(cause)}">cause: {_e(cause)}</a>'
-                    + (f' <span class="small">({_e(grade)})</span>' if grade else ""))
+                    + (f' <span class="small">({_e(grade)})</span>' if grade else "")
+                    + "".join(f' <a class="small" href="#cause-{_e(c.key)}">also investigated: {_e(c.key)}</a>'
+                              for c in found))
         gap = f", {100 * (ratio - 1):+.1f} %" if math.isfinite(ratio) else ""
         if v == verdicts.WITHIN_NOISE and math.isfinite(ratio) and abs(ratio - 1) > verdicts.REL_TIERS[0][1]:
             gap += " (band ± " + _fmt(band) + ")"
@@ -409,7 +414,7 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
                          + ", ".join(site.evidence_link(x) for x in c.evidence) + "</div>")
         causes = "<h2>Measured causes of the misses</h2>" + "".join(items)
     if investigated:
-        causes += "<h2>Investigated, no cause found</h2>" + "".join(
+        causes += "<h2>Investigations (what was measured; no cause of their own)</h2>" + "".join(
             f'<div class="cause" id="cause-{_e(c.key)}"><b>{_e(c.key)}</b>: {_e(c.text)} Measured in: '
             + ", ".join(site.evidence_link(x) for x in c.evidence) + "</div>" for c in investigated.values())
     claims = _claims_html(site, [r for r in _claim_rows(site, paper) if r["item"].startswith(("Table", "Tables"))])

@@ -180,7 +180,9 @@ _P000 = Paper(
             "opera's BOA changed between the CRAN-era 1.2.0 (the default here, what the paper's time suggests) and "
             "1.2.2 (GitHub HEAD, reference A.6b: experts with zero cumulative squared regret keep their prior "
             "weight, the learning rate's constant 2.2, no ln N). The VAW-BOA row with 1.2.2's BOA on the scored "
-            "form's experts is the ablation form 'VAW-BOA with opera 1.2.2's BOA' of paper000_table2_ablations.",
+            "form's experts is the ablation form 'VAW-BOA with opera 1.2.2's BOA' of paper000_table2_ablations: it "
+            "does not bring the Bias and Naval cells nearer the published values (its ratio column beside the "
+            "scored cells').",
             ("paper000_table2_ablations",)),
         Investigation(
             "p000-raker-ar4", "000", "2", r"Raker", r"AR\(4\)",
