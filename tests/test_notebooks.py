@@ -155,3 +155,27 @@ def test_no_file_outside_the_repository_is_cited():
         pytest.skip(f"git grep failed: {out.stderr.strip()}")
     hits = [line for line in out.stdout.splitlines() if "tests/test_notebooks.py" not in line]
     assert not hits, "\n".join(hits)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_survives_a_jupyter_open_and_save_byte_for_byte(path, tmp_path):
+    """Issue 53: opening a notebook in JupyterLab and saving it leaves the tracked file unchanged: the
+    stored form is the one the notebook format writes (nbformat 4.5: cell ids, sorted keys, one-space
+    indent, a final newline) and the Jupyter server's contents manager -- what JupyterLab saves
+    through -- reads and writes it back byte for byte."""
+    raw = path.read_bytes()
+    nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 5) and all("id" in c for c in nb.cells)
+    try:
+        from jupyter_server.services.contents.filemanager import FileContentsManager
+    except ImportError:                              # the repro extra is not installed: the format alone
+        import io
+        buf = io.StringIO()
+        nbformat.write(nb, buf)
+        assert buf.getvalue().encode("utf-8") == raw
+        return
+    (tmp_path / path.name).write_bytes(raw)
+    cm = FileContentsManager(root_dir=str(tmp_path))
+    model = cm.get(path.name, content=True, type="notebook")
+    cm.save({"type": "notebook", "format": "json", "content": model["content"]}, path.name)
+    assert (tmp_path / path.name).read_bytes() == raw, f"{path.name}: saving it through Jupyter changes the file"
