@@ -59,6 +59,7 @@ says so and evaluates their deterministic meta-level steps ((25), (30)) instead.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -182,9 +183,9 @@ class RegretReport:
         for k, v in self.oracles.items():
             label = f"best expert ({self.name(self.best_expert)})" if k == "best expert" else _oracle_words(k)
             comps.append((label, self.scale * self.T * v, None))
-        for label, total, _j in comps:
+        for label, total, _j in comps:                 # a label longer than the column pushes its row, never cut
             reg = mine - total
-            lines.append(f"  {label[:44]:44s}{total:>18.6g}{reg:>+14.4g}   {self._pct(reg, total)} it")
+            lines.append(f"  {label:44s}{total:>18.6g}{reg:>+14.4g}   {self._pct(reg, total)} it")
         if len(shown) < len(self.expert_losses):
             lines.insert(header + len(shown), f"  ({len(self.expert_losses) - len(shown)} more experts, between the "
                          f"best and the worst shown)")
@@ -217,7 +218,7 @@ class RegretReport:
             if notes:
                 lines.append(f"  on this run: {notes[0]}")
         lines.append("verdict: " + self.verdict())
-        return "\n".join(lines)
+        return _plain("\n".join(lines))
 
     #: with more experts than this, the text shows the running mean, the 3 best and the worst (the rest summarised)
     MAX_EXPERT_LINES = 8
@@ -274,6 +275,13 @@ class RegretReport:
         return "; ".join(parts)
 
     __str__ = to_text
+
+
+def _plain(text: str) -> str:
+    """The report's text with the papers' short names spelt out ("P000 eq. (11)" -> "paper 000, eq.
+    (11)"; "CBL" -> Cesa-Bianchi & Lugosi); the rows keep the short forms the bound tables print."""
+    text = re.sub(r"\bP(00\d) ", r"paper \1, ", text)
+    return re.sub(r"\bCBL\b", "Cesa-Bianchi & Lugosi 2006,", text)
 
 
 def _oracle_words(key: str) -> str:

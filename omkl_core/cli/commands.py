@@ -5,7 +5,6 @@ import contextlib
 import json
 import math
 import re
-import textwrap
 
 import numpy as np
 
@@ -48,8 +47,8 @@ _SENTENCE_END = re.compile(r"(?<!\bref)(?<!\beq)(?<!\beqs)(?<!\bsec)(?<!\bProp)(
 
 
 def _describe(cls) -> str:
-    """The first sentence of a learner class's docstring, whole (what ``omkl models`` prints, wrapped;
-    every learner's docstring opens with a sentence in plain words)."""
+    """The first sentence of a learner class's docstring, whole, never cut (what ``omkl models``
+    prints; every learner's docstring opens with a sentence in plain words)."""
     doc = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].replace("``", "").split())
     if not doc:
         return ""
@@ -57,25 +56,18 @@ def _describe(cls) -> str:
     return doc if m is None else doc[:m.start() + 1]
 
 
-def _wrapped(name: str, text: str, width: int = 110) -> str:
-    """``name`` then ``text`` wrapped to ``width`` columns, continuation lines indented under the text."""
-    return textwrap.fill(text, width=width, initial_indent=f"  {name:22s} ", subsequent_indent=" " * 25,
-                         break_on_hyphens=False)
-
-
 def _cmd_models(args) -> int:
-    print("learners of 'omkl run MODEL' (what it is; [the input it takes]):")
+    print("learners of 'omkl run MODEL' (one a line: its name, what it is, [the input it takes]):")
     for name, info in registry.buildable().items():
-        print(_wrapped(name, f"{_describe(info.cls)} [{_kind(info)}]"))
-    print(_wrapped("Mixture", f"The default of 'omkl run --csv F': {', '.join(DEFAULT_EXPERTS)}, their forecasts "
-                   "combined by ML-Poly in the target's units, with its regret bound [raw features; --expert "
-                   "NAME[:k=v,...] and --meta NAME[:k=v,...] choose others]."))
+        print(f"  {name:22s} {_describe(info.cls)}  [{_kind(info)}]")
+    print(f"  {'Mixture':22s} The default of 'omkl run --csv F': {', '.join(DEFAULT_EXPERTS)}, their forecasts combined "
+          f"by ML-Poly in the target's units, with its regret bound.  [raw features; --expert NAME[:k=v,...] and "
+          f"--meta NAME[:k=v,...] choose others]")
     other = [registry.learner_info(n) for n in sorted(registry.learners())
              if n not in registry.buildable() and n != "Mixture"]
     if other:
-        print("not buildable by 'omkl run' (Python API only):")
-        for i in other:
-            print(_wrapped(i.name, f"{i.why_not}."))
+        print("not buildable by 'omkl run' (Python API only): "
+              + "; ".join(f"{i.name} ({i.why_not})" for i in other))
     return 0
 
 
