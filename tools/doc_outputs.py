@@ -4,7 +4,7 @@ A block of shown output is a ```text fence right after a line ``<!-- output of: 
 tests/test_doc_outputs.py runs each command and compares what it prints now with the block
 (doctest's ELLIPSIS and NORMALIZE_WHITESPACE: ``...`` stands for what varies, such as a time, and
 lines may be wrapped at spaces to fit the page).  This script writes what the commands print now
-into the blocks, wrapped at 100 columns, with ``seconds=...``:
+into the blocks, wrapped at 88 columns, with ``seconds=...``:
 
     python tools/doc_outputs.py          # rewrite the blocks in place
     python tools/doc_outputs.py --check  # exit 1 if a block differs (what the test does)
@@ -53,7 +53,7 @@ def run(cmd: str) -> str:
     return out.getvalue()
 
 
-def shown(text: str, width: int = 100) -> str:
+def shown(text: str, width: int = 88) -> str:
     """``text`` as a page shows it: what varies as ``...``, long lines wrapped at spaces."""
     for pattern, repl in VARIES:
         text = pattern.sub(repl, text)
