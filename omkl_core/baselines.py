@@ -1,4 +1,4 @@
-"""Baselines as learners: the running mean, an exponentially weighted mean, the last value (issue 41).
+"""Baselines as learners: the running mean, an exponentially weighted mean, the last value.
 
 Every learner should beat these on its stream; :class:`omkl_core.Mixture`'s default pool holds
 :class:`RunningMean`, so the regret bound of its meta-learner bounds its regret against the

@@ -1,4 +1,4 @@
-"""``Mixture``: online aggregation of heterogeneous online learners (issue 24).
+"""``Mixture``: any online learners as experts, their forecasts combined online by a meta-learner.
 
 Paper 000 (sec. 3, eqs. (28)-(30); sec. 4) aggregates experts that happen to be random-feature
 VAW learners, but the meta-learners' regret bounds hold for *any* sequence of expert

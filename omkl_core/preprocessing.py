@@ -1,4 +1,4 @@
-"""Online scaling as learners: a feature scaler and a target scaler (issue 32).
+"""Online scaling as learners: a feature scaler and a target scaler.
 
 The papers' learners assume a normalised stream: paper 000 scales the labels to [0, 1]
 (eq. (33)) and the inputs to ||x_t|| <= 1 (eq. (34)), with *whole-stream* statistics

@@ -1,4 +1,4 @@
-"""Vovk's Aggregating Algorithm for the square loss on [A, B] (ref. B; P000 sec. 4, "VAW-Aggr")."""
+"""Vovk's Aggregating Algorithm for the square loss on [A, B] (paper 000, section 4, "VAW-Aggr")."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,5 +1,6 @@
-"""Exponentially weighted averages: P000 eq. (29) and opera's ``ewa`` (:class:`EWA`), opera's
-calibrated ``ewaCalib`` (:class:`CalibratedEWA`, ref. A.2)."""
+"""Exponentially weighted averages of the experts: with a fixed learning rate (:class:`EWA`, paper 000,
+eq. 29, and R's opera package's ``ewa``) and with one chosen online (:class:`CalibratedEWA`, opera's
+``ewaCalib``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,4 @@
-"""opera's second-order rules with the gradient trick (ref. A.1): ML-Poly, ML-Prod, BOA.
+"""The second-order rules of R's opera package, with its gradient trick: ML-Poly, ML-Prod, BOA.
 
 Each rule is written once in NumPy (``_weights``/``_update``, batched over R repetitions) and
 once compiled (``_kernels.mlpoly_stream``, ``_kernels.mlprod_stream``, ``_kernels.boa120_stream``,
