@@ -187,7 +187,7 @@ def test_regret_report_bad_input_names_the_argument():
 def test_cli_run_regret_prints_oracles_and_stated_bounds(capsys):
     assert main(["run", "VAW2", "--dataset", "airfoil", "--param", "m=4", "--regret"]) == 0
     out = capsys.readouterr().out
-    for needle in ("best expert", "best convex", "best linear", "best expert sequence, <= 5 switches", "P000 eq. (25)", "holds"):
+    for needle in ("best expert", "best convex", "best linear", "best expert sequence, <= 5 switches", "paper 000, eq. (25)", "holds"):
         assert needle in out
 
 
