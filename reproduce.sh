@@ -27,7 +27,13 @@ unset _OMKL_SIGNALS
 cd "$ROOT"
 BASE="${PYTHON:-python3}" VENV="$ROOT/.venv" NO_VENV="" CHILD="" ARGS=()
 for a in "$@"; do if [[ "$a" == --no-venv ]]; then NO_VENV=1; else ARGS+=("$a"); fi; done
-if [[ "${ARGS[0]:-}" == -h || "${ARGS[0]:-}" == --help ]]; then sed -n '2,20p' "$SELF" | sed 's/^# \{0,1\}//'; exit 0; fi
+if [[ "${ARGS[0]:-}" == -h || "${ARGS[0]:-}" == --help ]]; then   # this text, then the driver's options
+    sed -n '2,20p' "$SELF" | sed 's/^# \{0,1\}//'; echo
+    HPY="$VENV/bin/python"; [[ -n "$NO_VENV" ]] && HPY="$BASE"
+    if "$HPY" -c "import omkl_core.repro" 2>/dev/null; then echo "The driver (python -m omkl_core.repro --help):"; echo
+        "$HPY" -m omkl_core.repro --help
+    else echo "The driver's options: python -m omkl_core.repro --help (after ./reproduce.sh setup)"; fi
+    exit 0; fi
 die() { echo "error: $*" >&2; exit 1; }
 # set-up children run in their own session; a signal stops that session and ends the set-up
 stop() { trap '' INT TERM; [[ -n "$CHILD" ]] && kill -TERM -- "-$CHILD" 2>/dev/null

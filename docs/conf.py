@@ -49,7 +49,7 @@ autosummary_generate = False
 # the executed notebooks are results: rendered as stored, never run again
 nb_execution_mode = "off"
 nb_merge_streams = True
-myst_enable_extensions = ["colon_fence"]
+myst_enable_extensions = ["colon_fence", "deflist"]
 myst_heading_anchors = 3
 # notebooks start with an H1 per notebook and use H3 under H1 in places: a results document,
 # not a docs source; MyST's header-level check would reject them
@@ -60,11 +60,18 @@ suppress_warnings = ["myst.header", "mystnb.unknown_mime_type", "ref.python"]
 html_theme = "pydata_sphinx_theme"
 html_title = f"omkl {release}"
 html_theme_options = {"navigation_with_keys": False, "show_toc_level": 2, "navbar_align": "left",
-                      "footer_start": ["copyright"], "footer_end": []}
+                      "footer_start": ["copyright"], "footer_end": [],
+                      "secondary_sidebar_items": {"**": ["page-toc", "edit-this-page", "sourcelink"],
+                                                  "_generated/report": []}}
 # without it the theme's script reads an empty mode on a page whose origin has no stored mode (every
 # file:// page) and logs "Got invalid theme mode" to the console
 html_context = {"default_mode": "auto"}
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["omkl.css"]     # code blocks fit the page (wrap or scroll)
+# the report page is one page of sections: its left sidebar lists them (the section navigation of a
+# page without sub-pages would be empty), and the right one, which would repeat them, gives its room
+# to the wide tables
+html_sidebars = {"_generated/report": ["page-toc"]}
 html_extra_path = [str(GEN / "extra")]   # the HTML report, copied as it is
 html_copy_source = False
 html_show_sourcelink = False

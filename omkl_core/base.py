@@ -43,13 +43,26 @@ attribute          default      meaning
 =================  ===========  ==========================================================================
 ``input_kind``     "features"   what x is: "features" (a point of R^d) or "experts" (the forecasts
                                 z_t = (z_{t,1}, ..., z_{t,N}) of N experts: a meta-learner)
-``may_abstain``    False        True: ``run`` marks an abstention by NaN (the array form of ``None``);
-                                for any other learner a NaN or inf forecast of ``run`` is an error
+``may_abstain``    False        True: the learner may abstain (``None``); inside the protocol
+                                (:func:`omkl_core.protocol.predict_learn`, :func:`marked_abstentions`)
+                                its ``run`` marks an abstention by NaN (the array form of ``None``), and
+                                the ``run`` a user calls returns the fallback f_t there instead ("What
+                                ``run`` returns" below); for any other learner a NaN or inf forecast
+                                of ``run`` is an error
 ``run_alignment``  1            ``run`` over consecutive pieces of a stream whose lengths are multiples
                                 of it gives the numbers of one ``run`` bit for bit (a block driver:
                                 the VAW family's 32); :func:`omkl_core.run_online`'s progress chunks and
                                 the command line's blocks are cut to multiples of it
 =================  ===========  ==========================================================================
+
+**What ``run`` returns** where a learner abstains, the one rule for every learner: the number
+:func:`omkl_core.run_online` scores there, the fallback f_t of :mod:`omkl_core.protocol` (the
+running mean of the labels of this call before step t; 0.0 at its first step).  So
+``RunningMean().run(X, y)`` is ``[0.0, y_1, (y_1 + y_2) / 2, ...]``, equal to
+``run_online(RunningMean(), X, y).predictions``, and ``np.mean((model.run(X, y) - y) ** 2)`` is
+never NaN.  Which steps abstained: ``run_online(...).abstained``.  The protocol's own calls
+(:func:`omkl_core.protocol.predict_learn`, and any code inside :func:`marked_abstentions`) get the
+NaN-marked form, so a wrapper or a :class:`~omkl_core.Mixture` still sees where an expert abstained.
 
 Read them with :func:`input_kind_of`, :func:`may_abstain_of` and :func:`run_alignment_of` (any
 object: the default where it declares nothing).  The names of earlier versions (``_input_kind``,
@@ -77,6 +90,7 @@ its own file and one export line (:func:`omkl_core.registry.register`).
 from __future__ import annotations
 
 import abc
+import contextlib
 import contextvars
 import copy
 import functools
@@ -94,7 +108,7 @@ from .validation import check_forecast, check_label, check_matrix, check_point, 
 #: every learner (a finite point / label, or a ValueError naming the argument)
 __all__ = ["Base", "OnlineLearner", "BatchLearner", "Wrapper", "MetaLearner", "NonFiniteRun", "check_point",
            "check_label", "input_kind_of", "may_abstain_of", "run_alignment_of", "label_bounds", "fresh",
-           "check_online_learner"]
+           "check_online_learner", "marked_abstentions"]
 
 
 class Base:
@@ -239,6 +253,31 @@ def check_online_learner(value, name: str, *, kind: str | None = "features", hin
 #: the learner whose ``run`` is running (its stream checked once, not again by a ``super().run``)
 _RUNNING = contextvars.ContextVar("omkl_running", default=None)
 
+#: True inside :func:`marked_abstentions`: a ``run`` returns NaN where it abstains (the protocol's form)
+_MARKED = contextvars.ContextVar("omkl_marked_abstentions", default=False)
+
+
+@contextlib.contextmanager
+def marked_abstentions():
+    """Inside this block, the ``run`` of a learner that may abstain returns NaN at its abstentions
+    (the array form of ``None`` that :func:`omkl_core.protocol.predict_learn` reads); outside it,
+    the fallback f_t (module docstring, "What ``run`` returns")."""
+    token = _MARKED.set(True)
+    try:
+        yield
+    finally:
+        _MARKED.reset(token)
+
+
+def _filled(out, y):
+    """``out`` with NaN (an abstention) replaced by f_t: the running mean of ``y`` before step t
+    (0.0 at the first step), along the last (time) axis."""
+    if not isinstance(out, np.ndarray) or out.dtype.kind not in "fc" or not np.isnan(out).any():
+        return out
+    from .protocol import abstention_fallbacks  # noqa: PLC0415  # protocol imports this module
+
+    return np.where(np.isnan(out), abstention_fallbacks(np.asarray(y, dtype=np.float64).reshape(-1)), out)
+
 
 class NonFiniteRun(FloatingPointError):
     """A vectorised ``run`` whose forecasts came out NaN or inf: the inputs were too large for the
@@ -334,6 +373,8 @@ def _checked_run(run):
         if error is not None:
             _restore_state(self, saved, order)
             raise error
+        if not _MARKED.get() and may_abstain_of(self):  # a user's call: the fallback, not NaN (module docstring)
+            out = _filled(out, y)
         return out
 
     checked._checks_stream = True
@@ -360,7 +401,7 @@ class OnlineLearner(Base, abc.ABC):
 
     #: what x is: "features" (a point of R^d) or "experts" (the forecasts z_t of N experts)
     input_kind = "features"
-    #: True: NaN in ``run``'s output marks an abstention (``None`` of ``predict_one``)
+    #: True: the learner may abstain (``None`` of ``predict_one``; NaN in ``run`` inside the protocol)
     may_abstain = False
     #: ``run`` over pieces whose lengths are multiples of this is one ``run`` bit for bit
     run_alignment = 1

@@ -1,4 +1,4 @@
-"""Baselines as learners: the running mean, an exponentially weighted mean, the last value (issue 41).
+"""Baselines as learners: the running mean, an exponentially weighted mean, the last value.
 
 Every learner should beat these on its stream; :class:`omkl_core.Mixture`'s default pool holds
 :class:`RunningMean`, so the regret bound of its meta-learner bounds its regret against the
@@ -6,10 +6,11 @@ running mean too (:mod:`omkl_core.mixture`, "The default").  They read the label
 features x_t are checked and ignored) and forecast in the target's units.
 
 The first step (the one abstention rule, :mod:`omkl_core.protocol`, "Abstention"): a baseline
-that has seen no label has no forecast, so ``predict_one`` returns ``None`` (abstains) and
-``run`` returns NaN there (``may_abstain = True``).  Wherever a number is needed for that step
-it is the fallback f_1 of the protocol: 0.0 for :func:`omkl_core.run_online` and the command
-line (the same 0.0 as :func:`omkl_core.protocol.running_mean`'s ``prior``); inside a
+that has seen no label has no forecast, so ``predict_one`` returns ``None`` (abstains)
+(``may_abstain = True``).  ``run`` returns there what every learner's ``run`` returns for an
+abstention (:mod:`omkl_core.base`, "What ``run`` returns"): the fallback f_1 = 0.0 that
+:func:`omkl_core.run_online` and the command line score (the same 0.0 as
+:func:`omkl_core.protocol.running_mean`'s ``prior``), never NaN; inside a
 :class:`~omkl_core.Mixture` the abstaining expert is a sleeping expert (no credit, no blame).
 
 ==========================  ======================================================================
@@ -25,12 +26,12 @@ Examples
 --------
 >>> import numpy as np, omkl_core as ok
 >>> X = np.zeros((4, 1)); y = np.array([2.0, 4.0, 6.0, 8.0])
->>> ok.RunningMean().run(X, y).tolist()
-[nan, 2.0, 3.0, 4.0]
->>> ok.run_online(ok.LastValue(), X, y).predictions.tolist()     # t = 1: the fallback 0.0
-[0.0, 2.0, 4.0, 6.0]
+>>> ok.RunningMean().run(X, y).tolist()                           # t = 1: the fallback 0.0
+[0.0, 2.0, 3.0, 4.0]
+>>> ok.run_online(ok.LastValue(), X, y).abstained.tolist()        # the step it abstained
+[True, False, False, False]
 >>> ok.ExponentialMean(half_life=1.0).run(X, y).round(4).tolist()
-[nan, 2.0, 3.3333, 4.8571]
+[0.0, 2.0, 3.3333, 4.8571]
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ __all__ = ["RunningMean", "ExponentialMean", "LastValue"]
 class _LabelBaseline(OnlineLearner):
     """Shared parts: x checked (dimension fixed by the first row) and ignored; abstains before
     the first label; ``run`` is the step loop (the numbers of predict_one / learn_one, bit for
-    bit) with NaN where it abstains."""
+    bit), its abstention returned as the fallback 0.0 (module docstring)."""
 
     may_abstain = True
     _unit_test_skips = {}
@@ -77,7 +78,10 @@ class _LabelBaseline(OnlineLearner):
 
 
 class RunningMean(_LabelBaseline):
-    """The running mean of the labels: yhat_t = (1 / (t - 1)) sum_{s<t} y_s (t >= 2); abstains at
+    """The mean of the labels seen so far: the best constant forecast on the past; no forecast before the
+    first label.
+
+    The running mean of the labels: yhat_t = (1 / (t - 1)) sum_{s<t} y_s (t >= 2); abstains at
     t = 1 (module docstring).  The baseline of ``omkl run`` (:func:`omkl_core.protocol.running_mean`,
     the same numbers) and the expert of :class:`omkl_core.Mixture`'s default pool that makes its
     meta-learner's bound a bound against the mean.
@@ -102,7 +106,10 @@ class RunningMean(_LabelBaseline):
 
 
 class ExponentialMean(_LabelBaseline):
-    """An exponentially weighted mean of the labels with half-life ``half_life`` (in steps):
+    """A weighted mean of the labels seen so far in which a label half_life steps older weighs half as
+    much; no forecast before the first label.
+
+    An exponentially weighted mean of the labels with half-life ``half_life`` (in steps):
 
         yhat_t = sum_{s<t} w^{t-1-s} y_s / sum_{s<t} w^{t-1-s},   w = 2^{-1/half_life}  (t >= 2),
 
@@ -149,7 +156,9 @@ class ExponentialMean(_LabelBaseline):
 
 
 class LastValue(_LabelBaseline):
-    """The last label seen: yhat_t = y_{t-1} (t >= 2), the persistence forecast; abstains at t = 1
+    """The last label seen (the persistence forecast); no forecast before the first label.
+
+    The last label seen: yhat_t = y_{t-1} (t >= 2), the persistence forecast; abstains at t = 1
     (module docstring).
 
     Attributes

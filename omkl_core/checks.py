@@ -74,7 +74,7 @@ import numpy as np
 from . import features as _features
 from . import registry as _registry
 from .backend import to_numpy
-from .base import OnlineLearner, input_kind_of, may_abstain_of, run_alignment_of
+from .base import OnlineLearner, input_kind_of, marked_abstentions, may_abstain_of, run_alignment_of
 
 __all__ = ["check_learner", "CheckReport", "yield_checks", "run_check", "stream_for"]
 
@@ -108,7 +108,9 @@ def _loop(model, X, y):
 
 
 def _run(model, X, y):
-    return np.asarray(to_numpy(model.run(X, y)), dtype=np.float64)
+    """``model.run`` in the protocol's form (NaN where it abstains, as the loop's ``None``)."""
+    with marked_abstentions():
+        return np.asarray(to_numpy(model.run(X, y)), dtype=np.float64)
 
 
 def _same_params(a: dict, b: dict) -> bool:

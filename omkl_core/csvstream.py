@@ -1,4 +1,4 @@
-"""A user's numeric CSV read in bounded memory (issue 42): the reader of ``omkl run --csv``.
+"""A user's numeric CSV read in bounded memory: the reader of ``omkl run --csv``.
 
 ``read_table(path, name)`` passes once over the text (a file, or ``"-"``: standard input),
 checks every row as it goes and keeps the values as float64 rows: in memory while they fit in

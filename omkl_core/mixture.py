@@ -1,4 +1,4 @@
-"""``Mixture``: online aggregation of heterogeneous online learners (issue 24).
+"""``Mixture``: any online learners as experts, their forecasts combined online by a meta-learner.
 
 Paper 000 (sec. 3, eqs. (28)-(30); sec. 4) aggregates experts that happen to be random-feature
 VAW learners, but the meta-learners' regret bounds hold for *any* sequence of expert
@@ -359,7 +359,10 @@ def aggregate(Z, y, *, meta=None, abstained=None):
 
 
 class Mixture(Wrapper, Pairing):
-    """Online aggregation of any online learners by a meta-learner (issues 24, 41; P000 sec. 3).
+    """Any online learners as experts, their forecasts combined at every step by a meta-learner, whose
+    regret bound then holds against each of them (paper 000, section 3).
+
+    Online aggregation of any online learners by a meta-learner (issues 24, 41; P000 sec. 3).
 
     At step t every expert forecasts z_{t,j} from x_t, the meta-learner forecasts
     yhat_t = meta(z_t); then every expert learns (x_t, y_t) and the meta-learner learns

@@ -1,4 +1,4 @@
-"""Online scaling as learners: a feature scaler and a target scaler (issue 32).
+"""Online scaling as learners: a feature scaler and a target scaler.
 
 The papers' learners assume a normalised stream: paper 000 scales the labels to [0, 1]
 (eq. (33)) and the inputs to ||x_t|| <= 1 (eq. (34)), with *whole-stream* statistics
@@ -224,7 +224,10 @@ def _check_bool(value, name):
 
 
 class Pipeline(Wrapper):
-    """``Pipeline(scaler, learner)`` (also ``scaler | learner``): ``learner`` on the rows scaled
+    """A learner on rows scaled online by a scaler (scaler | learner): each row scaled with what the rows
+    before it showed, then given to the learner.
+
+    ``Pipeline(scaler, learner)`` (also ``scaler | learner``): ``learner`` on the rows scaled
     online by ``scaler`` (:class:`StandardScaler`; module docstring).
 
     At step t, ``predict_one(x_t)`` gives ``learner.predict_one(z_t)`` with z_t the row scaled by
@@ -295,7 +298,10 @@ class Pipeline(Wrapper):
 
 # ------------------------------------------------------------------------------ target
 class TargetScaler(Wrapper):
-    """``TargetScaler(learner)``: ``learner`` learns the label scaled online; its forecasts are
+    """A learner that learns the label scaled online and forecasts in the target's units (its forecasts
+    mapped back).
+
+    ``TargetScaler(learner)``: ``learner`` learns the label scaled online; its forecasts are
     mapped back to the target's units (module docstring).
 
     The learner learns u_t = m + (y_t - c_t) / s_t, (c_t, s_t) statistics of y_1 .. y_t (y_t is

@@ -18,9 +18,11 @@ The one meaning of ``None`` (DESIGN.md, "one meaning per operation"), used by
 
 * a learner **abstains** at step t when ``predict_one(x_t)`` returns ``None``: it has no
   forecast (a River regressor before its first label -- what River returns then, ``None`` or a
-  default 0.0, is not a forecast -- or a model that returns ``None`` itself).  In a vectorised
-  ``run`` an abstention is NaN, and only for a learner that declares ``may_abstain = True``
-  (for any other learner NaN or inf is an error, never an abstention);
+  default 0.0, is not a forecast -- or a model that returns ``None`` itself).  Inside the
+  protocol (:func:`predict_learn`) a vectorised ``run`` marks an abstention by NaN, and only for a
+  learner that declares ``may_abstain = True`` (for any other learner NaN or inf is an error,
+  never an abstention); the ``run`` a user calls returns the fallback f_t below there, the number
+  :func:`run_online` scores, never NaN (:mod:`omkl_core.base`, "What ``run`` returns");
 * wherever a number is needed for that step -- the prediction a trace scores, the forecast a
   meta-learner aggregates, what a River adapter returns to River -- it is the **fallback**
   :func:`abstention_fallback`: the running mean of the labels seen before step t,
@@ -43,6 +45,15 @@ forecast that same 0.0 themselves. Inside a :class:`omkl_core.Mixture` an abstai
 *sleeping* expert (:mod:`omkl_core.mixture`, "Abstention"): its forecast there is the mixture's own
 aggregate of the awake experts, so it gets neither credit nor blame for the others' forecasts; the
 mixture itself uses f_t only when every expert abstains.
+
+Which forecast before any label: 0.0, kept (issue 53).  It is River's convention too (its linear
+models and KNN return 0.0 before learning), and no other choice is better for every learner on
+every stream: a constant c != 0 is worse on streams centred near 0 and better only where the
+labels sit near c, which nothing before the first label tells.  On a raw stream far from 0 that
+one step can carry most of the squared error, so every report gives both scores, each named: the
+MSE over all T steps (``Trace.mse``, the papers' score) and over steps 2..T
+(``Trace.mse_after_first``), and one line (:func:`first_step_note`) where the first forecast
+carries more than :data:`FIRST_STEP_SHARE` of the summed squared error.
 """
 from __future__ import annotations
 
@@ -54,11 +65,12 @@ import numpy as np
 
 from . import threads
 from .backend import to_numpy
-from .base import may_abstain_of, run_alignment_of
+from .base import marked_abstentions, may_abstain_of, run_alignment_of
 from .progress import progress_bar, progress_iter
 from .validation import check_forecast, check_magnitude, check_matrix, check_vector
 
-__all__ = ["Trace", "run_online", "predict_learn", "running_mean", "mse_curve", "PROGRESS_CHUNK", "abstention_fallback",
+__all__ = ["Trace", "FIRST_STEP_SHARE", "first_step_note",
+           "run_online", "predict_learn", "running_mean", "mse_curve", "PROGRESS_CHUNK", "abstention_fallback",
            "abstention_fallbacks", "fill_abstentions"]
 
 #: With ``progress=True`` a vectorised ``run`` is called on chunks of a multiple of this many
@@ -113,7 +125,13 @@ class Trace:
     mse_curve : ndarray of shape (T,)
         Running mean of the losses, e_t = (1/t) sum_{tau<=t} (y_hat_tau - y_tau)^2.
     mse : float
-        Final mean squared error e_T.
+        Final mean squared error e_T, over all T steps (the papers' score).
+    mse_after_first : float
+        The mean squared error over steps 2..T (NaN when T = 1): the score without the first
+        forecast, made before any label was seen (0.0 in the target's units: "The first step" below).
+    first_share : float
+        The first step's share of the summed squared error, (y_hat_1 - y_1)^2 / sum_t (y_hat_t - y_t)^2
+        (0.0 when every loss is 0).
     seconds : float
         Wall-clock time of the pass.
     abstained : ndarray of shape (T,) of bool, or None
@@ -148,8 +166,40 @@ class Trace:
         return cls(predictions=p, losses=losses, mse_curve=curve, mse=float(curve[-1]),
                    seconds=float(seconds), abstained=abstained)
 
+    @property
+    def mse_after_first(self) -> float:
+        """The mean squared error over steps 2..T (NaN when T = 1)."""
+        return float(np.mean(self.losses[1:])) if self.losses.shape[0] > 1 else math.nan
+
+    @property
+    def first_share(self) -> float:
+        """The first step's share of the summed squared error (0.0 when every loss is 0)."""
+        total = float(np.sum(self.losses))
+        return float(self.losses[0]) / total if total > 0 else 0.0
+
+    def first_step_note(self) -> str:
+        """One line when the first forecast carries more than :data:`FIRST_STEP_SHARE` of the summed
+        squared error (a raw stream far from 0), else ``""``."""
+        return first_step_note(self.first_share, self.predictions[0], self.predictions.shape[0])
+
     def __repr__(self) -> str:
-        return f"Trace(T={self.predictions.shape[0]}, mse={self.mse:.6g}, seconds={self.seconds:.3g})"
+        return (f"Trace(T={self.predictions.shape[0]}, mse={self.mse:.6g} (steps 1..T), "
+                f"mse_after_first={self.mse_after_first:.6g} (steps 2..T), seconds={self.seconds:.3g})")
+
+
+#: The share of the summed squared error above which the output says the first forecast carries it.
+FIRST_STEP_SHARE = 0.10
+
+
+def first_step_note(share: float, first_forecast: float | None, T: int) -> str:
+    """The one line every report prints when the first step carries more than
+    :data:`FIRST_STEP_SHARE` of the summed squared error (``""`` otherwise); ``first_forecast``
+    (None: not shown) is that forecast in the target's units."""
+    if not share > FIRST_STEP_SHARE:
+        return ""
+    shown = "" if first_forecast is None else f"{float(first_forecast):.4g}, "
+    return (f"note: the first forecast ({shown}made before any label was seen) carries {100 * share:.3g} % of "
+            f"the summed squared error; the MSE over steps 2..{T} leaves it out")
 
 
 def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Trace:
@@ -181,7 +231,8 @@ def run_online(model, X, y, progress: bool = False, use_run: bool = True) -> Tra
     Returns
     -------
     Trace
-        ``predictions``, ``losses`` (squared), ``mse_curve`` (running MSE), ``mse``, ``seconds``.
+        ``predictions``, ``losses`` (squared), ``mse_curve`` (running MSE), ``mse`` (over all T
+        steps), ``mse_after_first`` (over steps 2..T), ``first_share``, ``seconds``.
 
     Examples
     --------
@@ -224,7 +275,8 @@ def predict_learn(model, X, y, *, use_run: bool = True, progress: bool = False, 
     ``name`` (default ``"the forecast of <class>"``) and ``step0`` (the steps before this stream)
     name a forecast that is not a real number in the error.
     """
-    with threads.limited():         # every engine at the library's thread count (omkl_core.threads)
+    # every engine at the library's thread count (omkl_core.threads); a run's abstentions as NaN
+    with threads.limited(), marked_abstentions():
         return _predict_learn(model, X, y, use_run, progress, name, step0)
 
 

@@ -59,6 +59,7 @@ says so and evaluates their deterministic meta-level steps ((25), (30)) instead.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -67,7 +68,7 @@ from .base import MetaLearner, Wrapper, fresh, input_kind_of
 from .bounds.aggregation import NO_BOUND, BoundCheck, no_bound_row
 from .oracles import best_convex, best_expert, best_linear, best_shifting
 from .pairing import Pairing
-from .protocol import predict_learn
+from .protocol import first_step_note, predict_learn
 from .validation import check_int, check_matrix, check_vector
 
 __all__ = ["BoundCheck", "RegretReport", "regret_report", "report_from_forecasts", "stated_bounds", "aggregates_experts",
@@ -102,6 +103,9 @@ class RegretReport:
     scale: float = 1.0                        # squared losses of the stream seen x scale = the target's units
     target: str = ""                          # the target's name, for the text
     rule_bound: object = None                 # the meta-learner's RuleBound (or None)
+    loss_after_first: float = math.nan        # mean square loss over steps 2..T (NaN when T = 1)
+    first_share: float = 0.0                  # the first step's share of the summed squared error
+    first_forecast: float = 0.0               # the learner's forecast at step 1 (on the stream it saw)
 
     def regret(self, oracle: str) -> float:
         """Cumulative regret sum_t (yhat_t - y_t)^2 - sum_t (u_t - y_t)^2 against ``oracle`` (on the
@@ -125,6 +129,7 @@ class RegretReport:
     def to_dict(self) -> dict:
         """Plain Python values (floats, lists, dicts): the learner, the losses, regrets and bound rows."""
         return {"learner": self.learner, "T": self.T, "N": self.N, "loss": self.loss,
+                "loss_after_first": self.loss_after_first, "first_share": self.first_share,
                 "forecasts": self.forecasts, "best_expert": self.best_expert,
                 "expert_names": list(self.expert_names), "expert_losses": list(self.expert_losses),
                 "abstained": [int(a) for a in self.abstained], "scale": self.scale,
@@ -153,14 +158,20 @@ class RegretReport:
         compared with and a verdict (issue 39, item 4)."""
         units = f"the target's units{f' ({self.target})' if self.target else ''}"
         mine = self.scale * self.T * self.loss
-        lines = [f"Regret of {self.learner}: T = {self.T} steps, N = {self.N} experts; losses are summed "
-                 f"squared errors in {units}.",
-                 "regret = this learner's summed squared error minus the comparator's (negative: it did better); "
-                 "experts " + ("as the meta-learner saw them, " if self.forecasts != "as given" else "")
-                 + (f"truncated to the label range {self.forecasts.split('to ', 1)[1]}" if "truncated" in self.forecasts
-                    else "as given") + ".",
-                 f"  {'':44s}{'summed sq. error':>18s}{'regret':>14s}   verdict",
-                 f"  {'this learner':44s}{mine:>18.6g}"]
+        lines = [f"Regret of {self.learner}: T = {self.T} steps, N = {self.N} experts.",
+                 f"MSE of this learner in {units}: {self.scale * self.loss:.6g} over all {self.T} steps, "
+                 + (f"{self.scale * self.loss_after_first:.6g} over steps 2..{self.T}."
+                    if self.T > 1 else "no steps after the first.")]
+        note = first_step_note(self.first_share, self.first_forecast if self.scale == 1.0 else None, self.T)
+        if note:
+            lines.append(note)
+        lines += ["regret = this learner's summed squared error minus the comparator's, in the target's units "
+                  "(negative: it did better); experts " + ("as the meta-learner saw them, " if self.forecasts != "as given" else "")
+                  + (f"truncated to the label range {self.forecasts.split('to ', 1)[1]}" if "truncated" in self.forecasts
+                     else "as given") + ".",
+                  f"  {'':44s}{'summed sq. error':>18s}{'regret':>14s}   verdict",
+                  f"  {'this learner':44s}{mine:>18.6g}"]
+        header = len(lines)
         comps = []                                    # (label, its summed squared error, expert index or None)
         shown = self._shown_experts()
         for j, ell in enumerate(self.expert_losses):
@@ -170,20 +181,20 @@ class RegretReport:
                      else "")
             comps.append((f"{self.name(j)}{extra}", self.scale * self.T * ell, j))
         for k, v in self.oracles.items():
-            label = f"best expert ({self.name(self.best_expert)})" if k == "best expert" else (
-                k.replace("best convex", "best convex combination").replace("best linear", "best linear combination"))
+            label = f"best expert ({self.name(self.best_expert)})" if k == "best expert" else _oracle_words(k)
             comps.append((label, self.scale * self.T * v, None))
-        for label, total, _j in comps:
+        for label, total, _j in comps:                 # a label longer than the column pushes its row, never cut
             reg = mine - total
-            lines.append(f"  {label[:44]:44s}{total:>18.6g}{reg:>+14.4g}   {self._pct(reg, total)} it")
+            lines.append(f"  {label:44s}{total:>18.6g}{reg:>+14.4g}   {self._pct(reg, total)} it")
         if len(shown) < len(self.expert_losses):
-            lines.insert(4 + len(shown), f"  ({len(self.expert_losses) - len(shown)} more experts, between the best and "
-                         f"the worst shown)")
+            lines.insert(header + len(shown), f"  ({len(self.expert_losses) - len(shown)} more experts, between the "
+                         f"best and the worst shown)")
         # the bound
         rb = self.rule_bound
         evaluated = [b for b in self.bounds if b.holds is not None]
         if rb is not None and evaluated:
-            lines.append(f"bound of the meta-learner: {rb.name} -- {rb.cite()}")
+            lines.append(f"bound of the meta-learner: {rb.name}")
+            lines.append(f"  source: {rb.cite()}")
             lines.append(f"  {rb.statement}")
             lines.append(f"  assumes: {rb.assumes}")
         elif rb is not None:
@@ -201,12 +212,13 @@ class RegretReport:
                 continue
             lines.append(f"  against {who}: {self._row_text(b)}   [{b.equation}]")
         if rb is not None and evaluated:
-            lines.append(f"  symbols: {rb.symbols}")
+            lines.append("  symbols:")
+            lines += [f"    {part.strip()}" for part in rb.symbols.split("; ") if part.strip()]
             notes = [b.note for b in evaluated if b.note]
             if notes:
                 lines.append(f"  on this run: {notes[0]}")
         lines.append("verdict: " + self.verdict())
-        return "\n".join(lines)
+        return _plain("\n".join(lines))
 
     #: with more experts than this, the text shows the running mean, the 3 best and the worst (the rest summarised)
     MAX_EXPERT_LINES = 8
@@ -265,6 +277,22 @@ class RegretReport:
     __str__ = to_text
 
 
+def _plain(text: str) -> str:
+    """The report's text with the papers' short names spelt out ("P000 eq. (11)" -> "paper 000, eq.
+    (11)"; "CBL" -> Cesa-Bianchi & Lugosi); the rows keep the short forms the bound tables print."""
+    text = re.sub(r"\bP(00\d) ", r"paper \1, ", text)
+    return re.sub(r"\bCBL\b", "Cesa-Bianchi & Lugosi 2006,", text)
+
+
+def _oracle_words(key: str) -> str:
+    """An oracle's name as a user says it: "best 3-shift path" -> the best sequence of experts that
+    switches at most 3 times (the k-shift comparator of the glossary)."""
+    if key.endswith("-shift path"):
+        k = int(key.split()[1].split("-")[0])
+        return f"best expert sequence, <= {k} switch{'es' if k > 1 else ''}"
+    return key.replace("best convex", "best convex combination").replace("best linear", "best linear combination")
+
+
 # ------------------------------------------------------------------------------------------- bounds
 def stated_bounds(rule, Z, y, predictions, expert_layer: dict | None = None, *, papers_only: bool = False) -> list:
     """The :class:`BoundCheck` rows of meta-learner ``rule`` (its hyper-parameters, not its state) on the
@@ -317,8 +345,13 @@ def report_from_forecasts(Z, y, predictions, *, rule=None, name: str | None = No
         for k in range(1, sh.K + 1):
             orc[f"best {k}-shift path"] = float(sh.loss[k])
     names = tuple(str(n) for n in expert_names) if expert_names is not None else ()
+    losses = (pred - y) ** 2
+    total = float(np.sum(losses))
     return RegretReport(learner=name or (repr(rule) if rule is not None else "predictions"), T=T, N=N,
-                        loss=float(np.mean((pred - y) ** 2)), oracles=orc,
+                        loss=float(np.mean(losses)), oracles=orc,
+                        loss_after_first=float(np.mean(losses[1:])) if T > 1 else math.nan,
+                        first_share=float(losses[0]) / total if total > 0 else 0.0,
+                        first_forecast=float(pred[0]),
                         bounds=tuple(stated_bounds(rule, Z, y, pred, expert_layer)),
                         forecasts=f"truncated to [{float(b[0]):g}, {float(b[1]):g}] (eq. 28)" if trunc else "as given",
                         best_expert=e.expert, extra={"convex_weights": c.weights, "linear_weights": lin.weights},

@@ -270,7 +270,7 @@ def test_from_river_abstains_until_it_has_learned_and_names_bad_input():
     with pytest.raises(TypeError, match="model"):
         from_river(ok.OnlineRidge())
     a, b = (from_river(linear_model.LinearRegression()).run(*_stream(T=30)) for _ in range(2))
-    assert np.isnan(a[0]) and np.array_equal(a[1:], b[1:])           # deterministic after t = 1
+    assert a[0] == 0.0 and np.array_equal(a[1:], b[1:])               # t = 1: the fallback 0.0; deterministic after
     checks.check_learner(from_river(linear_model.LinearRegression(), features=["a", "b", "c"]))
 
 

@@ -26,7 +26,7 @@ import pytest
 
 import omkl_core as ok
 from omkl_core import cli, registry
-from omkl_core.base import MetaLearner, Wrapper, may_abstain_of, run_alignment_of
+from omkl_core.base import MetaLearner, Wrapper, marked_abstentions, may_abstain_of, run_alignment_of
 
 #: The whole rule: a file of its own (about 20 lines of code), subclassing the public MetaLearner.
 RULE = '''
@@ -163,15 +163,18 @@ def test_a_rule_without_a_bound_says_why_in_one_row():
 
 # ----------------------------------------------------------------------------- the wrapper forwards
 def test_a_wrapped_abstaining_learner_stays_abstaining_through_every_wrapper():
-    """RunningMean abstains at t = 1 (NaN in its run): Pipeline and TargetScaler forward
-    ``may_abstain`` through Wrapper, so their runs keep the NaN as an abstention -- run_online scores it
-    by the fallback f_1 = 0.0 and a Mixture sleeps the expert -- instead of refusing a NaN forecast."""
+    """RunningMean abstains at t = 1 (NaN in its run inside the protocol): Pipeline and TargetScaler
+    forward ``may_abstain`` through Wrapper, so their runs keep the NaN as an abstention -- run_online
+    scores it by the fallback f_1 = 0.0 and a Mixture sleeps the expert -- instead of refusing a NaN
+    forecast; the run a user calls returns that fallback (omkl_core.base, "What run returns")."""
     X = np.linspace(0.0, 1.0, 40).reshape(20, 2)
     y = np.arange(20, dtype=np.float64)
     for model in (ok.StandardScaler() | ok.RunningMean(), ok.TargetScaler(ok.RunningMean()),
                   ok.TargetScaler(ok.StandardScaler() | ok.RunningMean())):
         assert isinstance(model, Wrapper) and model.may_abstain and may_abstain_of(model)
-        assert np.isnan(model.clone().run(X, y)[0])
+        with marked_abstentions():
+            assert np.isnan(model.clone().run(X, y)[0])
+        assert model.clone().run(X, y)[0] == 0.0
         trace = ok.run_online(model.clone(), X, y)
         assert trace.abstained.tolist() == [True] + [False] * 19 and trace.predictions[0] == 0.0
         mix = ok.Mixture([model, ok.OnlineRidge(a=1.0)], meta=ok.MLPoly(bounds=None))

@@ -8,7 +8,9 @@ is executed. Nothing is copied into this file, so the examples cannot drift from
 """
 from __future__ import annotations
 
+import contextlib
 import doctest
+import io
 import re
 import sys
 import types
@@ -68,7 +70,13 @@ def test_every_python_block_of_the_readme_runs(tmp_path, monkeypatch):
                 assert result.failed == 0, (f"{result.failed} doctest example(s) failed in the block at {where}:\n"
                                             + "".join(report))
             else:
-                exec(compile(src, where, "exec"), namespace)  # noqa: S102 -- the README's own code
+                printed = io.StringIO()
+                with contextlib.redirect_stdout(printed):
+                    exec(compile(src, where, "exec"), namespace)  # noqa: S102 -- the README's own code
+                # issue 53: every block prints what it computed, the MSE over steps 2..T included
+                assert printed.getvalue().strip(), f"the block at {where} prints nothing"
+                if "run_online(" in src:
+                    assert "over steps 2.." in printed.getvalue(), f"the block at {where} prints no MSE over steps 2..T"
         if line == found[0][0]:        # issue 39: the first snippet, on a raw stream, beats the running mean
             mean_mse = float(np.mean((namespace["ok"].protocol.running_mean(y) - y) ** 2))
             assert namespace["trace"].mse < mean_mse, (namespace["trace"].mse, mean_mse)

@@ -137,7 +137,7 @@ def test_mixture_summary_reports_its_meta_learners_bound():
     assert rep.loss == np.mean((ok.Mixture(mix.learners, meta=AggregatingAlgorithm()).run(X, y) - y) ** 2)
     row = _row(rep, "P000 sec. 4 (CBL Prop. 3.2)")
     assert row.holds is True and row.bound == pytest.approx(math.log(2) / 2)
-    assert "best 5-shift path" in str(rep)
+    assert "best expert sequence, <= 5 switches" in str(rep)
 
 
 @pytest.mark.parametrize("rule", [BOA(), EWA(gradient=True, eta=0.5), ok.aggregation.CalibratedEWA(), ok.MLProd(),
@@ -187,7 +187,7 @@ def test_regret_report_bad_input_names_the_argument():
 def test_cli_run_regret_prints_oracles_and_stated_bounds(capsys):
     assert main(["run", "VAW2", "--dataset", "airfoil", "--param", "m=4", "--regret"]) == 0
     out = capsys.readouterr().out
-    for needle in ("best expert", "best convex", "best linear", "best 5-shift path", "P000 eq. (25)", "holds"):
+    for needle in ("best expert", "best convex", "best linear", "best expert sequence, <= 5 switches", "paper 000, eq. (25)", "holds"):
         assert needle in out
 
 

@@ -33,16 +33,15 @@ HALF = "1/2 sum (yhat-y)^2"
 MLPOLY_BOUND = RuleBound(
     name="ML-Poly's second-order bound (Gaillard, Stoltz & van Erven 2014)",
     source="Gaillard, Stoltz & van Erven (2014), 'A second-order bound with excess losses', COLT, PMLR 35:176-196",
-    where="section 2, ML-Poly's second-order bound (its polynomial-potential proof), restated for opera's "
-          "scale-free learning rates (ref. A.4); proof in omkl_core.bounds.mlpoly_potential_bound",
+    where="section 2, the bound of ML-Poly, restated for the learning rates that adapt to the scale of the "
+          "losses (as R's opera package runs the rule); proof: omkl_core.bounds.mlpoly_potential_bound",
     statement="sum_t (yhat_t - y_t)^2 - sum_t (z_t,k - y_t)^2 <= sqrt((S_k + B) C) - sum_t (yhat_t - z_t,k)^2, "
               "for every expert k",
-    symbols="r_t,k = 2 (yhat_t - y_t)(yhat_t - z_t,k) is how much better expert k's forecast would have done than "
-            "the mixture's at step t, to first order (the linearised regret); S_k = sum_t r_t,k^2 (its second "
-            "moment, the 'second order' of the bound); B = the largest r_t,j^2 of the run (the scale, learnt "
-            "online); C = the potential the rule's learning rates eta_t,j = 1 / (S_j so far + B so far) accumulate, "
-            "step by step sum_j eta_t,j r_t,j^2, restarted where the scale jumps: about 2 N (1 + ln T)",
-    assumes="nothing: any forecasts and labels, no range (the rates adapt to the scale)")
+    symbols="r_t,k = 2 (yhat_t - y_t)(yhat_t - z_t,k): how much better expert k would have done than the mixture "
+            "at step t, to first order; S_k = the sum over t of r_t,k^2 (the 'second order' of the bound's name); "
+            "B = the largest r_t,j^2 of the run (the scale of the losses, learnt as the run goes); C = what the "
+            "rule's learning rates add up over the run (about 2 N (1 + ln T))",
+    assumes="nothing: any forecasts and labels, no range (the learning rates adapt to the scale)")
 
 EWA_BOUND = RuleBound(
     name="EWA's bound ln N / eta (paper 000 eq. (30))",

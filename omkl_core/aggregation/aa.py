@@ -1,4 +1,4 @@
-"""Vovk's Aggregating Algorithm for the square loss on [A, B] (ref. B; P000 sec. 4, "VAW-Aggr")."""
+"""Vovk's Aggregating Algorithm for the square loss on [A, B] (paper 000, section 4, "VAW-Aggr")."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +9,10 @@ from ._base import _as_float_array, _logsumexp, _MetaLearner, _own, _softmax, _s
 
 
 class AggregatingAlgorithm(_MetaLearner):
-    """Vovk's Aggregating Algorithm for the square loss on [A, B] (ref. B; P000 sec. 4).
+    """Vovk's Aggregating Algorithm: mixes the experts' forecasts, favouring those with a small past square
+    loss, for labels in a known range [A, B] (paper 000, section 4).
+
+    Vovk's Aggregating Algorithm for the square loss on [A, B] (ref. B; P000 sec. 4).
 
     Truncated forecasts zbar_t (P000 eq. (28)); exponential weights on the true losses
 

@@ -1,5 +1,6 @@
-"""Exponentially weighted averages: P000 eq. (29) and opera's ``ewa`` (:class:`EWA`), opera's
-calibrated ``ewaCalib`` (:class:`CalibratedEWA`, ref. A.2)."""
+"""Exponentially weighted averages of the experts: with a fixed learning rate (:class:`EWA`, paper 000,
+eq. 29, and R's opera package's ``ewa``) and with one chosen online (:class:`CalibratedEWA`, opera's
+``ewaCalib``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,7 +13,10 @@ from ._base import _K_INF, _loss_gradient, _MetaLearner, _own, _softmax, _stated
 
 
 class EWA(_MetaLearner):
-    """Exponentially weighted average forecaster with a fixed learning rate (P000 eq. (29), bound (30); ref. A.2).
+    """Exponentially weighted averaging of the experts with a fixed learning rate (paper 000, eq. 29; its
+    regret bound: eq. 30).
+
+    Exponentially weighted average forecaster with a fixed learning rate (P000 eq. (29), bound (30); ref. A.2).
 
     ``gradient=False`` (default) -- P000 eq. (29) on the truncated forecasts zbar_t (eq. (28)):
 
@@ -163,7 +167,10 @@ class CalibratedEWAState:
 
 
 class CalibratedEWA(_MetaLearner):
-    """opera's calibrated EWA, ``ewaCalib`` (ref. A.2): EWA whose learning rate follows the best member of a grid.
+    """Exponentially weighted averaging of the experts whose learning rate is chosen online from a grid of
+    rates, as R's opera package codes it (its ewaCalib).
+
+    opera's calibrated EWA, ``ewaCalib`` (ref. A.2): EWA whose learning rate follows the best member of a grid.
 
     opera's default ``mixture(model = "EWA")`` (``grid.eta = NULL``, gamma = 2, gradient trick,
     opera >= 1.2.0): a grid of fixed-eta gradient-trick EWA members (:class:`EWA` with

@@ -1,4 +1,4 @@
-"""opera's second-order rules with the gradient trick (ref. A.1): ML-Poly, ML-Prod, BOA.
+"""The second-order rules of R's opera package, with its gradient trick: ML-Poly, ML-Prod, BOA.
 
 Each rule is written once in NumPy (``_weights``/``_update``, batched over R repetitions) and
 once compiled (``_kernels.mlpoly_stream``, ``_kernels.mlprod_stream``, ``_kernels.boa120_stream``,
@@ -16,7 +16,11 @@ from ._base import _EXP700, _MetaLearner, _own, _regret, _softmax, _stated_input
 
 
 class MLPoly(_MetaLearner):
-    """ML-Poly as opera's ``MLpol`` implements it (ref. A.1, A.4; Gaillard et al. 2014).
+    """ML-Poly: weights each expert by how much better it did than the mixture so far, with a learning rate
+    per expert that adapts to the scale of the losses, as R's opera package codes it (Gaillard,
+    Stoltz & van Erven 2014).
+
+    ML-Poly as opera's ``MLpol`` implements it (ref. A.1, A.4; Gaillard et al. 2014).
 
     Polynomial potential of degree 2 with one learning rate per expert, on the linearised
     square loss (gradient trick):
@@ -96,7 +100,10 @@ class MLPoly(_MetaLearner):
 
 
 class MLProd(_MetaLearner):
-    """ML-Prod as opera's ``MLprod`` implements it (ref. A.1, A.5; Gaillard et al. 2014).
+    """ML-Prod: multiplicative weights with a learning rate per expert that adapts to the losses, as R's
+    opera package codes it (Gaillard, Stoltz & van Erven 2014).
+
+    ML-Prod as opera's ``MLprod`` implements it (ref. A.1, A.5; Gaillard et al. 2014).
 
     Initial state: R_k = ln w0_k = -ln N, L_k = 1, maxloss_k = 0, eta_{1,k} = e^700.
 
@@ -196,7 +203,10 @@ class MLProd(_MetaLearner):
 
 
 class BOA(_MetaLearner):
-    """Bernstein Online Aggregation as coded in opera (ref. A.1, A.6; Wintenberger 2017).
+    """Bernstein Online Aggregation: weights the experts by their past losses with a second-order
+    correction, as R's opera package codes it (Wintenberger 2017).
+
+    Bernstein Online Aggregation as coded in opera (ref. A.1, A.6; Wintenberger 2017).
 
     ``version="v120"`` (default; opera 1.2.0 / 1.2.1, the CRAN-era code), w0 = 1/N:
 

@@ -11,7 +11,10 @@ from ._base import _MetaLearner, _stated_inputs
 
 
 class VAWMeta(_MetaLearner):
-    """Vovk-Azoury-Warmuth forecaster on the expert predictions (P000 Theorem 2, "VAW2").
+    """The Vovk-Azoury-Warmuth forecaster on the experts' forecasts: a ridge regression of the label on
+    them (paper 000, Theorem 2, the second level of VAW2).
+
+    Vovk-Azoury-Warmuth forecaster on the expert predictions (P000 Theorem 2, "VAW2").
 
     P000 eqs. (9)-(10) with the feature vector Phi(x_t) replaced by the vector of expert
     forecasts z_t (P000 eq. (22)-(23), Theorem 2):

@@ -92,6 +92,12 @@ class _Renamed(argparse.Action):
         setattr(namespace, self.dest, self.const)
 
 
+#: what ``omkl --help`` says first, in plain words (the module docstring is the API page's)
+DESCRIPTION = ("The omkl command (also: python -m omkl_core): run an online learner, or a mixture of learners, "
+               "on a bundled dataset or on your own CSV and print its mean squared error beside the running "
+               "mean's; list the datasets and the learners; run a grid of runs.")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):   # one line instead of usage + message
         raise UserError(f"{message} (see '{self.prog} --help')")
@@ -99,8 +105,9 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser; a new subcommand adds a sub-parser with ``set_defaults(func=...)``."""
-    parser = _Parser(prog="omkl", description=__doc__.split("\n\n")[0],
-                     epilog="Learners on raw features vs. on expert predictions: see 'omkl models'.")
+    parser = _Parser(prog="omkl", description=DESCRIPTION,
+                     epilog="Learners on raw features vs. on expert predictions: see 'omkl models'. "
+                            "The user guide: ./reproduce.sh docs, then docs/_build/html/guide/cli.html.")
     parser.add_argument("--debug", action="store_true", help="show the traceback of an error")
     sub = parser.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     sub.add_parser("datasets", help="list the bundled datasets").set_defaults(func=_cmd_datasets)
@@ -109,8 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run", help="run a learner online and print its MSE",
         description="Run a learner online (predict, then learn) and print its MSE. Learners on raw "
-                    "features (VAW, OnlineRidge, BayesianRidge, KernelRidge, VAW2, VAWEWA, ...) read the "
-                    "non-target columns as features; meta-learners need --forecasts and read them as expert "
+                    "features (VAW, OnlineRidge, VAW2 and every other learner 'omkl models' marks [raw features]) read "
+                    "the non-target columns as features; meta-learners need --forecasts and read them as expert "
                     f"predictions (meta-learners: {metas}).")
     run.add_argument("model", nargs="?", default="Mixture",
                      help="a learner class, see 'omkl models' (default: Mixture, the default mixture: the running "
@@ -149,9 +156,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--predictions", help="write t, y, y_hat, running MSE (in the target's units) to this CSV")
     run.add_argument("--progress", action="store_true", help="show a progress bar on stderr")
     run.add_argument("--regret", action="store_true",
-                     help="also print the regret table: the loss beside the best expert / convex / linear "
-                          "combination and 1-5 shift paths in hindsight, and each bound papers 000-004 state "
-                          "for the meta-learner, evaluated on this run (learners that aggregate experts)")
+                     help="also print the regret table (learners that combine experts): the learner's summed "
+                          "squared error beside each expert's and beside the best choices in hindsight (the best "
+                          "expert, the best convex and linear combinations, the best sequences of experts "
+                          "switching up to 5 times), and the regret bound its meta-learner carries, evaluated on "
+                          "this run (see the glossary of the user guide)")
     run.set_defaults(func=_cmd_run)
     sweep = sub.add_parser("sweep", help="run a (dataset, learner, params, seed) grid from a TOML spec")
     sweep.add_argument("spec", help="TOML file: datasets, seeds, [[learners]] name/params, max_steps")

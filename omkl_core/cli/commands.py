@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import registry
 from ..preprocessing import Pipeline, StandardScaler, TargetScaler
+from ..protocol import first_step_note
 from ..regret import aggregates_experts, regret_report
 from .build import DEFAULT_EXPERTS, _build, _mixture_lines, _parse_params
 from .errors import UserError, _error
@@ -45,27 +46,23 @@ def _cmd_datasets(args) -> int:
 _SENTENCE_END = re.compile(r"(?<!\bref)(?<!\beq)(?<!\beqs)(?<!\bsec)(?<!\bProp)(?<!\bal)(?<!e\.g)(?<!i\.e)\.\s+(?=[A-Z(`])")
 
 
-def _describe(cls, width: int = 100) -> str:
-    """The first sentence of a learner class's docstring, markup dropped, cut at ``width`` characters
-    (what ``omkl models`` prints)."""
-    doc = " ".join((cls.__doc__ or "").replace("``", "").split())
+def _describe(cls) -> str:
+    """The first sentence of a learner class's docstring, whole, never cut (what ``omkl models``
+    prints; every learner's docstring opens with a sentence in plain words)."""
+    doc = " ".join((cls.__doc__ or "").strip().split("\n\n")[0].replace("``", "").split())
     if not doc:
         return ""
     m = _SENTENCE_END.search(doc)
-    first = doc if m is None else doc[:m.start() + 1]
-    if len(first) <= width:
-        return first
-    cut = max(first.rfind("; ", 0, width), first.rfind(": ", 0, width), first.rfind(", ", 0, width))
-    return (first[:cut] if cut > width // 2 else first[:width - 3].rstrip()) + " ..."
+    return doc if m is None else doc[:m.start() + 1]
 
 
 def _cmd_models(args) -> int:
-    print("learners of 'omkl run MODEL' (input; what it is):")
+    print("learners of 'omkl run MODEL' (one a line: its name, what it is, [the input it takes]):")
     for name, info in registry.buildable().items():
         print(f"  {name:22s} {_describe(info.cls)}  [{_kind(info)}]")
-    print(f"  {'Mixture':22s} The default of 'omkl run --csv F': {', '.join(DEFAULT_EXPERTS)} aggregated by ML-Poly "
-          f"in the target's units, with its regret bound  [raw features; --expert NAME[:k=v,...] and --meta "
-          f"NAME[:k=v,...] choose others]")
+    print(f"  {'Mixture':22s} The default of 'omkl run --csv F': {', '.join(DEFAULT_EXPERTS)}, their forecasts combined "
+          f"by ML-Poly in the target's units, with its regret bound.  [raw features; --expert NAME[:k=v,...] and "
+          f"--meta NAME[:k=v,...] choose others]")
     other = [registry.learner_info(n) for n in sorted(registry.learners())
              if n not in registry.buildable() and n != "Mixture"]
     if other:
@@ -136,11 +133,17 @@ def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
     mse, base_mse = res["mse"], res["base_mse"]
     ratio = f" ({mse / base_mse:.3g} of the baseline)" if base_mse > 0 else ""
     scaled = f" mse_scaled={res['mse_scaled']:.6g}" if scaling == "paper" else ""
-    print(f"{args.model}: T={res['T']} mse={mse:.6g} baseline_mse={base_mse:.6g}{ratio}{scaled} "
-          f"seconds={res['seconds']:.3f} [mse, baseline_mse in the units of the target {target!r}; baseline: "
+    after = (f" mse_after_first={res['mse_after_first']:.6g} baseline_mse_after_first="
+             f"{res['base_mse_after_first']:.6g}" if res["T"] > 1 else "")
+    print(f"{args.model}: T={res['T']} mse={mse:.6g} baseline_mse={base_mse:.6g}{ratio}{after}{scaled} "
+          f"seconds={res['seconds']:.3f} [mse, baseline_mse in the units of the target {target!r}, over all "
+          f"{res['T']} steps; *_after_first over steps 2..{res['T']}; baseline: "
           f"the running mean of the raw labels before step t"
           f"{'; mse_scaled on the [0, 1] target of eq. (33) (the papers tables print 1000 times it)' if scaled else ''}; "
           f"scaling: {SCALINGS[scaling]}]")
+    note = first_step_note(res["first_share"], res["first_forecast"], res["T"])
+    if note:
+        print(note)
     if mix is not None:
         for line in _mixture_lines(mix, in_target_units):
             print(line)

@@ -221,6 +221,7 @@ def _run_blocks(model, blocks, T: int, *, paper: bool, lo: float, width: float, 
 
     t0, label_sum, raw_sum = 0, 0.0, 0.0
     loss_sum, base_sum, cum_loss, cum_scaled, seconds = 0.0, 0.0, 0.0, 0.0, 0.0
+    first_loss = first_base = first_pred = 0.0          # step 1's squared errors and forecast (target's units)
     with progress_bar(T, desc=type(model).__name__, unit="step", leave=False, enabled=progress) as bar:
         for X, y, y_raw in blocks:
             n = y.shape[0]
@@ -240,6 +241,8 @@ def _run_blocks(model, blocks, T: int, *, paper: bool, lo: float, width: float, 
             counts = np.arange(t0, t0 + n, dtype=np.float64)
             base = np.where(counts > 0, sums[:-1] / np.maximum(counts, 1.0), 0.0)
             base_sum += float(((base - y_raw) ** 2).sum())
+            if t0 == 0 and n:
+                first_loss, first_base, first_pred = float(losses[0]), float((base[0] - y_raw[0]) ** 2), float(pred[0])
             cum = np.cumsum(np.concatenate([[cum_loss], losses]))[1:]
             if writer is not None:
                 t = np.arange(t0 + 1, t0 + n + 1)
@@ -249,7 +252,10 @@ def _run_blocks(model, blocks, T: int, *, paper: bool, lo: float, width: float, 
             label_sum = float(np.cumsum(np.concatenate([[label_sum], y]))[-1])
             raw_sum, cum_loss, t0 = float(sums[-1]), float(cum[-1]), t0 + n
             bar.update(n)
+    after = (lambda total, first: (total - first) / (t0 - 1) if t0 > 1 else math.nan)   # steps 2..T
     return {"T": t0, "mse": loss_sum / t0, "base_mse": base_sum / t0, "mse_scaled": cum_scaled / t0,
+            "mse_after_first": after(loss_sum, first_loss), "base_mse_after_first": after(base_sum, first_base),
+            "first_share": first_loss / loss_sum if loss_sum > 0 else 0.0, "first_forecast": first_pred,
             "seconds": seconds}
 
 

@@ -272,8 +272,9 @@ class RiverLearner(Wrapper):
     learned one label, and whenever River itself returns ``None``: before its first update a
     River regressor returns ``None`` or a default such as 0.0 (``KNNRegressor``,
     ``LinearRegression``), which is not a forecast. :class:`omkl_core.Mixture` replaces an
-    abstention by its documented fallback; ``run`` marks an abstention by NaN (the array form
-    of ``None``; ``may_abstain = True`` tells a mixture so).  River targets are used as
+    abstention by its documented fallback (the abstaining expert sleeps); ``run`` returns there the
+    fallback f_t every learner's ``run`` returns (:mod:`omkl_core.base`, "What ``run`` returns": 0.0
+    at the first step; ``may_abstain = True`` tells a mixture that it may abstain).  River targets are used as
     given: scale them as the other experts' (e.g. labels in [0, 1], P000 eq. (33)) and put
     River's ``preprocessing.StandardScaler() | model`` in front of distance-based models.
 
@@ -293,7 +294,7 @@ class RiverLearner(Wrapper):
         The input dimension (fixed by the first row).
     """
 
-    #: it abstains until its model has learned a label (NaN in ``run``)
+    #: it abstains until its model has learned a label (``None``; :mod:`omkl_core.base`, "What ``run`` returns")
     may_abstain = True
     _parameter_constraints = {
         "model": Check(_check_river_model, invalid=[None, 3, "knn"]),
@@ -349,7 +350,8 @@ class RiverLearner(Wrapper):
         self.t_ += 1
 
     def run(self, X, y):
-        """Predict-then-learn over (X, y) from the current state; NaN where it abstained."""
+        """Predict-then-learn over (X, y) from the current state; where it abstained, the fallback
+        f_t of :mod:`omkl_core.protocol` (the rule of every ``run``, :mod:`omkl_core.base`)."""
         X = check_matrix(X, "X")
         y = check_vector(y, "y", length=X.shape[0])
         out = np.empty(X.shape[0])
@@ -460,10 +462,16 @@ def evaluate_river(name: str, X, y, seed: int = 0) -> dict:
     At step t the model predicts ``predict_one({"x0": x_t0, ...})`` (an abstention scored by the
     fallback of :mod:`omkl_core.protocol`; the ``None`` count in ``abstained``), then learns
     ``learn_one(x_t, y_t)`` (:func:`river_forecasts`). Returns
-    ``label, seed, T, mse`` (mean of the squared errors over every step), ``seconds`` and
-    ``cpu_seconds`` (wall-clock and CPU time of this thread for the loop), ``abstained``.
+    ``label, seed, T, mse`` (mean of the squared errors over all T steps), ``mse_after_first`` (over
+    steps 2..T; NaN when T = 1), ``first_share`` (the first step's share of the summed squared error;
+    :func:`omkl_core.protocol.first_step_note` says it in one line), ``seconds`` and ``cpu_seconds``
+    (wall-clock and CPU time of this thread for the loop), ``abstained``.
     """
     y = check_vector(y, "y")
     r = river_forecasts(name, X, y, seed)
-    return {"label": name, "seed": seed, "T": int(len(y)), "mse": float(np.mean((r["predictions"] - y) ** 2)),
+    losses = (r["predictions"] - y) ** 2
+    total = float(np.sum(losses))
+    return {"label": name, "seed": seed, "T": int(len(y)), "mse": float(np.mean(losses)),
+            "mse_after_first": float(np.mean(losses[1:])) if len(y) > 1 else math.nan,
+            "first_share": float(losses[0]) / total if total > 0 else 0.0,
             "seconds": r["seconds"], "cpu_seconds": r["cpu_seconds"], "abstained": r["n_none"]}

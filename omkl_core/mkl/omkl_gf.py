@@ -58,7 +58,10 @@ AUTHORS_CODE = OMKLGF_AUTHORS_CODE
 
 
 class OMKLGF(_RFLearner):
-    """OMKL-GF with J selective nodes (reference C.1), importance-weighted updates.
+    """Online multi-kernel learning that updates, at each step, only the kernels a feedback graph selects
+    (OMKL-GF, a baseline of paper 003).
+
+    OMKL-GF with J selective nodes (reference C.1), importance-weighted updates.
 
     Parameters
     ----------

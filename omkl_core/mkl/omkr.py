@@ -57,7 +57,10 @@ def _check_sigmas(value, name):
 
 
 class OMKR(OnlineLearner):
-    """OMKR with N Gaussian kernels (paper 003's 41 by default).
+    """Online multi-kernel regression with exact Gaussian kernels (no random features), one learner per
+    kernel weighted by its past losses (OMKR, a baseline of paper 003).
+
+    OMKR with N Gaussian kernels (paper 003's 41 by default).
 
     Parameters
     ----------

@@ -35,7 +35,10 @@ AUTHORS_CODE = RAKER_AUTHORS_CODE
 
 
 class Raker(_RFLearner):
-    """Raker: OGD per kernel on random features + exponential weights over all N kernels.
+    """Online multi-kernel learning on random features: a gradient learner per kernel, the kernels weighted
+    by their past losses (Raker, a baseline of paper 003).
+
+    Raker: OGD per kernel on random features + exponential weights over all N kernels.
 
     Parameters
     ----------

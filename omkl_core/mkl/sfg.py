@@ -55,7 +55,10 @@ def _check_clip(value, name):
 
 
 class SFGMKL(_RFLearner):
-    """SFG-MKL, paper 003 Algorithm 2 (eqs. 12-18) on the feedback graph of Algorithm 1.
+    """Online multi-kernel learning that picks, at each step, a few kernels by a feedback graph of how
+    alike they are (SFG-MKL, paper 003, Algorithm 2).
+
+    SFG-MKL, paper 003 Algorithm 2 (eqs. 12-18) on the feedback graph of Algorithm 1.
 
     At time t (all R repetitions at once; per step only the M kernels of the drawn node are
     evaluated, O(dDM)):
@@ -260,7 +263,10 @@ class SFGMKL(_RFLearner):
 
 
 class SFGMKLR(SFGMKL):
-    """SFG-MKL-R, paper 003 Algorithm 3 (eqs. 22-25): SFG-MKL on a graph refined every step.
+    """SFG-MKL with the feedback graph rebuilt at every step from the kernels' losses (SFG-MKL-R, paper
+    003, Algorithm 3).
+
+    SFG-MKL-R, paper 003 Algorithm 3 (eqs. 22-25): SFG-MKL on a graph refined every step.
 
     At time t, with ubar_i = u_{i,t}/U_t:
 

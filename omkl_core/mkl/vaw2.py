@@ -453,7 +453,10 @@ _VAWFamily = VAWFamily
 
 
 class VAW2(VAWFamily):
-    """VAW2 ("double VAW"), paper 000 Theorem 2: VAW experts + VAW on their predictions.
+    """Double VAW: one Vovk-Azoury-Warmuth learner per kernel on random features, and another one combining
+    their forecasts (paper 000, Theorem 2).
+
+    VAW2 ("double VAW"), paper 000 Theorem 2: VAW experts + VAW on their predictions.
 
     Expert j predicts z_{t,j} = <w_{t,j}, Phi_j(x_t)> by VAW (eqs. 9-10) on its kernel's random
     features; the meta VAW predicts <v_t, z_t> by the same eqs. (9)-(10) on z_t.
@@ -511,7 +514,9 @@ class VAW2(VAWFamily):
 
 
 class VAWEWA(VAWFamily):
-    """VAW-EWA, paper 000 Theorem 3: EWA (eq. 29) on truncated expert predictions (eq. 28),
+    """VAW2's experts combined by exponentially weighted averaging (paper 000, Theorem 3).
+
+    VAW-EWA, paper 000 Theorem 3: EWA (eq. 29) on truncated expert predictions (eq. 28),
     eta = 1/(2(B-A)^2) by default; ``calibrated=True`` = opera's default EWA (reference A.2),
     ``gradient=True`` = opera's fixed-eta gradient-trick EWA."""
 
@@ -534,7 +539,9 @@ class VAWEWA(VAWFamily):
 
 
 class VAWAggr(VAWFamily):
-    """VAW-Aggr, paper 000 section 4: Vovk's Aggregating Algorithm (square loss, eta = 2 on
+    """VAW2's experts combined by Vovk's Aggregating Algorithm instead of VAW (paper 000, section 4).
+
+    VAW-Aggr, paper 000 section 4: Vovk's Aggregating Algorithm (square loss, eta = 2 on
     [0, 1], substitution function of reference B) on truncated expert predictions."""
 
     def __init__(self, *, m: int = 50, lam: float = 1.0, eta=None, seed=0, dictionary=None,
@@ -552,21 +559,28 @@ class VAWAggr(VAWFamily):
 
 
 class VAWMLProd(VAWFamily):
-    """VAW-ML-Prod, paper 000 section 4: opera's ML-Prod (reference A.5) on truncated z_t."""
+    """VAW2's experts combined by ML-Prod, as R's opera package codes it (paper 000, section 4).
+
+    VAW-ML-Prod, paper 000 section 4: opera's ML-Prod (reference A.5) on truncated z_t."""
 
     def _make_meta(self):
         return _agg.MLProd(bounds=self.bounds)
 
 
 class VAWMLPoly(VAWFamily):
-    """VAW-ML-Poly, paper 000 section 4: opera's MLpol (reference A.4) on truncated z_t."""
+    """VAW2's experts combined by ML-Poly, as R's opera package codes it (paper 000, section 4).
+
+    VAW-ML-Poly, paper 000 section 4: opera's MLpol (reference A.4) on truncated z_t."""
 
     def _make_meta(self):
         return _agg.MLPoly(bounds=self.bounds)
 
 
 class VAWBOA(VAWFamily):
-    """VAW-BOA, paper 000 section 4: opera's BOA (reference A.6; ``version="v120"`` = the
+    """VAW2's experts combined by Bernstein Online Aggregation, as R's opera package codes it (paper 000,
+    section 4).
+
+    VAW-BOA, paper 000 section 4: opera's BOA (reference A.6; ``version="v120"`` = the
     CRAN-era code, default; ``"v122"`` = GitHub HEAD) on truncated z_t."""
 
     def __init__(self, *, m: int = 50, lam: float = 1.0, version: str = "v120", seed=0,

@@ -116,7 +116,10 @@ def _lemma1_term(loss, n: int, p, X) -> float:
 # Algorithm 1
 # ----------------------------------------------------------------------------------------
 class NoisyKernelOGD(OnlineLearner):
-    """Paper 001, Algorithm 1 (Kernel Learning Algorithm with Noisy Input).
+    """Kernel learning from noisy inputs: online gradient descent that uses several noisy copies of each
+    input to estimate the gradient without bias (paper 001, Algorithm 1).
+
+    Paper 001, Algorithm 1 (Kernel Learning Algorithm with Noisy Input).
 
     ``w_t = sum_{i<t} alpha_i Psi~(x_i)``. At round ``t`` the learner receives the oracle
     ``A_t`` and ``y_t``, builds ``Psi~(x_t) = Map_Estimate(A_t, p)`` (Subroutine 2 / 5) and
@@ -375,7 +378,10 @@ class NoisyKernelOGD(OnlineLearner):
 
 
 class SingleCopyKernelOGD(OnlineLearner):
-    """Baseline (paper 001, Sec. 3.1 and Thm. 3): projected kernel OGD that sees ONE noisy
+    """Kernel online gradient descent that sees one noisy copy of each input and treats it as the input,
+    the baseline the noisy-input algorithm is compared with (paper 001, section 3.1).
+
+    Baseline (paper 001, Sec. 3.1 and Thm. 3): projected kernel OGD that sees ONE noisy
     copy ``x~_t`` per round and treats it as ``x_t``: ``w_{t+1} = P(w_t - (eta/sqrt(T))
     l'(y_t <w_t, Psi(x~_t)>) y_t Psi(x~_t))`` (classification; regression analogous), with
     the exact kernel of ``kernel``. Its gradient is biased for non-linear losses/kernels.

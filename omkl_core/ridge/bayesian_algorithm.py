@@ -29,7 +29,10 @@ def _check_prior(value, name):
 
 
 class BayesianAlgorithm(OnlineLearner):
-    r"""The Bayesian Algorithm (Algorithm 2 of Zhdanov & Vovk, 2009) over a finite set of
+    r"""The Bayesian Algorithm: a Bayesian mixture over a given finite set of linear predictors with
+    Gaussian noise (paper 002, Algorithm 2).
+
+    The Bayesian Algorithm (Algorithm 2 of Zhdanov & Vovk, 2009) over a finite set of
     Gaussian linear experts.
 
     Experts theta_k (k = 1..K) predict the densities xi_t^theta(y) = N(y; theta'x_t, sigma^2)

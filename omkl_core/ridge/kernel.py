@@ -25,7 +25,10 @@ __all__ = ["KernelRidge", "KernelBayesianRidge"]
 
 
 class KernelRidge(_RidgeBase):
-    r"""Kernelized Ridge Regression (Section 6 of Zhdanov & Vovk, 2009).
+    r"""Kernel ridge regression, online: ridge regression in a kernel's feature space, refitted at every
+    step (paper 002, section 6).
+
+    Kernelized Ridge Regression (Section 6 of Zhdanov & Vovk, 2009).
 
     gamma_T = Y_{T-1}' (aI + K_{T-1})^{-1} k_T with K_{T-1} = [K(x_i, x_j)]_{i,j<T} and
     k_T = [K(x_i, x_T)]_{i<T}.
@@ -273,7 +276,10 @@ class KernelRidge(_RidgeBase):
 
 
 class KernelBayesianRidge(KernelRidge):
-    r"""Kernelized Bayesian Ridge Regression (Section 6 of Zhdanov & Vovk, 2009).
+    r"""Bayesian ridge regression with a kernel, online: its forecast and the forecast's variance (paper
+    002, section 6).
+
+    Kernelized Bayesian Ridge Regression (Section 6 of Zhdanov & Vovk, 2009).
 
     At step T predicts N(gamma_T, sigma^2 + sigma^2 (K(x_T,x_T) - k_T'(aI + K_{T-1})^{-1}k_T)/a)
     with gamma_T of :class:`KernelRidge`.

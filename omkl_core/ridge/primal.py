@@ -49,7 +49,9 @@ def _trtrs_info(info) -> None:
 
 
 class OnlineRidge(_RidgeBase):
-    r"""Online Ridge Regression -- Algorithm 1 of Zhdanov & Vovk (2009).
+    r"""Ridge regression updated online, one step at a time (paper 002, Algorithm 1).
+
+    Online Ridge Regression -- Algorithm 1 of Zhdanov & Vovk (2009).
 
     A_0 = aI, b_0 = 0; at step t: predict gamma_t = b_{t-1}' A_{t-1}^{-1} x_t, then
     A_t = A_{t-1} + x_t x_t', b_t = b_{t-1} + y_t x_t.
@@ -272,7 +274,10 @@ class OnlineRidge(_RidgeBase):
 
 
 class BayesianRidge(OnlineRidge):
-    r"""Bayesian Ridge Regression (Section 4, eq. (12)) of Zhdanov & Vovk (2009).
+    r"""Bayesian ridge regression, online: the forecast of a linear model under a Gaussian prior, updated
+    step by step (paper 002, section 4, eq. 12).
+
+    Bayesian Ridge Regression (Section 4, eq. (12)) of Zhdanov & Vovk (2009).
 
     Predicts at step T the normal density N(gamma_T, sigma_T^2) with
     gamma_T = Y_{T-1}' X_{T-1} A_{T-1}^{-1} x_T (= Algorithm 1's prediction) and

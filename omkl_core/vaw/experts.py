@@ -468,7 +468,10 @@ def _is_block_list(obj) -> bool:
 
 
 class VAW(VAWExperts):
-    """The VAW forecaster of paper 000 eqs. (9)-(10) on given feature vectors phi (any length m).
+    """The Vovk-Azoury-Warmuth forecaster, online ridge regression that also uses the current input, on
+    given feature vectors (paper 000, eqs. 9-10).
+
+    The VAW forecaster of paper 000 eqs. (9)-(10) on given feature vectors phi (any length m).
 
     River-style: ``predict_one(phi) -> float`` returns <w_t, Phi_t> with
     w_t = S_t^{-1} sum_{i<t} y_i Phi_i and S_t including Phi_t Phi_t^T (eq. 9);
