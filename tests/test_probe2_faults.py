@@ -135,3 +135,213 @@ def test_omkr_diverging_step_path_and_run_fail_at_the_same_step_with_the_same_er
     assert len(set(messages.values())) == 1, messages
     msg = messages[("numpy", "step")]
     assert "step t = 108" in msg and "eta" in msg
+
+
+# ----------------------------------------------------------------------------- 2. html_report --out
+def _report_results(tmp_path, monkeypatch):
+    pytest.importorskip("pandas")
+    from tests.test_html_report import _results   # the results folder a full run leaves
+
+    return _results(tmp_path, monkeypatch, "full")
+
+
+def test_html_report_refuses_a_website_shaped_folder_it_did_not_write(tmp_path, monkeypatch):
+    import omkl_core.repro as repro
+
+    res = _report_results(tmp_path, monkeypatch)
+    site = tmp_path / "site"
+    (site / "figures" / "raw").mkdir(parents=True)
+    for name, text in (("index.html", "<p>my index</p>"), ("cv.html", "<p>my cv</p>"),
+                       ("figures/thesis_data.csv", "a,b\n1,2\n"), ("figures/raw/scan.txt", "raw")):
+        (site / name).write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"--out {site} exists and is not a report folder"):
+        repro.html_report.build(res, out=site)
+    assert (site / "cv.html").read_text(encoding="utf-8") == "<p>my cv</p>"
+    assert (site / "figures" / "thesis_data.csv").is_file() and (site / "figures" / "raw" / "scan.txt").is_file()
+    repro.html_report.build(res, out=tmp_path / "rep")               # its own output, marked: replaced
+    repro.html_report.build(res, out=tmp_path / "rep")
+    assert (tmp_path / "rep" / repro.html_report.MARKER).is_file()
+
+
+def test_html_report_never_copies_a_figure_linked_outside_the_results(tmp_path, monkeypatch):
+    import omkl_core.repro as repro
+
+    res = _report_results(tmp_path, monkeypatch)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0\n", encoding="utf-8")
+    (res / "figures" / "leak.png").symlink_to(secret)
+    with pytest.raises(ValueError, match=r"figures/leak.png is a symbolic link .*outside the results folder"):
+        repro.html_report.build(res, out=tmp_path / "rep")
+    assert not (tmp_path / "rep").exists()
+    assert not [p for p in tmp_path.rglob("leak.png") if p.is_file() and not p.is_symlink()]
+
+
+def test_html_report_honours_the_results_lock(tmp_path, monkeypatch):
+    import omkl_core.repro as repro
+    from omkl_core.repro.notebooks import ResultsLock
+
+    res = _report_results(tmp_path, monkeypatch)
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys, time\nfrom omkl_core.repro.notebooks import ResultsLock\n"
+                               "ResultsLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(600)",
+                               str(res)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(ValueError, match="another run is writing into"):
+            repro.html_report.build(res, out=tmp_path / "rep")
+        assert not (tmp_path / "rep").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    repro.html_report.build(res, out=tmp_path / "rep")
+    ResultsLock(res).acquire().release()          # the build let go of it
+
+
+# ----------------------------------------------------------------------------- 4. the lock file
+def test_results_lock_never_truncates_a_hard_linked_file(tmp_path):
+    from omkl_core.repro.notebooks import ResultsBusy, ResultsLock
+
+    res = tmp_path / "results"
+    res.mkdir()
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n", encoding="utf-8")
+    os.link(precious, res / ".lock")
+    with pytest.raises(ResultsBusy, match=r"\.lock is a hard link"):
+        ResultsLock(res).acquire()
+    assert precious.read_text(encoding="utf-8") == "keep me\n"
+
+
+# ----------------------------------------------------------------------------- 3. committed publish
+@pytest.fixture
+def full_run(tmp_path, monkeypatch):
+    pytest.importorskip("pandas")
+    from tests.test_committed import _checkout
+
+    return _checkout(tmp_path, monkeypatch)
+
+
+def _tree(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_publish_never_replaces_a_results_folder(full_run):
+    from omkl_core.repro import committed
+
+    root, res = full_run
+    other = root / "other-results"
+    for sub in ("notebooks", "sweep-cache", "report", "tables"):
+        (other / sub).mkdir(parents=True)
+    (other / "errata.md").write_text("mine", encoding="utf-8")
+    (other / "scorecard.stamp.json").write_text((res / "scorecard.stamp.json").read_text(), encoding="utf-8")
+    before = _tree(other)
+    with pytest.raises(committed.PublishError, match="is not a committed run"):
+        committed.publish(res, dest=other)
+    assert _tree(other) == before
+
+
+@pytest.mark.parametrize("where", ["parent", "child"])
+def test_publish_never_replaces_a_parent_or_child_of_the_results(full_run, where):
+    from omkl_core.repro import committed
+
+    root, res = full_run
+    if where == "parent":                      # --results outer/inner --dest outer
+        outer = root / "outer"
+        inner = outer / "inner"
+        outer.mkdir()
+        res.rename(inner)
+        (outer / "sibling.txt").write_text("mine", encoding="utf-8")
+        res, dest = inner, outer
+    else:
+        dest = res / "inner"
+    before = _tree(root)
+    with pytest.raises(committed.PublishError, match="holds it or lies inside it"):
+        committed.publish(res, dest=dest)
+    assert _tree(root) == before
+
+
+def _forge(root, res, how):
+    import json
+
+    if how == "unknown commit":
+        stamp = json.loads((res / "scorecard.stamp.json").read_text())
+        stamp["commit"] = "deadbeef00"
+        (res / "scorecard.stamp.json").write_text(json.dumps(stamp))
+        return "deadbeef00"
+    if how == "scorecard.md contradicts its CSV":
+        md = res / "scorecard.md"
+        md.write_text(md.read_text().replace("1 holds, 0 fails", "0 holds, 1 fails"))
+        return "scorecard.md does not say what scorecard.csv counts"
+    if how == "replaced figure":
+        import time
+
+        fig = res / "figures" / "p000_fig.png"
+        fig.parent.mkdir(exist_ok=True)
+        fig.write_bytes(b"\x89PNG\r\n\x1a\n" + b"0" * 32)
+        t = (res / "scorecard.stamp.json").stat().st_mtime + 60
+        os.utime(fig, (t, t))
+        time.sleep(0)
+        return "modified after the run's scorecard"
+    node = "tests/test_theory_paper000.py::test_paper000_ewa_bound_30"
+    (res / "junit.xml").write_text(
+        '<testsuite tests="1" failures="1"><testcase classname="tests.test_theory_paper000" '
+        'name="test_paper000_ewa_bound_30"><failure message="x"/></testcase></testsuite>')
+    return f"1 of the 1 tests THEORY.md and the errata name failed.*{node}"
+
+
+@pytest.mark.parametrize("how", ["unknown commit", "scorecard.md contradicts its CSV", "replaced figure",
+                                 "failed theory tests"])
+def test_publish_refuses_a_run_whose_parts_disagree(full_run, how):
+    from omkl_core.repro import committed
+
+    root, res = full_run
+    why = _forge(root, res, how)
+    with pytest.raises(committed.PublishError, match=why):
+        committed.publish(res, dest=root / "reproduction")
+    assert not (root / "reproduction").exists()
+
+
+def test_publish_honours_the_results_lock(full_run):
+    from omkl_core.repro import committed
+
+    root, res = full_run
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys, time\nfrom omkl_core.repro.notebooks import ResultsLock\n"
+                               "ResultsLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(600)",
+                               str(res)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(committed.PublishError, match="another run is writing into"):
+            committed.publish(res, dest=root / "reproduction")
+    finally:
+        holder.kill()
+        holder.wait()
+    dest = committed.publish(res, dest=root / "reproduction")
+    assert committed.is_committed_run(dest)
+    committed.publish(res, dest=dest)                 # its own output: replaced
+
+
+# ----------------------------------------------------------------------------- 4. output = input
+@pytest.mark.parametrize("link", ["same name", "symlink", "hardlink"])
+def test_cli_run_refuses_predictions_onto_its_own_csv(tmp_path, link):
+    src = tmp_path / "g.csv"
+    text = "a,b\n" + "".join(f"{i / 10},{i / 5}\n" for i in range(30))
+    src.write_text(text, encoding="utf-8")
+    out = {"same name": src, "symlink": tmp_path / "s.csv", "hardlink": tmp_path / "h.csv"}[link]
+    if link == "symlink":
+        out.symlink_to(src)
+    elif link == "hardlink":
+        os.link(src, out)
+    res = _omkl("run", "OnlineRidge", "--csv", src, "--predictions", out)
+    line = _one_error_line(res)
+    assert "--predictions" in line and "same file as --csv" in line
+    assert src.read_text(encoding="utf-8") == text
+
+
+def test_cli_sweep_refuses_out_onto_its_own_spec(tmp_path):
+    spec = tmp_path / "s.toml"
+    text = 'datasets = ["airfoil"]\nseeds = [0]\nmax_steps = 50\n[[learners]]\nname = "OnlineRidge"\n'
+    spec.write_text(text, encoding="utf-8")
+    res = _omkl("sweep", spec, "--executor", "serial", "--out", spec, "--quiet")
+    line = _one_error_line(res)
+    assert "--out" in line and "same file as spec" in line
+    assert spec.read_text(encoding="utf-8") == text
