@@ -140,7 +140,7 @@ def test_omkr_diverging_step_path_and_run_fail_at_the_same_step_with_the_same_er
 # ----------------------------------------------------------------------------- 2. html_report --out
 def _report_results(tmp_path, monkeypatch):
     pytest.importorskip("pandas")
-    from tests.test_html_report import _results   # the results folder a full run leaves
+    from tests.test_html_report import _results  # the results folder a full run leaves
 
     return _results(tmp_path, monkeypatch, "full")
 
@@ -272,14 +272,11 @@ def _forge(root, res, how):
         md.write_text(md.read_text().replace("1 holds, 0 fails", "0 holds, 1 fails"))
         return "scorecard.md does not say what scorecard.csv counts"
     if how == "replaced figure":
-        import time
-
         fig = res / "figures" / "p000_fig.png"
         fig.parent.mkdir(exist_ok=True)
         fig.write_bytes(b"\x89PNG\r\n\x1a\n" + b"0" * 32)
         t = (res / "scorecard.stamp.json").stat().st_mtime + 60
         os.utime(fig, (t, t))
-        time.sleep(0)
         return "modified after the run's scorecard"
     node = "tests/test_theory_paper000.py::test_paper000_ewa_bound_30"
     (res / "junit.xml").write_text(
