@@ -5,6 +5,7 @@ lists the failure). A probe that could kill the interpreter runs in a child proc
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -342,3 +343,35 @@ def test_cli_sweep_refuses_out_onto_its_own_spec(tmp_path):
     line = _one_error_line(res)
     assert "--out" in line and "same file as spec" in line
     assert spec.read_text(encoding="utf-8") == text
+
+
+# ----------------------------------------------------------------------------- 6. atomic steps
+def _state(learner):
+    """The learned state, less the cache of the last forecast (what a predict_one leaves too)."""
+    import pickle
+
+    from omkl_core.base import _learned_state
+
+    return pickle.dumps({k: v for k, v in _learned_state(learner)[0].items() if k != "_forecast"})
+
+
+def test_mixture_of_omkl_experts_is_untouched_by_a_refused_step():
+    mix = ok.Mixture([ok.OnlineRidge(a=1e50), ok.OnlineRidge(a=1)])
+    mix.learn_one(np.array([1e100]), 1e100)
+    mix.learn_one(np.array([1e100]), 1e100)
+    before = [_state(e) for e in mix.learners_] + [_state(mix.meta_)]
+    with pytest.raises(ValueError) as err:
+        mix.learn_one(np.array([1e100]), 1e100)
+    assert [e.t_ for e in mix.learners_] == [2, 2] and mix.t_ == 2
+    assert [_state(e) for e in mix.learners_] + [_state(mix.meta_)] == before
+    assert re.search(r"learners\[0\] \(OnlineRidge.*forecast.*too large", str(err.value)), str(err.value)
+
+
+def test_online_ridge_failed_step_leaves_its_losses_as_before():
+    r = ok.OnlineRidge(a=1)
+    r.learn_one(np.array([1.0]), 1e100)
+    before = _state(r)
+    with pytest.raises(OverflowError, match="step 2"):
+        r.learn_one(np.array([1e100]), 1e100)
+    assert r.t_ == 1 and np.isfinite(r.weighted_loss_)
+    assert _state(r) == before
