@@ -375,3 +375,20 @@ def test_online_ridge_failed_step_leaves_its_losses_as_before():
         r.learn_one(np.array([1e100]), 1e100)
     assert r.t_ == 1 and np.isfinite(r.weighted_loss_)
     assert _state(r) == before
+
+
+# ----------------------------------------------------------------------------- 8. settings, messages
+@pytest.mark.parametrize("value", ["99999999999999999999", "100000"])
+def test_omkl_threads_above_the_cores_is_capped_with_one_warning(value):
+    res = _omkl("run", "OnlineRidge", "--dataset", "airfoil", env={"OMKL_THREADS": value})
+    assert res.returncode == 0, res.stderr[-1500:]
+    cores = os.cpu_count() or 1
+    assert res.stderr.splitlines() == [f"omkl: warning: OMKL_THREADS={value} is more threads than the {cores} cores "
+                                       f"of this machine: using {cores}"], res.stderr[-1500:]
+
+
+@pytest.mark.parametrize("var, value", [("OMKL_THREADS", "abc"), ("OMKL_ENGINE", "gpu"), ("OMKL_COS", "x")])
+def test_a_bad_environment_setting_is_one_line_naming_the_variable(var, value):
+    res = _omkl("run", "OnlineRidge", "--dataset", "airfoil", env={var: value})
+    line = _one_error_line(res)
+    assert line.startswith(f"omkl: error: {var} must be") and "failed on this stream" not in line, line
