@@ -392,3 +392,23 @@ def test_a_bad_environment_setting_is_one_line_naming_the_variable(var, value):
     res = _omkl("run", "OnlineRidge", "--dataset", "airfoil", env={var: value})
     line = _one_error_line(res)
     assert line.startswith(f"omkl: error: {var} must be") and "failed on this stream" not in line, line
+
+
+def test_cli_csv_without_newlines_is_refused_in_bounded_memory():
+    import resource
+
+    def limit():                                 # 3 GB of address space: the old reader grew past it
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    res = _omkl("run", "OnlineRidge", "--csv", "/dev/zero", timeout=120, preexec_fn=limit)
+    line = _one_error_line(res)
+    assert "--csv /dev/zero: line 1 runs past" in line
+
+
+def test_an_error_without_a_message_is_never_an_empty_line(capsys):
+    from omkl_core.cli.errors import _error
+
+    _error(MemoryError())
+    _error(KeyError())
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("omkl: error: out of memory") and err[1].startswith("omkl: error: KeyError"), err
