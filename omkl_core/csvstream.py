@@ -185,6 +185,27 @@ def _bad_cell(rows: list[list[str]], lines: list[int], first_row: int, header: l
     return ValueError(f"{name}: rows {first_row + 1}..{first_row + len(rows)}: a cell is not a number")  # pragma: no cover
 
 
+#: Longest line read (characters): a stream without newlines (``/dev/zero``, a binary file) is
+#: refused when a line reaches it, in bounded memory, instead of growing without end.
+MAX_LINE_CHARS = 1 << 24
+
+
+def _lines(fh, name: str, limit: int | None = None):
+    """The lines of ``fh``, each read with a bound (:data:`MAX_LINE_CHARS`): a ValueError naming the
+    file at the first line that reaches it without a newline."""
+    limit = MAX_LINE_CHARS if limit is None else limit
+    n = 0
+    while True:
+        line = fh.readline(limit)
+        if not line:
+            return
+        n += 1
+        if len(line) >= limit and not line.endswith(("\n", "\r")):
+            raise ValueError(f"{name}: line {n} runs past {limit:,} characters without a line break: not a CSV "
+                             "file (a binary file or an endless stream such as /dev/zero?)")
+        yield line
+
+
 def read_table(path: str, name: str | None = None) -> CsvTable:
     """Read and check the CSV at ``path`` (``"-"``: standard input) in one pass (module docstring);
     ``name`` is the file's name in errors (default: ``path``)."""
@@ -192,7 +213,7 @@ def read_table(path: str, name: str | None = None) -> CsvTable:
     fh = _text(path)
     table = None
     try:
-        reader = csv.reader(fh)
+        reader = csv.reader(_lines(fh, name))
         header_row = []
         while header_row == []:                           # blank lines before the header
             try:

@@ -573,6 +573,9 @@ class Mixture(Wrapper, Pairing):
             raise
         self._undo = []
 
+    def _expert_label(self, j: int) -> str:
+        return f"learners[{j}] ({self.expert_names_[j]})"
+
     def _learn_experts(self, x, y, aux):
         trusted = self._trusted
         for j in self._learn_order:                    # the experts that may raise first, each copied

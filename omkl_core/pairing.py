@@ -47,9 +47,11 @@ VAW expert layer over N kernels' random features (paper 000 eqs. (9)-(10),
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .base import OnlineLearner
 from .protocol import predict_learn
-from .validation import Checked, check_label, check_matrix, check_point, check_vector
+from .validation import MAX_MAGNITUDE, Checked, check_label, check_matrix, check_point, check_vector
 
 __all__ = ["Pairing"]
 
@@ -90,6 +92,20 @@ class Pairing(OnlineLearner):
 
     def _check_step(self, x, y: float) -> None:
         """Checks or warnings on a labelled step (x_t, y_t), before anything learns."""
+
+    def _check_forecasts(self, z) -> None:
+        """The forecasts z_t as the meta-learner's ``learn_one`` checks them (|z| <= MAX_MAGNITUDE),
+        before any expert learns: a step the meta-learner would refuse changes nothing (atomic)."""
+        v = np.asarray(z, dtype=np.float64)
+        big = np.flatnonzero(~(np.abs(v) <= MAX_MAGNITUDE))
+        if big.size:
+            j = int(big[0])
+            raise ValueError(f"{self._expert_label(j)} forecast {float(v[j])!r} at step {self.t_ + 1}, too large for "
+                             f"the meta-learner (|value| > {MAX_MAGNITUDE:g}: squared losses overflow float64); the "
+                             "step is refused, nothing learned; rescale the data first")
+
+    def _expert_label(self, j: int) -> str:
+        return f"expert {j}"
 
     def _point(self, x):
         """x_t checked before any expert sees it (``check_point``, naming x)."""
@@ -148,6 +164,7 @@ class Pairing(OnlineLearner):
         y = self._label(y, pending)
         self._check_step(x, y)
         z, aux = (last[1], last[2]) if pending else self._forecasts(x)   # z_t: forecasts made before y_t
+        self._check_forecasts(z)                 # what the meta-learner refuses, refused before any expert learns
         self._learn_experts(x, y, aux)
         self._learn_meta(z, y)
         self._finish_step(z, aux, y)

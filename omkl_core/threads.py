@@ -54,6 +54,24 @@ _mkl = None            # libmkl_rt opened by omkl_core.cosine (ctypes.CDLL), onc
 _controller = None     # threadpoolctl's ThreadpoolController, built once (enumerating libraries costs ~0.5 ms)
 
 
+_capped: set = set()    # (what, value) already warned about
+
+
+def _cap(n: int, what: str) -> int:
+    """``n`` threads, at most the cores of this machine: more only queue on them (and a huge count
+    overflows the engines' C int); a count above is capped, with one warning naming ``what``."""
+    cores = os.cpu_count() or 1
+    if n <= cores:
+        return n
+    if (what, n) not in _capped:
+        _capped.add((what, n))
+        import warnings  # noqa: PLC0415
+
+        warnings.warn(f"{what}={n} is more threads than the {cores} cores of this machine: using {cores}",
+                      UserWarning, stacklevel=3)
+    return cores
+
+
 def _parse(value, what: str) -> int:
     if isinstance(value, str):
         text = value.strip().lower()
@@ -67,7 +85,7 @@ def _parse(value, what: str) -> int:
             raise ValueError(f"{what} must be a positive integer, 'all' or 'auto', got {value!r}") from None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{what} must be a positive integer, 'all' or 'auto', got {value!r}")
-    return value
+    return _cap(value, what)
 
 
 def requested() -> int:

@@ -581,3 +581,24 @@ class Check(Constraint):
 
     def invalid(self):
         return list(self._invalid)
+
+
+def check_state_array(owner: str, name: str, value, shape: tuple, dtype=np.float64) -> None:
+    """A learned-state array that a compiled loop indexes without bounds checks (a learner's
+    ``log_w_``, ``theta_``, ...): a ``ValueError`` naming ``owner.name`` unless ``value`` is an
+    ``ndarray`` of ``dtype`` and exactly ``shape``. Called before any loop, on both engines, so that
+    an attribute written from outside is refused, never read or written out of its bounds."""
+    if not isinstance(value, np.ndarray) or value.dtype != dtype or value.shape != tuple(shape):
+        got = (f"shape {value.shape}, dtype {value.dtype}" if isinstance(value, np.ndarray)
+               else f"{type(value).__name__} of shape {np.shape(value)}")
+        raise ValueError(f"{owner}.{name} must be a {np.dtype(dtype).name} array of shape {tuple(shape)} (the learned "
+                         f"state), got {got}: it was written from outside; reset() starts the learner afresh")
+
+
+def check_index(value, name: str, size: int, what: str = "N") -> int:
+    """An integer index into ``size`` items, ``0 <= value < size`` (a ``ValueError`` naming ``name``
+    and ``what = size`` otherwise): no wrap-around, no index past the end."""
+    v = check_int(value, name, minimum=0)
+    if v >= size:
+        raise ValueError(f"{name} must be < {what} = {size} (an index 0..{size - 1}), got {value!r}")
+    return v

@@ -24,6 +24,11 @@ def _checkout(tmp_path, monkeypatch, mode="full", *, notebooks=NOTEBOOKS, refere
     res = root / "results"
     monkeypatch.setenv("OMKL_RESULTS", str(res))
     monkeypatch.setenv("OMKL_MODE", mode)
+    _git(root, "init", "-q")                    # publish checks that the run's commit is in the history
+    _git(root, "add", "notebooks")
+    _git(root, "commit", "-qm", "the run's code")
+    sha = _git(root, "rev-parse", "--short=10", "HEAD")
+    monkeypatch.setattr(repro.report, "_commit", lambda: sha)
     repro.report.save_table(pd.DataFrame({"a": [1.0, 2.0]}), "paper000_table2_variants")
     repro.report.save_table(pd.DataFrame({"algorithm": ["Raker"], "cpu_s_one_run": [0.5]}), "paper003_table1_timing")
     rows = pd.DataFrame([repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best", True, kind="project")])

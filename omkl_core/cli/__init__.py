@@ -178,6 +178,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_environment() -> None:
+    """The settings read from the environment (``OMKL_THREADS``, ``OMKL_ENGINE``, ``OMKL_COS``), checked
+    before any work: a bad value is one line naming the variable, not a learner's failure."""
+    from .. import compiled, cosine, threads  # noqa: PLC0415
+
+    for check in (threads.requested, compiled.get_engine, cosine.library):
+        try:
+            check()
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        except ImportError as exc:
+            raise UserError(str(exc)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command; every user error becomes one line on stderr and exit status 2."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -188,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             with warnings.catch_warnings():
                 warnings.showwarning = _warning
                 args = build_parser().parse_args(argv)
+                _check_environment()
                 status = args.func(args)
             sys.stdout.flush()
             return status

@@ -98,7 +98,7 @@ def _cmd_run(args) -> int:
         raise UserError("--forecasts needs --csv (the bundled datasets hold raw features)")
     if args.target is not None and not args.csv:
         raise UserError("--target applies to --csv only")
-    out = _check_output(args.predictions) if args.predictions else None
+    out = _check_output(args.predictions, inputs={"--csv": args.csv}) if args.predictions else None
     scaling = _resolve_scaling(args)
     with contextlib.ExitStack() as stack:
         return _run_on_stream(args, stack, cls, params, is_mixture, out, scaling)
@@ -195,7 +195,7 @@ def _cmd_sweep(args) -> int:
         if args.workers is not None and args.workers < 1:
             raise UserError(f"--workers must be >= 1, got {args.workers}")
         if args.out:
-            _check_output(args.out, "--out")
+            _check_output(args.out, "--out", inputs={"spec": args.spec, "--cache-dir": args.cache_dir})
         with sweep.local_client(local) if local is not None else contextlib.nullcontext(args.scheduler) as client:
             rows = sweep.run(args.spec, executor=executor, client=client, cache_dir=args.cache_dir,
                              max_workers=args.workers if executor == "processes" else None, progress=not args.quiet)

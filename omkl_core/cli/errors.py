@@ -17,6 +17,12 @@ def _warning(message, category, filename, lineno, file=None, line=None) -> None:
     print(f"omkl: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
 
-def _error(msg: str) -> None:
-    """An error on the command line: one line on stderr."""
-    print(f"omkl: error: {' '.join(str(msg).split())}", file=sys.stderr)
+def _error(msg) -> None:
+    """An error on the command line: one line on stderr, never empty (an exception without a message,
+    e.g. a bare ``MemoryError``, is named by its kind)."""
+    text = " ".join(str(msg).split())
+    if not text:
+        text = ("out of memory: the input or the learner's state does not fit in the memory available"
+                if isinstance(msg, MemoryError) else f"{type(msg).__name__} without a message")
+        text += " (--debug shows the traceback)"
+    print(f"omkl: error: {text}", file=sys.stderr)

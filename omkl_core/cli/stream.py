@@ -125,9 +125,20 @@ def _scaled(X, y, scaling: str, experts: bool, source: str):
     return Xs, ys, lo, hi - lo
 
 
-def _check_output(path: str, flag: str = "--predictions") -> Path:
-    """Fail before the run, not after it, when the output file of ``flag`` cannot be written."""
+def _check_output(path: str, flag: str = "--predictions", inputs: dict | None = None) -> Path:
+    """Fail before the run, not after it, when the output file of ``flag`` cannot be written, or is
+    one of the ``inputs`` (``{flag: path}``; the same file also through a symbolic or hard link)."""
     p = Path(path)
+    for in_flag, src in (inputs or {}).items():
+        if src is None or src == "-":
+            continue
+        try:
+            same = os.path.samefile(p, src)
+        except OSError:                      # either is absent or unreadable: not the same file
+            same = False
+        if same:
+            raise UserError(f"{flag} {path} is the same file as {in_flag} {src}: writing it would overwrite the "
+                            "input; name another file")
     if p.is_dir():
         raise UserError(f"{flag} {path}: is a directory; give a file name such as {p / 'predictions.csv'}")
     parent = p.parent if str(p.parent) else Path(".")

@@ -46,6 +46,7 @@ from ..validation import (
     check_label,
     check_matrix,
     check_point,
+    check_state_array,
     check_vector,
 )
 
@@ -172,6 +173,14 @@ class _RFLearner(OnlineLearner):
     def _init_extra(self, d, R):
         pass
 
+    def _check_state(self):
+        """Refuse (ValueError naming it) a learned state or parameter that the loops would index out
+        of bounds -- an attribute written from outside: called before every step and every ``run``, on
+        both engines, before the state changes (the compiled loops index without bounds checks)."""
+        owner, R = type(self).__name__, self.n_repetitions_
+        check_state_array(owner, "theta_", self.theta_, (R, self.N_, 2 * self.m))
+        check_state_array(owner, "log_w_", self.log_w_, (R, self.N_))
+
     def _rates(self):
         """(eta_t, xi_t) for the step about to be taken (t = t_ + 1)."""
         if self.schedule == "constant":
@@ -250,6 +259,7 @@ class _RFLearner(OnlineLearner):
     def _predict_cached(self, x, force_node=None):
         if self._pending is not None and np.array_equal(self._pending[0], x):
             return self._pending[1]
+        self._check_state()
         st = self._predict_step(x, force_node)
         self._pending = (x.copy(), st)
         return st
@@ -308,6 +318,7 @@ class _RFLearner(OnlineLearner):
         """Predict-then-learn over (X, y) from the current state -> predictions (R, T) (``record``:
         see :meth:`run_repetitions`): the compiled loop on the ``"numba"`` engine, else the NumPy step."""
         T = X.shape[0]
+        self._check_state()
         P = np.empty((self.n_repetitions_, T))
         start = 0
         if T and self._pending is not None and np.array_equal(self._pending[0], X[0]):

@@ -38,6 +38,7 @@ from ..validation import (
     check_label,
     check_matrix,
     check_point,
+    check_state_array,
     check_vector,
 )
 from ._kernels import omkr_steps
@@ -119,7 +120,8 @@ class OMKR(OnlineLearner):
 
     @property
     def weights_(self):
-        w = np.exp(self.log_w_ - self.log_w_.max())
+        with np.errstate(invalid="ignore"):
+            w = np.exp(self.log_w_ - self.log_w_.max())
         return w / w.sum()
 
     def _grow(self, d, need=None):
@@ -153,12 +155,41 @@ class OMKR(OnlineLearner):
         K = np.exp(-np.multiply.outer(self.a_, r2))                             # (N, t)
         return np.einsum("kt,kt->k", K, self._C[:, :t])
 
+    def _check_state(self):
+        """Refuse (ValueError naming it) a learned state the loops would index out of bounds -- an
+        attribute written from outside (``log_w_``, ``t_``): before every step and every ``run``, on
+        both engines (the compiled loop indexes without bounds checks)."""
+        check_state_array("OMKR", "log_w_", self.log_w_, (self.N_,))
+        check_state_array("OMKR", "a_", self.a_, (self.N_,))
+        t = self.t_
+        cap = 0 if self._X is None else self._X.shape[0]
+        if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 0 <= t <= cap:
+            raise ValueError(f"OMKR.t_ must be an integer 0..{cap} (the past points stored), got {t!r}: it was "
+                             "written from outside; reset() starts the learner afresh")
+        if self._X is not None:
+            check_state_array("OMKR", "_X", self._X, (cap, self.d_))
+            check_state_array("OMKR", "_C", self._C, (self.N_, cap))
+            check_state_array("OMKR", "_sq", self._sq, (cap,))
+
+    def _nonfinite(self, step: int, value: float) -> FloatingPointError:
+        """The error of a non-finite forecast at ``step`` (1-based), the same on the step path and in
+        ``run`` on either engine."""
+        return FloatingPointError(
+            f"OMKR produced a non-finite forecast ({value!r}) at step t = {step}: its kernel expansions diverged "
+            f"(the coefficients c_k,t = -eta (f_k - y_t) grow geometrically when eta = {self.eta!r} is too large "
+            "for this stream); reset() and use a smaller eta")
+
     def _predict(self, x):
         if self._pending is not None and np.array_equal(self._pending[0], x):
             return self._pending[1]
+        self._check_state()
         f = self._experts(x)
         w = self.weights_
-        out = (f, float(w @ f))
+        with np.errstate(invalid="ignore", over="ignore"):
+            yhat = float(w @ f)
+        if not np.isfinite(yhat):                      # never a silent NaN / inf forecast
+            raise self._nonfinite(self.t_ + 1, yhat)
+        out = (f, yhat)
         self._pending = (x.copy(), out)
         return out
 
@@ -186,8 +217,9 @@ class OMKR(OnlineLearner):
         self._X[t] = x
         self._sq[t] = x @ x
         resid = f - y
-        self._C[:, t] = -eta * resid                                 # c_{k,t} = -eta (f_k - y)
-        self.log_w_ += np.log(self.beta) * resid ** 2                # w <- w beta^{(f_k - y)^2}
+        with np.errstate(over="ignore", invalid="ignore"):          # a divergence is refused at the next forecast
+            self._C[:, t] = -eta * resid                             # c_{k,t} = -eta (f_k - y)
+            self.log_w_ += np.log(self.beta) * resid ** 2            # w <- w beta^{(f_k - y)^2}
         self.expert_predictions_ = f
         self.t_ += 1
 
@@ -198,6 +230,7 @@ class OMKR(OnlineLearner):
         if self.d_ is not None and X.shape[1] != self.d_:
             raise ValueError(f"X has {X.shape[1]} columns, expected d={self.d_}")
         T = X.shape[0]
+        self._check_state()
         P = np.empty(T)
         if T and use_numba():
             self._run_compiled(X, y, P, progress)
@@ -207,7 +240,10 @@ class OMKR(OnlineLearner):
             steps = progress_iter(steps, desc="OMKR")
         for t in steps:
             f = self._experts(X[t])
-            P[t] = self.weights_ @ f
+            with np.errstate(invalid="ignore", over="ignore"):
+                P[t] = self.weights_ @ f
+            if not np.isfinite(P[t]):                  # as the step path: the same step, the same error
+                raise self._nonfinite(self.t_ + 1, float(P[t]))
             self._update(X[t], float(y[t]), f)
         self._pending = None
         return P
@@ -227,6 +263,9 @@ class OMKR(OnlineLearner):
                 n = min(T - c0, max(16, T // 50)) if progress else T - c0
                 omkr_steps(X, y, c0, n, self.t_, self._X, self._sq, self._C, self.log_w_, self.a_, float(self.eta),
                            self.schedule == "inv_sqrt_t", float(np.log(self.beta)), P, f, vexp)
+                bad = np.flatnonzero(~np.isfinite(P[c0:c0 + n]))
+                if bad.size:                           # as the step path (run restores the state it began with)
+                    raise self._nonfinite(self.t_ + int(bad[0]) + 1, float(P[c0 + int(bad[0])]))
                 self.t_ += n
                 c0 += n
                 bar.update(n)

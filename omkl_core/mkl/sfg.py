@@ -13,7 +13,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels import dissimilarity_matrix
-from ..validation import Boolean, Check, Integer, Optional, Options, Real, check_int, check_interval
+from ..validation import (
+    Boolean,
+    Check,
+    Integer,
+    Optional,
+    Options,
+    Real,
+    check_index,
+    check_int,
+    check_interval,
+    check_state_array,
+)
 from ._kernels import FORMS, sfg_steps, sfgr_steps
 from ._rfbase import _RFLearner, _softmax_masked, _Step, draw_nodes
 from .graph import adjacency, feedback_graph
@@ -42,9 +53,16 @@ class SamplingState:
     greedy: bool = False              # True once I_t = argmax_i u_{i,t} (section 5, after 300 steps)
 
 
-def _check_greedy_node(value, name):
-    if value != "argmax":
+def _check_greedy_node(value, name, N=None):
+    """The one check of ``greedy_node``: "argmax" or a node index, 0 <= index < N once the number of
+    kernels N is known (both engines call it with N before any step: the compiled loop indexes
+    the node's out-neighbours unchecked)."""
+    if value == "argmax":
+        return
+    if N is None:
         check_int(value, name, minimum=0)
+    else:
+        check_index(value, name, N, "N (the number of kernels)")
 
 
 def _check_clip(value, name):
@@ -164,6 +182,14 @@ class SFGMKL(_RFLearner):
         self._inD[self.dominating_set_] = 1.0
         self._in_csr = None                                                   # N_i^in for the compiled loop
         self.sampling_ = SamplingState(log_u=np.zeros((R, self.N_)))
+
+    def _check_state(self):
+        super()._check_state()
+        _check_greedy_node(self.greedy_node, "greedy_node", self.N_)
+        if not isinstance(getattr(self, "sampling_", None), SamplingState):
+            raise ValueError(f"{type(self).__name__}.sampling_ must be a SamplingState (the learned state): it was "
+                             "written from outside; reset() starts the learner afresh")
+        check_state_array(type(self).__name__, "sampling_.log_u", self.sampling_.log_u, (self.n_repetitions_, self.N_))
 
     def _greedy(self):
         return self.greedy_after is not None and self.t_ >= self.greedy_after

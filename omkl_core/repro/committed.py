@@ -58,6 +58,30 @@ def exists(folder: Path = FOLDER) -> bool:
     return _json(Path(folder) / "scorecard.stamp.json").get("mode") == "full"
 
 
+#: What :func:`publish` writes into a committed-run folder, and nothing else.
+_COMMITTED_ENTRIES = frozenset({"README.md", "tables", "figures", "theory_outcomes.json", *_SCORECARD_FILES})
+_STAMP_RESULTS = "reproduction/ (the committed copy of a full run)"
+_README_HEAD = "# The committed full run"
+
+
+def is_committed_run(folder: Path) -> bool:
+    """Whether ``folder`` is a committed-run folder :func:`publish` wrote, recognised by more than one
+    file: its scorecard stamp (a full run, ``results`` naming the committed copy), its README's
+    heading, a ``tables/`` folder, and nothing but what :func:`publish` writes (a results folder has
+    ``notebooks/``, a ``.lock``, a report ...: it is never one)."""
+    folder = Path(folder)
+    if not folder.is_dir() or folder.is_symlink():
+        return False
+    stamp = _json(folder / "scorecard.stamp.json")
+    readme = folder / "README.md"
+    try:
+        head = readme.read_text(encoding="utf-8").split("\n", 1)[0].strip() if readme.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return False
+    return (stamp.get("mode") == "full" and stamp.get("results") == _STAMP_RESULTS and head == _README_HEAD
+            and (folder / "tables").is_dir() and all(p.name in _COMMITTED_ENTRIES for p in folder.iterdir()))
+
+
 # ----------------------------------------------------------------------------- age
 @dataclass(frozen=True)
 class Age:
@@ -140,6 +164,55 @@ def _check_complete(results: Path) -> None:
         raise PublishError(f"{results}: {_counts.phrase_verify(same, total)} to reference/full/hashes.json; the "
                            "committed run must be the reference's run (./reproduce.sh verify --update first, if the "
                            "change of numbers is meant): " + "; ".join(lines[:3]))
+
+
+def _check_consistent(results: Path, junit: Path | None) -> None:
+    """Refuse a run whose parts do not agree (issue 52: a forged run whose tables match the reference
+    was published): the stamp's commit is in this checkout's history and every table's stamp names the
+    same commit and a full run; ``scorecard.md`` is the one written from ``scorecard.csv`` (its counts);
+    every figure is a PNG inside the results folder, written before the scorecard that sums up the
+    run; no test that THEORY.md or the errata name failed in the JUnit XML."""
+    from .html_report import inside  # noqa: PLC0415  (html_report imports this module)
+
+    stamp = _json(results / "scorecard.stamp.json")
+    commit = str(stamp.get("commit", ""))
+    sha = commit.removesuffix("-dirty")
+    if not (ROOT / ".git").exists():
+        raise PublishError(f"cannot check the stamp's commit {commit!r}: {ROOT} is not a git checkout")
+    try:
+        known = _git("rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}").returncode == 0 and sha != ""
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise PublishError(f"cannot check the stamp's commit {commit!r}: git failed: {exc}") from None
+    if not known:
+        raise PublishError(f"{results}/scorecard.stamp.json names commit {commit!r}, which is not in this checkout's "
+                           "history: not a run of this code")
+    other = sorted(p.name for p in (results / "tables").glob("*.stamp.json")
+                   if (_json(p).get("commit"), _json(p).get("mode")) != (commit, "full"))
+    if other:
+        raise PublishError(f"{results}: {len(other)} table stamp(s) name another commit or mode than the scorecard's "
+                           f"(commit {commit!r}, full): {', '.join(other[:3])}; one run makes every table")
+    md = results / "scorecard.md"
+    text = md.read_text(encoding="utf-8") if md.is_file() else ""
+    missing = [line for line in _counts.summary_lines(_counts.of(results)) if line not in text]
+    if missing:
+        raise PublishError(f"{md} does not say what scorecard.csv counts ({missing[0]!r} is not in it): it was not "
+                           "written from this scorecard.csv; rerun the scorecard")
+    written = (results / "scorecard.stamp.json").stat().st_mtime
+    for f in sorted((results / "figures").glob("*.png")):
+        try:
+            inside(f, results, f"figures/{f.name}")
+        except ValueError as exc:
+            raise PublishError(str(exc)) from None
+        with open(f, "rb") as fh:
+            if fh.read(8) != b"\x89PNG\r\n\x1a\n":
+                raise PublishError(f"{f} is not a PNG image")
+        if f.stat().st_mtime > written + 1.0:
+            raise PublishError(f"{f} was modified after the run's scorecard was written: not the run's figure")
+    outcomes = _theory_outcomes(junit).get("outcomes", {})
+    failed = sorted(n for n, got in outcomes.items() if "failed" in got or "error" in got)
+    if failed:
+        raise PublishError(f"{len(failed)} of the {len(outcomes)} tests THEORY.md and the errata name failed in "
+                           f"{junit} (e.g. {failed[0]}): a run whose theory checks fail is not committed")
 
 
 def _theory_outcomes(junit: Path | None) -> dict:
@@ -251,12 +324,26 @@ def publish(results: str | Path | None = None, *, dest: str | Path = FOLDER, jun
     dest = Path(dest)
     if not results.is_dir():
         raise PublishError(f"results folder {results} does not exist; run ./reproduce.sh first")
-    if dest.exists() and not (dest / "scorecard.stamp.json").is_file():
-        raise PublishError(f"{dest} exists and is not a committed run (no scorecard.stamp.json): refusing to replace it")
-    if dest.resolve() == results.resolve():
-        raise PublishError(f"--dest {dest} is the results folder itself")
+    res, dst = results.resolve(), dest.resolve()
+    if dst == res or dst in res.parents or res in dst.parents:
+        raise PublishError(f"--dest {dest} is the results folder {results}, holds it or lies inside it: refusing "
+                           "to replace it")
+    if dest.exists() and not is_committed_run(dest):
+        raise PublishError(f"--dest {dest} exists and is not a committed run (publish recognises its own by its "
+                           "stamp, README and tables, and nothing else in it): refusing to replace it")
+    from .notebooks import ResultsBusy, results_lock  # noqa: PLC0415
+
+    try:
+        with results_lock(results):
+            return _publish_locked(results, dest, junit, verbose)
+    except ResultsBusy as exc:
+        raise PublishError(str(exc)) from None
+
+
+def _publish_locked(results: Path, dest: Path, junit, verbose: bool) -> Path:
     _check_complete(results)
     junit_path = Path(junit) if junit is not None else results / "junit.xml"
+    _check_consistent(results, junit_path)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
     try:
@@ -271,7 +358,7 @@ def publish(results: str | Path | None = None, *, dest: str | Path = FOLDER, jun
             if (results / name).is_file():
                 shutil.copyfile(results / name, tmp / name)
         stamp = _json(tmp / "scorecard.stamp.json")
-        stamp["results"] = "reproduction/ (the committed copy of a full run)"
+        stamp["results"] = _STAMP_RESULTS
         (tmp / "scorecard.stamp.json").write_text(json.dumps(stamp, indent=1) + "\n", encoding="utf-8")
         outcomes = _theory_outcomes(junit_path)
         if outcomes:

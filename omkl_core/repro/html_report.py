@@ -31,6 +31,7 @@ quick horizon and marked *not computed at full size*, never as misses.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import html
 import math
 import os
@@ -43,6 +44,7 @@ from pathlib import Path
 
 from . import claims, committed, errata, paper_values, papers, report, verdicts, verify
 from . import counts as _counts
+from .notebooks import ResultsBusy, results_lock
 from .papers import Cause, Figure  # noqa: F401  (part of this module's API)
 from .report_inputs import (  # noqa: F401  (part of this module's API)
     NOT_COMPUTED,
@@ -819,17 +821,15 @@ MARKER = ".omkl-report"
 
 
 def _is_report_folder(path: Path) -> bool:
-    """Whether ``path`` is a folder :func:`build` may replace: absent, empty, marked, or a report an
-    older omkl wrote (``index.html``, only ``*.html`` files and ``figures/``)."""
+    """Whether ``path`` is a folder :func:`build` may replace: absent, empty, or marked (:data:`MARKER`,
+    which only :func:`build` writes). A folder shaped like a report but unmarked is not: a website of
+    the user's own has the same shape (issue 52)."""
     if not path.exists():
         return True
     if not path.is_dir() or path.is_symlink():
         return False
-    entries = list(path.iterdir())
-    if not entries or (path / MARKER).is_file():
-        return True
-    return (path / "index.html").is_file() and all(
-        e.suffix == ".html" and e.is_file() or e.name == "figures" and e.is_dir() for e in entries)
+    marker = path / MARKER
+    return not any(path.iterdir()) or (marker.is_file() and not marker.is_symlink())
 
 
 def _swap_in(tmp: Path, out: Path, tries: int = 100) -> None:
@@ -874,13 +874,35 @@ def build(results: str | os.PathLike | None = None, *, out: str | os.PathLike | 
     if not _is_report_folder(out):
         raise ValueError(f"--out {out} exists and is not a report folder (no {MARKER}): refusing to replace it; "
                          "name a new or empty folder")
+    committed_run = committed.is_committed_run(results)   # no run writes there: not locked (no .lock left in it)
+    try:
+        with contextlib.nullcontext() if committed_run else results_lock(results):
+            return _build(results, out, verbose, committed_folder)
+    except ResultsBusy as exc:
+        raise ValueError(f"{exc}; the report is built once it finished") from None
+
+
+def inside(path: Path, folder: Path, what: str) -> Path:
+    """``path`` when it stays inside ``folder`` once links are resolved; a ``ValueError`` naming it
+    otherwise (a figure linked to ``/etc/passwd`` is never copied into a report or a committed run)."""
+    real = path.resolve()
+    if path.is_symlink() and real != folder.resolve() and folder.resolve() not in real.parents:
+        raise ValueError(f"{what} is a symbolic link to {real}, outside the results folder {folder}: refusing to "
+                         "copy it; replace the link by the file")
+    return path
+
+
+def _build(results: Path, out: Path, verbose: bool, committed_folder) -> Path:
+    for f in _counts.of(results).figures:             # before anything is written
+        inside(results / "figures" / f"{f}.png", results, f"figures/{f}.png")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         (tmp / "figures").mkdir()
         site = _Site(results, tmp, Path(committed_folder) if committed_folder is not None else None)
         for f in site.figures:
-            shutil.copyfile(results / "figures" / f"{f}.png", tmp / "figures" / f"{f}.png")
+            src = inside(results / "figures" / f"{f}.png", results, f"figures/{f}.png")
+            shutil.copyfile(src, tmp / "figures" / f"{f}.png")
         pub = _published()
         summaries = {}
         for paper, table in dict.fromkeys(zip(pub["paper"], pub["table"], strict=True)):

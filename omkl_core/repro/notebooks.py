@@ -28,6 +28,7 @@ run prints an ETA from them.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import errno
 import fcntl
@@ -45,7 +46,8 @@ from .. import threads
 from .process import Interrupted, Signals, children_cpu_seconds, run_child
 
 __all__ = ["UsageError", "notebook_list", "resolve_only", "Stage", "Timings", "run_notebooks",
-           "papermill_command", "SHARED", "MERGED", "HEARTBEAT_S", "ResultsLock", "ResultsBusy"]
+           "papermill_command", "SHARED", "MERGED", "HEARTBEAT_S", "ResultsLock", "ResultsBusy",
+           "results_lock", "HELD_ENV"]
 
 #: Sub-folders of the results shared by every run (caches): linked into a stage, never staged.
 SHARED = ("sweep-cache",)
@@ -91,10 +93,15 @@ class ResultsBusy(Exception):
 class ResultsLock:
     """One run per results folder: an exclusive ``flock`` on ``<results>/.lock``, which holds the
     PID and start time of the run holding it. The kernel drops the lock when that process ends,
-    however it ends (``kill -9`` included), so a stale file never blocks a later run."""
+    however it ends (``kill -9`` included), so a stale file never blocks a later run.
 
-    def __init__(self, results: Path):
+    ``shared=True``: a reader's lock (the HTML report, ``publish``): any number of readers at once,
+    none while a run holds the exclusive lock (nor a run while a reader holds it); a reader writes
+    nothing into the file."""
+
+    def __init__(self, results: Path, shared: bool = False):
         self.path = Path(results) / ".lock"
+        self.shared = shared
         self._fd: int | None = None
 
     def acquire(self) -> ResultsLock:
@@ -107,16 +114,25 @@ class ResultsLock:
             raise ResultsBusy(f"{self.path} is a symbolic link (to {os.readlink(self.path)}); a run never follows "
                               "it, as writing its PID there would overwrite the file it points to: remove the "
                               "link") from None
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             os.close(fd)
             raise ResultsBusy(f"{self.path} is not a regular file; remove it")
+        if info.st_nlink > 1:       # writing the PID would overwrite the other names' file
+            os.close(fd)
+            raise ResultsBusy(f"{self.path} is a hard link ({info.st_nlink} names share the file); a run never writes "
+                              "into it, as that would overwrite the other names' contents: remove it")
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, (fcntl.LOCK_SH if self.shared else fcntl.LOCK_EX) | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.read(fd, 200).decode(errors="replace").strip() or "a process that has not written its PID yet"
+            holder = (os.read(fd, 200).decode(errors="replace").strip()
+                      or "a process that has not written its PID yet, or a report being built from it")
             os.close(fd)
             raise ResultsBusy(f"another run is writing into {self.path.parent} ({holder}); wait for it "
                               "to finish or stop it") from None
+        if self.shared:
+            self._fd = fd
+            return self
         os.ftruncate(fd, 0)
         os.write(fd, f"PID {os.getpid()}, started {_utc_now()}\n".encode())
         self._fd = fd
@@ -125,12 +141,48 @@ class ResultsLock:
     def release(self) -> None:
         if self._fd is not None:
             try:
-                os.ftruncate(self._fd, 0)              # no stale PID once the run is over
+                if not self.shared:
+                    os.ftruncate(self._fd, 0)          # no stale PID once the run is over
             except OSError:
                 pass
             fcntl.flock(self._fd, fcntl.LOCK_UN)
             os.close(self._fd)
             self._fd = None
+
+
+#: Set by a run for the children it starts under its lock (the HTML report): the results folder
+#: (resolved) whose lock the parent holds, so that the child does not wait for its own parent.
+HELD_ENV = "OMKL_RESULTS_LOCK_HELD"
+
+
+@contextlib.contextmanager
+def results_lock(results: Path):
+    """Hold ``<results>/.lock`` (:class:`ResultsLock`, shared: readers together, never beside a run)
+    for a block that reads a whole results folder (the HTML report, ``publish``); :class:`ResultsBusy`
+    when a run holds it. A child
+    started by a run under that lock (:data:`HELD_ENV` naming the folder, and the lock held) runs
+    under its parent's."""
+    results = Path(results)
+    if os.environ.get(HELD_ENV) == str(results.resolve()) and (results / ".lock").is_file():
+        probe = ResultsLock(results)
+        try:
+            fd = os.open(probe.path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            fd = None
+        if fd is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_UN)       # nobody holds it: the variable is stale, lock as usual
+            except BlockingIOError:
+                yield                                 # the parent run holds it
+                return
+            finally:
+                os.close(fd)
+    lock = ResultsLock(results, shared=True).acquire()
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _fault(results: Path, exc: OSError) -> str:
@@ -308,7 +360,8 @@ def run_notebooks(notebooks: list[Path], *, results: Path, mode: str, command: C
                          scorecard=scorecard, heartbeat=heartbeat, tick=tick)
         # the HTML report of whatever the results folder holds now (also after a failed notebook)
         if report is not None and run_child(report, signals, env={**os.environ, "OMKL_RESULTS": str(results),
-                                                                  "OMKL_MODE": mode, "MPLBACKEND": "Agg"}) != 0:
+                                                                  "OMKL_MODE": mode, "MPLBACKEND": "Agg",
+                                                                  HELD_ENV: str(results.resolve())}) != 0:
             _say("error: writing the HTML report failed (above)", err=True)
             rc = 1
         return rc

@@ -125,20 +125,24 @@ class _RidgeBase(OnlineLearner):
         if not den > 0.0 or not math.isfinite(den):
             raise FloatingPointError(f"non-positive denominator 1 + x'A^-1 x = {den!r} at step {self.t_ + 1}: "
                                      "the (kernel) matrix lost positive definiteness")
-        try:
+        try:                                   # the step's terms first: nothing changes until all are finite
             e = y - gamma
-            self.weighted_loss_ += e * e / den
-            self.square_loss_ += (y - self._clip(gamma)) ** 2
-            self.log_det_ += math.log1p(h)
+            weighted = self.weighted_loss_ + e * e / den
+            square = self.square_loss_ + (y - self._clip(gamma)) ** 2
+            log_det = self.log_det_ + math.log1p(h)
             ll = math.nan
+            log_loss = self.log_loss_
             if self._bayesian:
                 ll = _gaussian_log_loss(y, gamma, self.sigma2 * den)
-                self.log_loss_ += ll
+                log_loss += ll
+            if not (math.isfinite(weighted) and math.isfinite(square)):
+                raise OverflowError
         except OverflowError:
             raise OverflowError(f"y = {y:.3g} at step {self.t_ + 1} (prediction gamma = {gamma:.3g}): the squared "
                                 "error (y - gamma)^2 overflows float64; rescale y (e.g. "
                                 "omkl_core.datasets.normalise_stream)") from None
         self._update(x, y, gamma, h, cache)
+        self.weighted_loss_, self.square_loss_, self.log_det_, self.log_loss_ = weighted, square, log_det, log_loss
         self.t_ += 1
         return gamma, den, ll
 

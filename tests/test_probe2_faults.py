@@ -1,0 +1,414 @@
+"""The faults of the second adversarial probe (issue 52): no crash, no loss, no silent NaN.
+
+Each test reproduces one probe; each failed on the code before the fix (the note of issue 52
+lists the failure). A probe that could kill the interpreter runs in a child process."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import omkl_core as ok
+from omkl_core import compiled
+
+
+def _python(code: str, timeout: int = 300, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter (a segfault there cannot take the test run with it)."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+
+
+def _omkl(*args, timeout: int = 300, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "omkl_core", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})}, **kw)
+
+
+def _one_error_line(res: subprocess.CompletedProcess) -> str:
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert res.returncode not in (0, -11, -6, 134, 139), (res.returncode, res.stderr[-2000:])
+    assert len(lines) == 1 and lines[0].startswith("omkl: error: ") and len(lines[0]) > len("omkl: error: "), \
+        res.stderr[-2000:]
+    return lines[0]
+
+
+# ----------------------------------------------------------------------------- 1. crash
+@pytest.mark.parametrize("cls", ["SFGMKL", "SFGMKLR"])
+@pytest.mark.parametrize("eng", ["numpy", "numba"])
+def test_greedy_node_beyond_the_kernels_is_a_value_error_on_both_engines(cls, eng):
+    if eng == "numba" and not compiled.numba_available():
+        pytest.skip("no Numba")
+    res = _python(f"""
+        import omkl_core as ok
+        from omkl_core import compiled
+        X, y = ok.datasets.load("airfoil")
+        with compiled.engine({eng!r}):
+            m = ok.{cls}(m=4, greedy_node=41, greedy_after=10)
+            try:
+                m.run(X[:30], y[:30])
+            except ValueError as exc:
+                print("ValueError:", exc)
+            else:
+                print("no error")
+        """)
+    assert res.returncode == 0, (res.returncode, res.stderr[-1500:])
+    assert "ValueError:" in res.stdout and "greedy_node" in res.stdout and "41" in res.stdout, res.stdout
+
+
+def test_greedy_node_beyond_the_kernels_refused_before_any_step():
+    X, y = ok.datasets.load("airfoil")
+    m = ok.SFGMKL(m=4, greedy_node=41, greedy_after=10)
+    with pytest.raises(ValueError, match=r"greedy_node must be < N .*= 41.*got 41"):
+        m.predict_one(X[0])
+    assert m.t_ == 0
+    m = ok.SFGMKL(m=4, greedy_after=10)
+    m.run(X[:3], y[:3])
+    m.greedy_node = 50                          # a parameter written after the start: checked at the next step
+    with pytest.raises(ValueError, match="greedy_node"):
+        m.learn_one(X[3], y[3])
+    assert m.t_ == 3
+
+
+def test_cli_greedy_node_beyond_the_kernels_is_one_line():
+    res = _omkl("run", "SFGMKL", "--dataset", "airfoil", "--param", "greedy_node=41", "--param", "greedy_after=10")
+    line = _one_error_line(res)
+    assert "greedy_node" in line
+
+
+@pytest.mark.parametrize("eng", ["numpy", "numba"])
+def test_omkr_wrong_length_log_w_is_a_value_error_not_a_segfault(eng):
+    if eng == "numba" and not compiled.numba_available():
+        pytest.skip("no Numba")
+    res = _python(f"""
+        import numpy as np, omkl_core as ok
+        from omkl_core import compiled
+        X, y = ok.datasets.load("airfoil")
+        with compiled.engine({eng!r}):
+            m = ok.OMKR()
+            m.run(X[:5], y[:5])
+            m.log_w_ = np.zeros(3)
+            try:
+                m.run(X[5:400], y[5:400])
+            except ValueError as exc:
+                print("ValueError:", exc)
+            else:
+                print("no error")
+        """)
+    assert res.returncode == 0, (res.returncode, res.stderr[-1500:])
+    assert "ValueError:" in res.stdout and "log_w_" in res.stdout, res.stdout
+
+
+@pytest.mark.parametrize("attr", ["log_w_", "theta_"])
+def test_rf_learner_wrong_shape_state_is_a_value_error(attr, engine):
+    X, y = ok.datasets.load("airfoil")
+    m = ok.SFGMKL(m=4, greedy_after=10)
+    m.run(X[:5], y[:5])
+    setattr(m, attr, np.zeros((1, 3)))
+    with pytest.raises(ValueError, match=attr):
+        m.run(X[5:20], y[5:20])
+
+
+# ----------------------------------------------------------------------------- 5. step path = run
+def _omkr_failure(eng, path):
+    X, y = ok.datasets.load("airfoil")
+    X, y = X[:200], y[:200]
+    m = ok.OMKR(eta=100)
+    with compiled.engine(eng):
+        if path == "run":
+            with pytest.raises(FloatingPointError) as err:
+                m.run(X, y)
+            return str(err.value)
+        with pytest.raises(FloatingPointError) as err:
+            for t in range(len(y)):
+                p = m.predict_one(X[t])
+                assert np.isfinite(p), f"a non-finite forecast {p} returned at step {t + 1}"
+                m.learn_one(X[t], y[t])
+        return str(err.value)
+
+
+def test_omkr_diverging_step_path_and_run_fail_at_the_same_step_with_the_same_error():
+    engines = ["numpy"] + (["numba"] if compiled.numba_available() else [])
+    messages = {(eng, path): _omkr_failure(eng, path) for eng in engines for path in ("step", "run")}
+    assert len(set(messages.values())) == 1, messages
+    msg = messages[("numpy", "step")]
+    assert "step t = 108" in msg and "eta" in msg
+
+
+# ----------------------------------------------------------------------------- 2. html_report --out
+def _report_results(tmp_path, monkeypatch):
+    pytest.importorskip("pandas")
+    from tests.test_html_report import _results  # the results folder a full run leaves
+
+    return _results(tmp_path, monkeypatch, "full")
+
+
+def test_html_report_refuses_a_website_shaped_folder_it_did_not_write(tmp_path, monkeypatch):
+    import omkl_core.repro as repro
+
+    res = _report_results(tmp_path, monkeypatch)
+    site = tmp_path / "site"
+    (site / "figures" / "raw").mkdir(parents=True)
+    for name, text in (("index.html", "<p>my index</p>"), ("cv.html", "<p>my cv</p>"),
+                       ("figures/thesis_data.csv", "a,b\n1,2\n"), ("figures/raw/scan.txt", "raw")):
+        (site / name).write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"--out {site} exists and is not a report folder"):
+        repro.html_report.build(res, out=site)
+    assert (site / "cv.html").read_text(encoding="utf-8") == "<p>my cv</p>"
+    assert (site / "figures" / "thesis_data.csv").is_file() and (site / "figures" / "raw" / "scan.txt").is_file()
+    repro.html_report.build(res, out=tmp_path / "rep")               # its own output, marked: replaced
+    repro.html_report.build(res, out=tmp_path / "rep")
+    assert (tmp_path / "rep" / repro.html_report.MARKER).is_file()
+
+
+def test_html_report_never_copies_a_figure_linked_outside_the_results(tmp_path, monkeypatch):
+    import omkl_core.repro as repro
+
+    res = _report_results(tmp_path, monkeypatch)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0\n", encoding="utf-8")
+    (res / "figures" / "leak.png").symlink_to(secret)
+    with pytest.raises(ValueError, match=r"figures/leak.png is a symbolic link .*outside the results folder"):
+        repro.html_report.build(res, out=tmp_path / "rep")
+    assert not (tmp_path / "rep").exists()
+    assert not [p for p in tmp_path.rglob("leak.png") if p.is_file() and not p.is_symlink()]
+
+
+def test_html_report_honours_the_results_lock(tmp_path, monkeypatch):
+    import omkl_core.repro as repro
+    from omkl_core.repro.notebooks import ResultsLock
+
+    res = _report_results(tmp_path, monkeypatch)
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys, time\nfrom omkl_core.repro.notebooks import ResultsLock\n"
+                               "ResultsLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(600)",
+                               str(res)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(ValueError, match="another run is writing into"):
+            repro.html_report.build(res, out=tmp_path / "rep")
+        assert not (tmp_path / "rep").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    repro.html_report.build(res, out=tmp_path / "rep")
+    ResultsLock(res).acquire().release()          # the build let go of it
+
+
+# ----------------------------------------------------------------------------- 4. the lock file
+def test_results_lock_never_truncates_a_hard_linked_file(tmp_path):
+    from omkl_core.repro.notebooks import ResultsBusy, ResultsLock
+
+    res = tmp_path / "results"
+    res.mkdir()
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n", encoding="utf-8")
+    os.link(precious, res / ".lock")
+    with pytest.raises(ResultsBusy, match=r"\.lock is a hard link"):
+        ResultsLock(res).acquire()
+    assert precious.read_text(encoding="utf-8") == "keep me\n"
+
+
+# ----------------------------------------------------------------------------- 3. committed publish
+@pytest.fixture
+def full_run(tmp_path, monkeypatch):
+    pytest.importorskip("pandas")
+    from tests.test_committed import _checkout
+
+    return _checkout(tmp_path, monkeypatch)
+
+
+def _tree(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_publish_never_replaces_a_results_folder(full_run):
+    from omkl_core.repro import committed
+
+    root, res = full_run
+    other = root / "other-results"
+    for sub in ("notebooks", "sweep-cache", "report", "tables"):
+        (other / sub).mkdir(parents=True)
+    (other / "errata.md").write_text("mine", encoding="utf-8")
+    (other / "scorecard.stamp.json").write_text((res / "scorecard.stamp.json").read_text(), encoding="utf-8")
+    before = _tree(other)
+    with pytest.raises(committed.PublishError, match="is not a committed run"):
+        committed.publish(res, dest=other)
+    assert _tree(other) == before
+
+
+@pytest.mark.parametrize("where", ["parent", "child"])
+def test_publish_never_replaces_a_parent_or_child_of_the_results(full_run, where):
+    from omkl_core.repro import committed
+
+    root, res = full_run
+    if where == "parent":                      # --results outer/inner --dest outer
+        outer = root / "outer"
+        inner = outer / "inner"
+        outer.mkdir()
+        res.rename(inner)
+        (outer / "sibling.txt").write_text("mine", encoding="utf-8")
+        res, dest = inner, outer
+    else:
+        dest = res / "inner"
+    before = _tree(root)
+    with pytest.raises(committed.PublishError, match="holds it or lies inside it"):
+        committed.publish(res, dest=dest)
+    assert _tree(root) == before
+
+
+def _forge(root, res, how):
+    import json
+
+    if how == "unknown commit":
+        stamp = json.loads((res / "scorecard.stamp.json").read_text())
+        stamp["commit"] = "deadbeef00"
+        (res / "scorecard.stamp.json").write_text(json.dumps(stamp))
+        return "deadbeef00"
+    if how == "scorecard.md contradicts its CSV":
+        md = res / "scorecard.md"
+        md.write_text(md.read_text().replace("1 holds, 0 fails", "0 holds, 1 fails"))
+        return "scorecard.md does not say what scorecard.csv counts"
+    if how == "replaced figure":
+        fig = res / "figures" / "p000_fig.png"
+        fig.parent.mkdir(exist_ok=True)
+        fig.write_bytes(b"\x89PNG\r\n\x1a\n" + b"0" * 32)
+        t = (res / "scorecard.stamp.json").stat().st_mtime + 60
+        os.utime(fig, (t, t))
+        return "modified after the run's scorecard"
+    node = "tests/test_theory_paper000.py::test_paper000_ewa_bound_30"
+    (res / "junit.xml").write_text(
+        '<testsuite tests="1" failures="1"><testcase classname="tests.test_theory_paper000" '
+        'name="test_paper000_ewa_bound_30"><failure message="x"/></testcase></testsuite>')
+    return f"1 of the 1 tests THEORY.md and the errata name failed.*{node}"
+
+
+@pytest.mark.parametrize("how", ["unknown commit", "scorecard.md contradicts its CSV", "replaced figure",
+                                 "failed theory tests"])
+def test_publish_refuses_a_run_whose_parts_disagree(full_run, how):
+    from omkl_core.repro import committed
+
+    root, res = full_run
+    why = _forge(root, res, how)
+    with pytest.raises(committed.PublishError, match=why):
+        committed.publish(res, dest=root / "reproduction")
+    assert not (root / "reproduction").exists()
+
+
+def test_publish_honours_the_results_lock(full_run):
+    from omkl_core.repro import committed
+
+    root, res = full_run
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sys, time\nfrom omkl_core.repro.notebooks import ResultsLock\n"
+                               "ResultsLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(600)",
+                               str(res)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(committed.PublishError, match="another run is writing into"):
+            committed.publish(res, dest=root / "reproduction")
+    finally:
+        holder.kill()
+        holder.wait()
+    dest = committed.publish(res, dest=root / "reproduction")
+    assert committed.is_committed_run(dest)
+    committed.publish(res, dest=dest)                 # its own output: replaced
+
+
+# ----------------------------------------------------------------------------- 4. output = input
+@pytest.mark.parametrize("link", ["same name", "symlink", "hardlink"])
+def test_cli_run_refuses_predictions_onto_its_own_csv(tmp_path, link):
+    src = tmp_path / "g.csv"
+    text = "a,b\n" + "".join(f"{i / 10},{i / 5}\n" for i in range(30))
+    src.write_text(text, encoding="utf-8")
+    out = {"same name": src, "symlink": tmp_path / "s.csv", "hardlink": tmp_path / "h.csv"}[link]
+    if link == "symlink":
+        out.symlink_to(src)
+    elif link == "hardlink":
+        os.link(src, out)
+    res = _omkl("run", "OnlineRidge", "--csv", src, "--predictions", out)
+    line = _one_error_line(res)
+    assert "--predictions" in line and "same file as --csv" in line
+    assert src.read_text(encoding="utf-8") == text
+
+
+def test_cli_sweep_refuses_out_onto_its_own_spec(tmp_path):
+    spec = tmp_path / "s.toml"
+    text = 'datasets = ["airfoil"]\nseeds = [0]\nmax_steps = 50\n[[learners]]\nname = "OnlineRidge"\n'
+    spec.write_text(text, encoding="utf-8")
+    res = _omkl("sweep", spec, "--executor", "serial", "--out", spec, "--quiet")
+    line = _one_error_line(res)
+    assert "--out" in line and "same file as spec" in line
+    assert spec.read_text(encoding="utf-8") == text
+
+
+# ----------------------------------------------------------------------------- 6. atomic steps
+def _state(learner):
+    """The learned state, less the cache of the last forecast (what a predict_one leaves too)."""
+    import pickle
+
+    from omkl_core.base import _learned_state
+
+    return pickle.dumps({k: v for k, v in _learned_state(learner)[0].items() if k != "_forecast"})
+
+
+def test_mixture_of_omkl_experts_is_untouched_by_a_refused_step():
+    mix = ok.Mixture([ok.OnlineRidge(a=1e50), ok.OnlineRidge(a=1)])
+    mix.learn_one(np.array([1e100]), 1e100)
+    mix.learn_one(np.array([1e100]), 1e100)
+    before = [_state(e) for e in mix.learners_] + [_state(mix.meta_)]
+    with pytest.raises(ValueError) as err:
+        mix.learn_one(np.array([1e100]), 1e100)
+    assert [e.t_ for e in mix.learners_] == [2, 2] and mix.t_ == 2
+    assert [_state(e) for e in mix.learners_] + [_state(mix.meta_)] == before
+    assert re.search(r"learners\[0\] \(OnlineRidge.*forecast.*too large", str(err.value)), str(err.value)
+
+
+def test_online_ridge_failed_step_leaves_its_losses_as_before():
+    r = ok.OnlineRidge(a=1)
+    r.learn_one(np.array([1.0]), 1e100)
+    before = _state(r)
+    with pytest.raises(OverflowError, match="step 2"):
+        r.learn_one(np.array([1e100]), 1e100)
+    assert r.t_ == 1 and np.isfinite(r.weighted_loss_)
+    assert _state(r) == before
+
+
+# ----------------------------------------------------------------------------- 8. settings, messages
+@pytest.mark.parametrize("value", ["99999999999999999999", "100000"])
+def test_omkl_threads_above_the_cores_is_capped_with_one_warning(value):
+    res = _omkl("run", "OnlineRidge", "--dataset", "airfoil", env={"OMKL_THREADS": value})
+    assert res.returncode == 0, res.stderr[-1500:]
+    cores = os.cpu_count() or 1
+    assert res.stderr.splitlines() == [f"omkl: warning: OMKL_THREADS={value} is more threads than the {cores} cores "
+                                       f"of this machine: using {cores}"], res.stderr[-1500:]
+
+
+@pytest.mark.parametrize("var, value", [("OMKL_THREADS", "abc"), ("OMKL_ENGINE", "gpu"), ("OMKL_COS", "x")])
+def test_a_bad_environment_setting_is_one_line_naming_the_variable(var, value):
+    res = _omkl("run", "OnlineRidge", "--dataset", "airfoil", env={var: value})
+    line = _one_error_line(res)
+    assert line.startswith(f"omkl: error: {var} must be") and "failed on this stream" not in line, line
+
+
+def test_cli_csv_without_newlines_is_refused_in_bounded_memory():
+    import resource
+
+    def limit():                                 # 3 GB of address space: the old reader grew past it
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    res = _omkl("run", "OnlineRidge", "--csv", "/dev/zero", timeout=120, preexec_fn=limit)
+    line = _one_error_line(res)
+    assert "--csv /dev/zero: line 1 runs past" in line
+
+
+def test_an_error_without_a_message_is_never_an_empty_line(capsys):
+    from omkl_core.cli.errors import _error
+
+    _error(MemoryError())
+    _error(KeyError())
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("omkl: error: out of memory") and err[1].startswith("omkl: error: KeyError"), err
