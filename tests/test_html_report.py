@@ -82,8 +82,8 @@ def _results(tmp_path, monkeypatch, mode: str) -> Path:
         recs.append({"dataset": r.dataset, "algorithm": r.algorithm, "mse_x1e3": r.mean, "sd": r.sd, "n_runs": r.n_runs,
                      "published": r.published, "ratio": r.ratio, "mode": mode})
     repro.report.save_table(pd.DataFrame(recs), "paper000_table2")
-    repro.report.save_table(pd.DataFrame({"dataset": ["Naval"], "variant": ["tvaw"], "mse": [0.3]}),
-                            "paper000_table2_variants")
+    repro.report.save_table(pd.DataFrame({"dataset": ["Naval"], "variant": ["tvaw"], "algorithm": ["VAW2"],
+                                          "mse_x1e3": [0.3], "sd": [0.0], "n_runs": [5]}), "paper000_table2_variants")
     repro.report.save_table(pd.DataFrame({"algorithm": ["Raker"], "cpu_s_one_run": [0.5]}), "paper003_table1_timing")
     repro.report.add_scorecard_rows("paper000_table2", repro.report.scorecard_rows(comparison, paper="000",
                                                                                  item="Table 2"))
@@ -91,7 +91,8 @@ def _results(tmp_path, monkeypatch, mode: str) -> Path:
         rows = pd.DataFrame([repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best", True, kind="project")])
         repro.report.add_scorecard_rows("leaderboard_mixture", rows)
     cause = repro.papers.Cause("test-naval", "000", "2", r"VAW2", r"Naval", "a measured cause",
-                               ("paper000_table2_variants",))
+                               ("paper000_table2_variants",),
+                               repro.papers.FormRef("paper000_table2_variants", (("variant", "tvaw"),), "code", "tvaw"))
     monkeypatch.setattr(repro.papers, "CAUSES", (cause,))
     monkeypatch.setattr(repro.html_report, "CAUSES", (cause,))
     fig, ax = plt.subplots()
