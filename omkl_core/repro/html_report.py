@@ -395,13 +395,15 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
                  f"(commit <code>{_e(site.full_stamp.get('commit', '?'))}</code>, {_e(site.full_stamp.get('date', '?'))}; "
                  "the colour is its tier) and, beneath, this quick run's value on its short horizon with its ratio "
                  "to the full run's; the quick run judges nothing. The full run's tiers in this table: "
-                 + ", ".join(f"{full_counts[t]} {t}" for t in verdicts.TIERS) + ".</p>")
+                 + ", ".join(f"{full_counts[t]} {t}" for t in verdicts.TIERS) + "." + _beyond(list(judged.values()))
+                 + "</p>")
     elif site.quick:
         what += (f"<p><b>Quick run:</b> the values are from the quick notebook's short horizon and are not judged: "
                  f"every cell is “{NOT_COMPUTED}” (no committed full run in this checkout to show beside them).</p>")
     else:
         what += ("<p><b>This table:</b> " + ", ".join(f"{counts[t]} {t}" for t in verdicts.TIERS)
-                 + (f", {missing} not run" if missing else "") + ".</p>")
+                 + (f", {missing} not run" if missing else "") + "."
+                 + _beyond([r for r in shown if r["verdict"] != "missing"]) + "</p>")
     causes = ""
     if causes_used:
         items = []
@@ -570,6 +572,15 @@ def _paper_page(site: _Site, paper: str, tables_summary: dict) -> None:
         parts.append("<h2>Tables of this run</h2><ul>" + "".join(f"<li>{site.table_link(t)}</li>" for t in tabs)
                      + "</ul>")
     site.page(_PAGE[paper], title, "".join(parts))
+
+
+def _beyond(rows: list) -> str:
+    """The cells within noise but more than 5 % off, and the cells beyond 5 % by the grade of their cause."""
+    t = report.tier_counts(rows)
+    wide, why = _counts.wide_noise(rows)
+    out = f" {wide} {verdicts.WIDE_NOISE} ({why})." if wide else ""
+    parts = [f"{k}: {_counts.explained_phrase(rows, k)}" for k in _counts.EXPLAINED_TIERS if t.get(k)]
+    return out + (" Beyond 5 %, by the grade of their measured cause — " + "; ".join(parts) + "." if parts else "")
 
 
 def _summary_line(c: dict, site: _Site) -> str:
