@@ -115,7 +115,8 @@ PROSE_CONSTANTS = {
     "p002_ridge_equalities": {"0.03": "σ² of the experiment (a parameter)"},
     "p004_additive": {"0.22": "the expected test error stated before running", "0.26": "the same expectation"},
     "p_all_leaderboard": {"0.26": "River's version", "1.02": "the claim's tolerance (lb.CLAIM_TOLERANCE)"},
-    "p000_vaw2": {"2503.20087": "the arXiv number", "0.05": "the code's clipping threshold of q (a parameter)", "1.40": "23.24 / 16.56, a ratio of published cells",
+    "p000_vaw2": {"2503.20087": "the arXiv number", "0.05": "the code's clipping threshold of q (a parameter)",
+                  "1.40": "23.24 / 16.56, a ratio of published cells",
                   "1.236": "20.47 / 16.56, a ratio of published cells"},
 }
 #: Markdown cells whose numbers are the errata's evidence, each computed by the erratum's test

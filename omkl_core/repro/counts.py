@@ -33,7 +33,8 @@ import pandas as pd
 from . import paper_values, verdicts
 from .report_inputs import _json, _records, verdict
 
-__all__ = ["Counts", "of", "grade_counts", "wide_noise", "explained_phrase", "speed_counts", "published_cells", "phrase_tables", "phrase_verify", "summary_lines", "is_timing",
+__all__ = ["Counts", "of", "grade_counts", "wide_noise", "explained_phrase", "speed_counts", "EXPLAINED_TIERS",
+           "published_cells", "phrase_tables", "phrase_verify", "summary_lines", "is_timing",
            "tier_counts", "claim_counts", "CLAIM_KIND_LABELS", "tier_phrase"]
 
 
@@ -197,7 +198,7 @@ def wide_noise(rows) -> tuple[int, str]:
                        f"of the value, band up to {max(band_rel):.1%}")
 
 
-def speed_counts(c: "Counts") -> dict:
+def speed_counts(c: Counts) -> dict:
     """``{verdict word: n}`` of the paper claims judged from measured times (``scorecard_timing.csv``)."""
     speed = [r for r in c.rows if r["timing"] and str(r["kind"]) == "paper"]
     return {w: sum(str(r["verdict"]) == w for r in speed) for w in (*verdicts.CLAIM_WORDS["paper"], verdicts.NOT_COMPUTED)}

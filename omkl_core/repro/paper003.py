@@ -576,7 +576,8 @@ INVESTIGATION_REPETITIONS = 20
 
 def investigate_omklgf(s: Settings, datasets=("Airfoil", "Concrete", "Naval", "Wine")) -> pd.DataFrame:
     """Issue 38 (a), issue 50: what moves OMKL-GF on every dataset of Tables 1-4 (the text's form lies
-    below every published cell: far on Concrete and Naval, ×0.77 on Airfoil, ×0.89 on Wine). Each variant of :func:`_omklgf_variants` (one setting changed at a time, and the
+    below every published cell: far on Concrete and Naval, ×0.77 on Airfoil, ×0.89 on Wine). Each variant of
+    :func:`_omklgf_variants` (one setting changed at a time, and the
     code's full form) with :data:`INVESTIGATION_REPETITIONS` repetitions (the same seeds for every
     variant: ``change_pct`` against the text row with as many is a paired comparison), the text row
     with section 5's R = 50 (the tables' cell) and, on Naval, the 17-feature file of the graph-aided

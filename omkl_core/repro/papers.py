@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 
 from .verdicts import PAPER_REPETITIONS
 
-__all__ = ["Paper", "ScoredForm", "Figure", "Cause", "FormRef", "SOURCES", "P000_RIDGE_FORM", "Investigation", "PAPERS", "FIGURES", "CAUSES", "INVESTIGATIONS",
+__all__ = ["Paper", "ScoredForm", "Figure", "Cause", "FormRef", "SOURCES", "P000_RIDGE_FORM", "Investigation",
+           "PAPERS", "FIGURES", "CAUSES", "INVESTIGATIONS",
            "cause_for", "investigations_for", "scored_form", "paper_of_figure"]
 
 

@@ -91,7 +91,8 @@ TIER_RULE = (
     f"{N_SIGMA:g}·√(sd²/n + sd_paper²/n_paper) (the papers print no sd: sd_paper is estimated by our sd, n_paper "
     "is the paper's stated number of repetitions, 5 for paper 000 and 50 for paper 003; one deterministic run "
     "has a band of 0); else *≤ 5 %*, *≤ 10 %* or *≤ 25 %* relative to the published value; else *miss*. "
-    "Every miss names a measured cause (a table of this run) or says *unexplained*. The rule and its reasons: "
+    "Every cell beyond 5 % names a measured cause and its grade (computed from tables of this run) or says "
+    "*unexplained*. The rule and its reasons: "
     "omkl_core/repro/verdicts.py; it was fixed before looking at which cells it moves.")
 
 #: The ``kind`` of a scorecard row that is a published numeric cell (a claim's row has its claim kind).
