@@ -26,7 +26,11 @@ Pages
     ``timing.html`` (the ``*_timing`` tables and the speed claims, apart), ``tables.html``.
 
 A quick run (small horizons) is labelled on every page; its cells are shown as computed on the
-quick horizon and marked *not computed at full size*, never as misses.
+quick horizon and marked *not computed at full size*, never as misses. Beside the committed full
+run every number says which run it comes from: the cells show the full run's value and tier with
+the quick value beneath; the causes (text, grade, the tables they are measured in) are labelled as
+the full run's; each ablation, variant and investigation table is shown as the committed full run's
+first, then as this quick run's (:data:`QUICK_CAPTION`).
 """
 from __future__ import annotations
 
@@ -706,7 +710,9 @@ def _render_csv(site: _Site, name: str, *, full: bool = False) -> str:
             + (" on the quick run's short horizon" if site.quick else "") + "; read the mean with care.</p>"
             if unstable else "")
     if full:
-        whose, anchor = f"<p class='small'><b>The committed full run</b>: {site.full_run_label()}.</p>", f"t-full-{name}"
+        label = site.full_run_label()
+        whose = f"<p class='small'><b>The committed full run</b>{label[len('the committed full run'):]}.</p>"
+        anchor = f"t-full-{name}"
     elif site.quick:
         whose, anchor = (f"<p class='small quicklabel'><b>{_e(QUICK_CAPTION[0].upper() + QUICK_CAPTION[1:])}</b>"
                          + (": the committed full run's table is just above." if name in site.full_tables else ".")
