@@ -60,9 +60,11 @@ def _no_committed_run(tmp_path, monkeypatch):
     monkeypatch.setattr(repro.committed, "FOLDER", tmp_path / "no-committed-run")
 
 
-def _results(tmp_path, monkeypatch, mode: str) -> Path:
+def _results(tmp_path, monkeypatch, mode: str, *, one_run=(), ablation_scale=None) -> Path:
     """A results folder as a run of ``mode`` leaves it: paper 000's Table 2 (VAW2 on Naval a miss),
-    its scorecard rows (full mode only, as the notebook writes them), one figure, a timing table."""
+    its scorecard rows (full mode only, as the notebook writes them), one figure, a timing table.
+    ``one_run``: (row, dataset) cells computed by one run (sd 0); ``ablation_scale``: write the
+    ablation table ``paper000_table2_ablations`` with every value this multiple of the published one."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -76,7 +78,7 @@ def _results(tmp_path, monkeypatch, mode: str) -> Path:
     for alg in pub.index:
         for d in DATASETS:
             v = float(pub.loc[alg, d]) * (1.5 if (alg == "VAW2" and d == "Naval") else 1.02)
-            cmp_values[(d, alg)] = np.array([v * 0.99, v * 1.01])
+            cmp_values[(d, alg)] = np.array([v] if (alg, d) in one_run else [v * 0.99, v * 1.01])
     comparison = repro.report.compare(cmp_values, paper="000", table=2, quick=mode == "quick", note="MSE x 1e3")
     for r in comparison.itertuples(index=False):
         recs.append({"dataset": r.dataset, "algorithm": r.algorithm, "mse_x1e3": r.mean, "sd": r.sd, "n_runs": r.n_runs,
@@ -85,6 +87,11 @@ def _results(tmp_path, monkeypatch, mode: str) -> Path:
     repro.report.save_table(pd.DataFrame({"dataset": ["Naval"], "variant": ["tvaw"], "algorithm": ["VAW2"],
                                           "mse_x1e3": [0.3], "sd": [0.0], "n_runs": [5]}), "paper000_table2_variants")
     repro.report.save_table(pd.DataFrame({"algorithm": ["Raker"], "cpu_s_one_run": [0.5]}), "paper003_table1_timing")
+    if ablation_scale is not None:
+        repro.report.save_table(pd.DataFrame(
+            [{"form": "online ridge", "algorithm": alg, "dataset": d, "mse_x1e3": float(pub.loc[alg, d]) * ablation_scale,
+              "sd": 0.01, "n_runs": 2, "published": float(pub.loc[alg, d]), "ratio": ablation_scale}
+             for alg in ("VAW2", "VAW-EWA") for d in DATASETS]), "paper000_table2_ablations")
     repro.report.add_scorecard_rows("paper000_table2", repro.report.scorecard_rows(comparison, paper="000",
                                                                                  item="Table 2"))
     if mode == "quick":
@@ -211,11 +218,11 @@ def test_verify_page_counts_the_tables_as_verify_does(tmp_path, monkeypatch):
     assert "format: missing" not in page and "missing from the current results" not in page
 
 
-def _committed_copy(tmp_path, monkeypatch) -> Path:
+def _committed_copy(tmp_path, monkeypatch, **kw) -> Path:
     """A committed full run (``reproduction/``) made from a full results folder: Table 2 with one miss."""
     import shutil
 
-    full = _results(tmp_path / "f", monkeypatch, "full")
+    full = _results(tmp_path / "f", monkeypatch, "full", **kw)
     folder = tmp_path / "reproduction"
     shutil.copytree(full, folder)
     monkeypatch.setattr(repro.committed, "FOLDER", folder)
@@ -322,3 +329,60 @@ def test_a_cell_whose_sd_exceeds_its_mean_is_flagged(tmp_path, monkeypatch):
     repro.html_report.build(res)
     text = (res / "report" / "tables.html").read_text(encoding="utf-8")
     assert text.count('class="unstable"') == 1 and "1 cell(s) with a standard deviation larger than the mean" in text
+
+
+def _text(html_text: str) -> str:
+    """A page's text as a reader sees it: tags dropped, white space collapsed."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html_text))
+
+
+def test_quick_report_labels_the_committed_ablation_table_and_its_own(tmp_path, monkeypatch):
+    """Issue 53: a quick page said the ablation form "reproduces the published column" (the full
+    run's cause) above an ablation table of the quick run's numbers (×1.71) with no label. Now the
+    committed full run's table comes first, labelled, then this quick run's, labelled; the causes
+    say they are the full run's and link its tables."""
+    _committed_copy(tmp_path, monkeypatch, ablation_scale=1.04)
+    res = _results(tmp_path / "q", monkeypatch, "quick", ablation_scale=1.71)
+    repro.html_report.build(res)
+    page = (res / "report" / "paper000_table2.html").read_text(encoding="utf-8")
+    text = _text(page)
+    abl = text[text.index("Ablation rows"):]
+    full_at, quick_at = abl.index("The committed full run"), abl.index("This quick run")
+    assert full_at < abl.index("×1.04") < quick_at < abl.index("×1.71")      # each table under its own label
+    assert "×1.71" not in abl[:quick_at] and "×1.04" not in abl[quick_at:]
+    assert "this quick run (short horizon; not comparable with the published cells)" in abl.lower()
+    causes = text[text.index("Measured causes of the misses"):text.index("Ablation rows")]
+    assert "(the committed full run's)" in causes and "From the committed full run:" in causes
+    assert 'href="tables.html#t-full-paper000_table2_variants"' in page       # the evidence: the full run's table
+    tables = (res / "report" / "tables.html").read_text(encoding="utf-8")
+    t_text = _text(tables)
+    for name in ("paper000_table2_ablations", "paper000_table2_variants"):
+        full_h = t_text.index(f"{name} — committed full run")
+        assert full_h < t_text.index(f"{name} — this quick run")               # the full run's first
+    assert "×1.04" not in t_text                                               # (the csv holds ratio 1.04)
+    _check_links(res / "report")
+    # a full run's own report has no such labels
+    full_res = _results(tmp_path / "g", monkeypatch, "full", ablation_scale=1.04)
+    repro.html_report.build(full_res)
+    own = _text((full_res / "report" / "paper000_table2.html").read_text(encoding="utf-8"))
+    assert "quick run" not in own.lower() and "committed full run" not in own
+
+
+def test_a_deterministic_cell_says_its_band_is_zero_in_the_cell_and_the_legend(tmp_path, monkeypatch):
+    """Issue 53: OMKR's cells (one run, sd 0) read "≤ 5 %" beside Raker's "within noise" with no word
+    why. The cell carries the mark and the legend explains it, naming the row; a page without such a
+    cell says nothing of it."""
+    res = _results(tmp_path, monkeypatch, "full", one_run={("VAW-EWA", "Airfoil")})
+    repro.html_report.build(res)
+    page = (res / "report" / "paper000_table2.html").read_text(encoding="utf-8")
+    mark = "(one deterministic run: band 0)"
+    cells = re.findall(r'<td class="cell[^"]*"[^>]*>(.*?)</td>', page)
+    marked = [c for c in cells if _text(mark).strip() in _text(c)]
+    assert len(marked) == 1 and "≤ 5 %" in marked[0] and "(n = 1)" in marked[0]
+    legend = _text(page[:page.index('<table class="paper">')])
+    assert f"A cell marked “{mark}” (VAW-EWA here)" in legend and "noise band is 0" in legend
+    assert repro.html_report.DETERMINISTIC == mark
+    plain = _results(tmp_path / "p", monkeypatch, "full")
+    repro.html_report.build(plain)
+    plain_page = (plain / "report" / "paper000_table2.html").read_text(encoding="utf-8")
+    assert mark not in plain_page and "A cell marked" not in plain_page

@@ -26,7 +26,11 @@ Pages
     ``timing.html`` (the ``*_timing`` tables and the speed claims, apart), ``tables.html``.
 
 A quick run (small horizons) is labelled on every page; its cells are shown as computed on the
-quick horizon and marked *not computed at full size*, never as misses.
+quick horizon and marked *not computed at full size*, never as misses. Beside the committed full
+run every number says which run it comes from: the cells show the full run's value and tier with
+the quick value beneath; the causes (text, grade, the tables they are measured in) are labelled as
+the full run's; each ablation, variant and investigation table is shown as the committed full run's
+first, then as this quick run's (:data:`QUICK_CAPTION`).
 """
 from __future__ import annotations
 
@@ -171,6 +175,14 @@ class _Site:
         self.full_stamp = _json(folder / "scorecard.stamp.json") if self.full is not None else {}
         self.full_rows = {(r["paper"].zfill(3), r["item"], r["row"], r["column"]): r
                           for r in (self.full.rows if self.full is not None else ())}
+        #: beside a quick run, the committed full run's tables folder and the tables it holds (by name)
+        self.full_folder = folder if self.full is not None else None
+        #: the committed full run's tables a quick report shows (on its tables page, before this run's
+        #: copy): the ablation, variant and investigation tables and every table a cause names
+        named = {t for c in (*papers.CAUSES, *papers.INVESTIGATIONS) for t in c.evidence}
+        self.full_tables = sorted(
+            t for t in (p.name[:-4] for p in (folder / "tables").glob("*.csv") if self.full is not None)
+            if "timing" not in t.split("_") and (t in named or re.search(r"ablation|variant|investigation", t)))
         self.age = committed.age(folder) if committed.exists(folder) else None
         self.junit_path = next((p for p in (results / "junit.xml", results.parent / "junit.xml") if p.is_file()), None)
         self.outcomes, self.junit = junit_outcomes(self.junit_path) if self.junit_path else ({}, {})
@@ -209,25 +221,41 @@ class _Site:
         return (f'<hr><p class="stamp">Run: <b>{_e(s.get("mode", "?"))}</b> mode · {_e(s.get("date", "?"))} · '
                 f'commit <code>{_e(s.get("commit", "?"))}</code> · {_e(s.get("machine", "?"))}</p>')
 
+    # --- whose numbers: beside a quick run, every number says which run it comes from
+    def full_run_label(self) -> str:
+        """``the committed full run (commit …, date)`` (HTML)."""
+        s = self.full_stamp
+        return (f"the committed full run (commit <code>{_e(s.get('commit', '?'))}</code>, {_e(s.get('date', '?'))}; "
+                "<code>reproduction/</code>)")
+
     # --- links
-    def table_link(self, name: str) -> str:
+    def table_link(self, name: str, *, full: bool = False) -> str:
+        """A link to table ``name`` on the tables page: this run's, or with ``full`` (a quick report's
+        text that comes from the committed full run) the committed full run's copy where it has one."""
+        if full and self.quick and name in self.full_tables:
+            return (f'<a href="tables.html#t-full-{_e(name)}"><code>{_e(name)}</code></a> '
+                    '<span class="small muted">(committed full run)</span>')
         if name in self.tables:
             page = "timing.html" if "timing" in name.split("_") else "tables.html"
-            return f'<a href="{page}#t-{_e(name)}"><code>{_e(name)}</code></a>'
+            whose = ' <span class="small muted">(this quick run\'s)</span>' if full and self.quick else ""
+            return f'<a href="{page}#t-{_e(name)}"><code>{_e(name)}</code></a>{whose}'
         return f'<code>{_e(name)}</code> <span class="muted">(not in this run)</span>'
 
-    def evidence_link(self, item: str) -> str:
+    def evidence_link(self, item: str, *, full: bool = False) -> str:
         if re.fullmatch(r"E\d{3}-\d+", item):
             return f'<a href="errata.html#{_e(item)}">erratum {_e(item)}</a>'
         if item.startswith("tests/"):
             return f"<code>{_e(item)}</code> {_badge(_outcome(item, self.outcomes))}"
-        return self.table_link(item)
+        return self.table_link(item, full=full)
 
-    def linkify(self, text: str) -> str:
-        """Escape a note and link the table names and erratum ids it names."""
+    def linkify(self, text: str, *, full: bool = False) -> str:
+        """Escape a note and link the table names and erratum ids it names (``full``: the note is the
+        committed full run's, beside a quick run: its tables are linked, :meth:`table_link`)."""
         out = _e(text)
-        for name in sorted(self.tables, key=len, reverse=True):
-            out = re.sub(rf"(?<![\w>#-]){re.escape(name)}(?![\w<])", lambda m, n=name: self.table_link(n), out)
+        names = set(self.tables) | (set(self.full_tables) if full and self.quick else set())
+        for name in sorted(names, key=len, reverse=True):
+            out = re.sub(rf"(?<![\w>#-]){re.escape(name)}(?![\w<])",
+                         lambda m, n=name: self.table_link(n, full=full), out)
         return re.sub(r"\b(E\d{3}-\d+)\b", r'<a href="errata.html#\1">\1</a>', out)
 
 
@@ -236,12 +264,66 @@ def _published():
     return paper_values._all()
 
 
-def _ablation_rows(site: _Site, paper: str, table: str) -> list[dict]:
+def _ablation_rows(site: _Site, paper: str, table: str, *, full: bool = False) -> list[dict]:
     """The ablation rows of a published table (the other forms, never scored): the records of
     ``paper{P}_table{K}_ablations`` (columns ``form, algorithm, dataset, mse_x1e3, sd, n_runs,
-    published, ratio``), written by the paper's notebook."""
-    path = site.results / "tables" / f"paper{paper}_table{table}_ablations.csv"
+    published, ratio``), written by the paper's notebook; ``full``: the committed full run's
+    (beside a quick run; none when there is no committed run)."""
+    folder = site.full_folder if full else site.results
+    if folder is None:
+        return []
+    path = folder / "tables" / f"paper{paper}_table{table}_ablations.csv"
     return _records(path) if path.is_file() else []
+
+
+#: The caption of a quick run's own numbers on a page that also shows the committed full run's.
+QUICK_CAPTION = "this quick run (short horizon; not comparable with the published cells)"
+
+
+def _ablation_table(abl: list[dict], cols: list[str]) -> str:
+    keys = list(dict.fromkeys((r.get("form", ""), r.get("algorithm", "")) for r in abl))
+    by = {(r.get("form", ""), r.get("algorithm", ""), r.get("dataset", "")): r for r in abl}
+    trs = []
+    for form, alg in keys:
+        tds = []
+        for c in cols:
+            r = by.get((form, alg, c))
+            if r is None:
+                tds.append("<td></td>")
+                continue
+            m_, sd_, ratio_ = _float(r.get("mse_x1e3")), _float(r.get("sd")), _float(r.get("ratio"))
+            tds.append(f'<td class="cell">{_fmt(m_)}{" ± " + _fmt(sd_, 3) if math.isfinite(sd_) and sd_ > 0 else ""}'
+                       f'<span class="ratio">×{ratio_:.2f}</span></td>')
+        trs.append(f"<tr><th>{_e(alg)}</th><td class='small'>{_e(form)}</td>{''.join(tds)}</tr>")
+    col_heads = "".join(f"<th>{_e(c)}</th>" for c in cols)
+    return (f'<div class="scroll"><table class="paper"><tr><th>row</th><th>form</th>{col_heads}'
+            f"</tr>{''.join(trs)}</table></div>")
+
+
+def _ablations_html(site: _Site, paper: str, table: str, cols: list[str]) -> str:
+    """The ablation rows of a published table. Beside a quick run, each table says whose numbers it
+    holds: the committed full run's first (where it has the table), then this quick run's."""
+    name = f"paper{paper}_table{table}_ablations"
+    abl = _ablation_rows(site, paper, table)
+    full = _ablation_rows(site, paper, table, full=True) if site.quick else []
+    if not abl and not full:
+        return ""
+    out = ["<h2>Ablation rows: the other forms (shown, never scored)</h2><p>Each row is another form of a "
+           "published row (the paper's text where the code is scored, the authors' code where the text is "
+           "scored, or a reading the text leaves open), with its ratio to the published value.</p>"]
+    if not site.quick:
+        return out[0] + f"<p class='small'>Source: {site.table_link(name)}.</p>" + _ablation_table(abl, cols)
+    if full:
+        out.append(f"<h3>The committed full run</h3><p class='small'>The numbers of {site.full_run_label()}, the "
+                   f"run the cells' tiers and the causes above come from. Source: {site.table_link(name, full=True)}."
+                   "</p>" + _ablation_table(full, cols))
+    if abl:
+        out.append(f"<h3>This quick run</h3><p class='small quicklabel'><b>{_e(QUICK_CAPTION[0].upper() + QUICK_CAPTION[1:])}"
+                   "</b>: the same forms on the quick notebook's short horizon; their ratios to the published "
+                   "values judge nothing" + ("" if full else " (no committed full run in this checkout to show "
+                                                              "beside them)")
+                   + f". Source: {site.table_link(name)}.</p>" + _ablation_table(abl, cols))
+    return "".join(out)
 
 
 def _timing_cells(site: _Site, paper: str, table: str) -> dict:
@@ -250,6 +332,9 @@ def _timing_cells(site: _Site, paper: str, table: str) -> dict:
         return {}
     return {r["algorithm"]: _float(r.get("cpu_s_one_run")) for r in _records(path) if "algorithm" in r}
 
+
+#: The mark of a cell whose tier rests on one deterministic run (sd 0, so a noise band of 0).
+DETERMINISTIC = "(one deterministic run: band 0)"
 
 #: CSS class of each tier (best first), of a quick run's cell and of a missing one.
 _TIER_CLASS = {**{t: f"t{i}" for i, t in enumerate(verdicts.TIERS)}, NOT_COMPUTED: "nc"}
@@ -269,6 +354,7 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
     timing = _timing_cells(site, paper, table)
     shown: list[dict] = []
     investigated: dict = {}
+    deterministic: list[str] = []          # the rows of the cells marked DETERMINISTIC
     # the verdict and cause a cell shows: its own, or beside a quick run the committed full run's
     judged = {k: site.full_rows.get((paper, item, *k), r) if site.quick else r for k, r in sc.items()}
     causes_used: dict[str, Cause] = {c.key: c for c in CAUSES
@@ -325,7 +411,8 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
         if v == verdicts.WITHIN_NOISE and math.isfinite(ratio) and abs(ratio - 1) > verdicts.REL_TIERS[0][1]:
             gap += " (band ± " + _fmt(band) + ")"
         elif v != NOT_COMPUTED and math.isfinite(band) and band == 0 and str(n).split(".")[0] == "1":
-            gap += " (one deterministic run: band 0)"
+            gap += " " + DETERMINISTIC
+            deterministic.append(row)
         return (f'<td class="cell {_TIER_CLASS.get(v, "none")}" title="{_e(tip)}">'
                 f'<span class="pub">published {_fmt(published)}</span>'
                 f'<span class="ours">{who} {_fmt(mean)}{sd_txt}</span>'
@@ -356,34 +443,17 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
             f"<li><b>{_e(', '.join(r for r in rows if re.fullmatch(f.rows, r)))}</b>: {_e(f.form)}. <i>{_e(f.quote)}</i>"
             + (" Other forms (ablations, never scored): " + site.linkify("; ".join(f.ablations)) if f.ablations else "")
             + "</li>" for f in forms) + "</ul>"
-    abl = _ablation_rows(site, paper, table)
-    ablations = ""
-    if abl:
-        keys = list(dict.fromkeys((r.get("form", ""), r.get("algorithm", "")) for r in abl))
-        by = {(r.get("form", ""), r.get("algorithm", ""), r.get("dataset", "")): r for r in abl}
-        trs = []
-        for form, alg in keys:
-            tds = []
-            for c in cols:
-                r = by.get((form, alg, c))
-                if r is None:
-                    tds.append("<td></td>")
-                    continue
-                m_, sd_, ratio_ = _float(r.get("mse_x1e3")), _float(r.get("sd")), _float(r.get("ratio"))
-                tds.append(f'<td class="cell">{_fmt(m_)}{" ± " + _fmt(sd_, 3) if math.isfinite(sd_) and sd_ > 0 else ""}'
-                           f'<span class="ratio">×{ratio_:.2f}</span></td>')
-            trs.append(f"<tr><th>{_e(alg)}</th><td class='small'>{_e(form)}</td>{''.join(tds)}</tr>")
-        col_heads = "".join(f"<th>{_e(c)}</th>" for c in cols)
-        ablations = ("<h2>Ablation rows: the other forms (shown, never scored)</h2><p>Each row is another form of a "
-                     "published row (the paper's text where the code is scored, the authors' code where the text is "
-                     f"scored, or a reading the text leaves open), with its ratio to the published value. Source: "
-                     f"{site.table_link(f'paper{paper}_table{table}_ablations')}.</p>"
-                     f'<div class="scroll"><table class="paper"><tr><th>row</th><th>form</th>{col_heads}'
-                     f"</tr>{''.join(trs)}</table></div>")
+    ablations = _ablations_html(site, paper, table, cols)
     legend = ('<p class="legend">' + "".join(
         f'<span class="{_TIER_CLASS[t]}" style="display:inline-block">{_e(t)}</span>' for t in verdicts.TIERS)
         + f'<span class="nc" style="display:inline-block">{NOT_COMPUTED}</span>'
         + '<span style="background:#eef3fb">time (not judged)</span></p>')
+    if deterministic:
+        legend += ("<p class='small'>" + _e(f"A cell marked “{DETERMINISTIC}” ({', '.join(dict.fromkeys(deterministic))} "
+                   "here) is a single run of a learner that draws nothing at random (sd 0), so its noise band is 0: "
+                   "it is “within noise” only where it equals the published value, and even a gap of a fraction of a "
+                   "per cent reads “≤ 5 %”, where a randomised row's band (from its sd over its runs) can cover it.")
+                   + "</p>")
     what = (f"<p>Published value (paper {paper}, Table {table}, MSE {_e(unit.replace('x1e-3', '× 10³'))}) above our "
             "mean ± sd over repetitions; beneath it the ratio reproduced / published, the number of repetitions and "
             f"the tier (hover a cell for the numbers). {_md_inline(verdicts.TIER_RULE)}</p>")
@@ -405,6 +475,11 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
                  + (f", {missing} not run" if missing else "") + "."
                  + _beyond([r for r in shown if r["verdict"] != "missing"]) + "</p>")
     causes = ""
+    full_run = site.quick and site.full is not None        # the causes beside a quick run: the full run's
+    whose = (f"<p class='small'><b>From the committed full run:</b> these texts, grades and the tables they are "
+             f"measured in are those of {site.full_run_label()}, the run the cells' tiers come from; the "
+             "links open its tables (this quick run's short-horizon copies are on the tables page).</p>"
+             if full_run else "")
     if causes_used:
         items = []
         graded = (site.full_stamp if site.quick else site.stamp).get("causes", {})
@@ -415,12 +490,15 @@ def _table_page(site: _Site, paper: str, table: str, pub) -> dict:
                      f"gap {g['gap_before']:.1%} in the scored form, {g['gap_after']:.1%} in this form; rule: "
                      "omkl_core/repro/verdicts.py)." if g else "")
             items.append(f'<div class="cause" id="cause-{_e(c.key)}"><b>{_e(c.key)}</b>: {_e(c.text)}{grade} Measured in: '
-                         + ", ".join(site.evidence_link(x) for x in c.evidence) + "</div>")
-        causes = "<h2>Measured causes of the misses</h2>" + "".join(items)
+                         + ", ".join(site.evidence_link(x, full=full_run) for x in c.evidence) + "</div>")
+        causes = ("<h2>Measured causes of the misses" + (" (the committed full run's)" if full_run else "") + "</h2>"
+                  + whose + "".join(items))
     if investigated:
-        causes += "<h2>Investigations (what was measured; no cause of their own)</h2>" + "".join(
+        causes += ("<h2>Investigations (what was measured; no cause of their own)"
+                   + (" (the committed full run's)" if full_run else "") + "</h2>"
+                   + (whose if not causes_used else "") + "".join(
             f'<div class="cause" id="cause-{_e(c.key)}"><b>{_e(c.key)}</b>: {_e(c.text)} Measured in: '
-            + ", ".join(site.evidence_link(x) for x in c.evidence) + "</div>" for c in investigated.values())
+            + ", ".join(site.evidence_link(x, full=full_run) for x in c.evidence) + "</div>" for c in investigated.values()))
     claims = _claims_html(site, [r for r in _claim_rows(site, paper) if r["item"].startswith(("Table", "Tables"))])
     body_html = (what + legend + f'<div class="scroll"><table class="paper"><tr><th>{_e(paper)} · Table {_e(table)}</th>'
                  f"{head}</tr>{''.join(body)}</table></div>" + form_html + causes + ablations
@@ -477,7 +555,7 @@ def _claims_html(site: _Site, rows: list[dict]) -> str:
         if not mine:
             continue
         trs = "".join(f"<tr><td>{_e(r['item'])}</td><td>{_e(r['row'])}</td><td>{_holds(r)}</td>"
-                      f"<td class='small'>{site.linkify(r.get('note', ''))}</td></tr>" for r in mine)
+                      f"<td class='small'>{site.linkify(r.get('note', ''), full=bool(r.get('full_run')))}</td></tr>" for r in mine)
         out.append(f"<h3>{_e(heading)}</h3><table><tr><th>item</th><th>claim</th><th>verdict</th><th>measured</th>"
                    f"</tr>{trs}</table>")
     return "".join(out)
@@ -501,6 +579,8 @@ def _figure_html(site: _Site, name: str) -> str:
         cap = f"<b>{_e(name)}</b>: <span class='muted'>no caption registered (omkl_core.repro.html_report.FIGURES)</span>"
         return f'<figure id="f-{_e(name)}"><img src="{src}" alt="{_e(name)}"><figcaption>{cap}</figcaption></figure>'
     cap = f"<b>{_e(name)}</b>. {_e(fig.shows)}"
+    if site.quick:
+        cap += f" <br><b>The figure: {_e(QUICK_CAPTION)}.</b>"
     claims = [r for r in _claim_rows(site, fig.paper) if any(r["item"].startswith(p) for p in fig.claims)]
     if fig.claims:
         if claims:
@@ -599,8 +679,10 @@ def _summary_line(c: dict, site: _Site) -> str:
 _MEAN_SD = re.compile(r"([+-]?\d+(?:\.\d*)?(?:[eE][+-]?\d+)?) ± (\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)")
 
 
-def _render_csv(site: _Site, name: str) -> str:
-    path = site.results / "tables" / f"{name}.csv"
+def _render_csv(site: _Site, name: str, *, full: bool = False) -> str:
+    """Table ``name`` of this run, or with ``full`` the committed full run's (beside a quick run).
+    Beside a quick run each says whose it is."""
+    path = (site.full_folder if full else site.results) / "tables" / f"{name}.csv"
     cols, rows = _read_csv(path)
     stamp = _json(path.with_name(f"{name}.stamp.json"))
 
@@ -629,7 +711,18 @@ def _render_csv(site: _Site, name: str) -> str:
             "repetition diverged or lies orders of magnitude from the others"
             + (" on the quick run's short horizon" if site.quick else "") + "; read the mean with care.</p>"
             if unstable else "")
-    return (f'<h2 id="t-{_e(name)}">{_e(name)}</h2><p class="stamp">{st}</p>'
+    if full:
+        label = site.full_run_label()
+        whose = f"<p class='small'><b>The committed full run</b>{label[len('the committed full run'):]}.</p>"
+        anchor = f"t-full-{name}"
+    elif site.quick:
+        whose, anchor = (f"<p class='small quicklabel'><b>{_e(QUICK_CAPTION[0].upper() + QUICK_CAPTION[1:])}</b>"
+                         + (": the committed full run's table is just above." if name in site.full_tables else ".")
+                         + "</p>"), f"t-{name}"
+    else:
+        whose, anchor = "", f"t-{name}"
+    title = _e(name) + (" — committed full run" if full else " — this quick run" if site.quick else "")
+    return (f'<h2 id="{_e(anchor)}">{title}</h2>{whose}<p class="stamp">{st}</p>'
             f'<div class="scroll"><table><tr>{head}</tr>{body}</table></div>{note}')
 
 
@@ -819,11 +912,26 @@ def _timing_page(site: _Site) -> None:
 
 def _tables_page(site: _Site) -> None:
     tabs = [t for t in site.tables if "timing" not in t.split("_")]
-    toc = "<ul>" + "".join(f'<li><a href="#t-{_e(t)}">{_e(t)}</a></li>' for t in tabs) + "</ul>"
     c = site.counts
-    site.page("tables.html", "Number tables", f"<p>{_e(_counts.phrase_tables(len(c.number_tables), c.has_scorecard))} "
-              "in this run; the timing tables are on the timing page.</p>" + toc
-              + "".join(_render_csv(site, t) for t in tabs))
+    intro = (f"<p>{_e(_counts.phrase_tables(len(c.number_tables), c.has_scorecard))} "
+             "in this run; the timing tables are on the timing page.</p>")
+    if not site.full_tables:
+        toc = "<ul>" + "".join(f'<li><a href="#t-{_e(t)}">{_e(t)}</a></li>' for t in tabs) + "</ul>"
+        site.page("tables.html", "Number tables", intro + toc + "".join(_render_csv(site, t) for t in tabs))
+        return
+    # beside a quick run: the committed full run's ablation, variant and investigation tables (what its
+    # causes are measured in), each just before this quick run's copy, each labelled
+    order = tabs + [t for t in site.full_tables if t not in tabs]
+    toc = "<ul>" + "".join(
+        "<li>" + " · ".join(([f'<a href="#t-full-{_e(t)}">{_e(t)}</a> (committed full run)'] if t in site.full_tables else [])
+                            + ([f'<a href="#t-{_e(t)}">{_e(t)}</a> (this quick run)'] if t in tabs else []))
+        + "</li>" for t in order) + "</ul>"
+    intro += (f"<p>Every table below says whose numbers it holds: {QUICK_CAPTION}, or {site.full_run_label()} "
+              "(its ablation, variant and investigation tables, which its causes are measured in, each before this "
+              "run's copy).</p>")
+    site.page("tables.html", "Number tables", intro + toc + "".join(
+        (_render_csv(site, t, full=True) if t in site.full_tables else "") + (_render_csv(site, t) if t in tabs else "")
+        for t in order))
 
 
 #: The file a report folder carries: :func:`build` replaces only a folder that has it (or that looks

@@ -692,7 +692,8 @@ def plot_fig1(results, s: Settings):
 
     ncol = min(3, len(results))
     nrow = -(-len(results) // ncol)
-    fig, axes = plt.subplots(2 * nrow, ncol, figsize=(4.8 * ncol, 4.9 * nrow), squeeze=False,
+    # at most style.max_width_in() wide, so that its text is shown at the report's body size
+    fig, axes = plt.subplots(2 * nrow, ncol, figsize=(3.7 * ncol, 4.9 * nrow), squeeze=False,
                              gridspec_kw={"height_ratios": [1.0, 0.5] * nrow})
     for k in range(len(results), nrow * ncol):
         axes[2 * (k // ncol), k % ncol].axis("off")
@@ -729,7 +730,7 @@ def plot_fig1(results, s: Settings):
     style.legend_outside(fig, ncol=len(FIG1_ROWS))
     band = " ± sd (band)" if s.repetitions > 1 else ""
     fig.suptitle(f"Paper 000 Figure 1 (reproduced): running MSE, mean{band} of {s.repetitions} repetition(s), "
-                 f"{s.mode} mode; beneath each panel the ratio to {ref_row}'s curve")
+                 f"{s.mode} mode;\nbeneath each panel the ratio to {ref_row}'s curve")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
@@ -741,7 +742,8 @@ def plot_fig2(results, s: Settings):
     from matplotlib.patches import Patch  # noqa: PLC0415
 
     colours = ("#0072B2", "#E69F00")
-    fig, axes = plt.subplots(len(results), 3, figsize=(13, 2.2 * len(results) + 0.6), squeeze=False)
+    # at most style.max_width_in() wide, so that its text is shown at the report's body size
+    fig, axes = plt.subplots(len(results), 3, figsize=(11, 2.3 * len(results) + 0.8), squeeze=False)
     for i, (name, res) in enumerate(results.items()):
         for j, row in enumerate(FIG2_ROWS):
             ax = axes[i, j]
@@ -753,11 +755,10 @@ def plot_fig2(results, s: Settings):
                 ax.set_title(row)
             if j == 0:
                 ax.set_ylabel(f"{name}\nfinal weight α_T,i")
-            if i == len(results) - 1:
-                ax.set_xlabel("kernel i (bandwidth σ increasing within each kind)")
+    fig.supxlabel("kernel i (bandwidth σ increasing within each kind)")
     fig.legend(handles=[Patch(color=colours[0], label="Gaussian kernels (i = 0–50)"),
                         Patch(color=colours[1], label="Laplacian kernels (i = 51–75)")],
-               loc="lower center", ncol=2, frameon=False, bbox_to_anchor=(0.5, -0.01))
+               loc="upper center", ncol=2, frameon=False, bbox_to_anchor=(0.5, 0.0))
     fig.suptitle(f"Paper 000 Figure 2 (reproduced): final weights α_T per kernel, repetition 0, {s.mode} mode")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
     return fig

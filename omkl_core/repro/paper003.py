@@ -435,7 +435,8 @@ def figure(results: dict, name: str, fig_no: int, s: Settings):
 
     res = results[name]
     variants = [r for r in res if r not in ROWS]
-    fig, axes = plt.subplots(1, 2 if variants else 1, figsize=(15 if variants else 8, 4.8), sharey=True, squeeze=False)
+    # at most style.max_width_in() wide, so that its text is shown at the report's body size
+    fig, axes = plt.subplots(1, 2 if variants else 1, figsize=(11.4, 7.6) if variants else (7, 6.0), sharey=True, squeeze=False)
     panels = [(axes[0, 0], ROWS, "the paper's algorithms (section 5's text)")]
     if variants:
         panels.append((axes[0, 1], ["Raker", *variants], "variants of the authors' code, beside Raker"))
@@ -459,8 +460,9 @@ def figure(results: dict, name: str, fig_no: int, s: Settings):
         shown = [res[row]["curve"][res[row]["curve_t"] >= FIG_T0] for row in rows]
         ax.set_ylim(0.8 * min(float(c.min()) for c in shown), 1.25 * max(float(c.max()) for c in shown))
         ax.set_xlabel(f"time step t (from t = {FIG_T0})")
-        ax.set_title(title, fontsize=10)
-        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.14), frameon=False, ncol=2)
+        ax.set_title(title)
+        # below the x label; the variants' long labels one to a line
+        ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.22), frameon=False, ncol=2 if rows is ROWS else 1)
     axes[0, 0].set_ylabel("running MSE × 10³ (log scale)")
     n = max(r["n"] for r in res.values())
     fig.suptitle(f"Paper 003 Figure {fig_no} (reproduced): {name}, mean ± 1 sd over {n} repetitions, {s.mode} mode")

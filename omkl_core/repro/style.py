@@ -1,5 +1,9 @@
 """One look for every figure of the reproduction: the same colour and marker for the same learner
-in every figure, legends outside the data, axis labels in words.
+in every figure, legends outside the data, axis labels in words, and text a reader can read where
+the figure is shown: the HTML report shows a figure at most :data:`REPORT_FIGURE_PX` wide, so a
+figure saved wider is scaled down, and its text with it. Every text of a figure is
+:data:`FONT_PT` points; a figure is at most :func:`max_width_in` inches wide, so that its text is
+shown at least as large as the report's body text (:func:`rendered_px`, :func:`smallest_text_px`).
 
 >>> from omkl_core.repro import style
 >>> style.color("VAW2") == style.color("VAW2")
@@ -9,7 +13,48 @@ from __future__ import annotations
 
 import hashlib
 
-__all__ = ["PALETTE", "MARKERS", "color", "marker", "line_kwargs", "legend_outside", "apply"]
+__all__ = ["PALETTE", "MARKERS", "color", "marker", "line_kwargs", "legend_outside", "apply", "FONT_PT", "SAVE_DPI",
+           "REPORT_FIGURE_PX", "REPORT_BODY_PX", "rendered_px", "max_width_in", "smallest_text_px"]
+
+#: The widest a figure is shown in the HTML report (px): ``figure{max-width}`` of
+#: :mod:`omkl_core.repro.html_report`'s style sheet (the image fills its figure box).
+REPORT_FIGURE_PX = 1150
+#: The report's body text size (px): the browser's default, which the style sheet keeps.
+REPORT_BODY_PX = 16
+#: The size of every text of a figure (tick labels, axis labels, legends, titles), in points.
+FONT_PT = 12
+#: The resolution figures are saved at (:func:`omkl_core.repro.report.save_figure`), dots per inch.
+SAVE_DPI = 130
+
+
+def rendered_px(size_pt: float, image_px: float, dpi: float = SAVE_DPI) -> float:
+    """The height in screen pixels of text of ``size_pt`` points in an image ``image_px`` pixels wide
+    saved at ``dpi``, as the report shows it (scaled down to :data:`REPORT_FIGURE_PX` when wider)."""
+    return size_pt * dpi / 72.0 * min(1.0, REPORT_FIGURE_PX / image_px)
+
+
+def max_width_in(font_pt: float = FONT_PT) -> float:
+    """The widest saved figure (inches, after ``bbox_inches="tight"``) whose text of ``font_pt`` points
+    the report shows at least :data:`REPORT_BODY_PX` high: scaled to :data:`REPORT_FIGURE_PX`, a
+    figure W inches wide shows text at ``font_pt / 72 * REPORT_FIGURE_PX / W`` px, whatever its dpi."""
+    return font_pt / 72.0 * REPORT_FIGURE_PX / REPORT_BODY_PX
+
+
+def smallest_text_px(fig, dpi: float = SAVE_DPI) -> tuple[float, str]:
+    """The smallest visible text of ``fig`` as the report shows it (:func:`rendered_px`, the figure
+    saved as :func:`omkl_core.repro.report.save_figure` saves it) and that text: ``(px, text)``."""
+    import io  # noqa: PLC0415
+
+    import matplotlib.image as mpimg  # noqa: PLC0415
+    from matplotlib.text import Text  # noqa: PLC0415
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    buf.seek(0)
+    width = mpimg.imread(buf, format="png").shape[1]
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    small = min(texts, key=lambda t: t.get_fontsize())
+    return rendered_px(small.get_fontsize(), width, dpi), small.get_text()
 
 # Colour-blind-safe base colours (Okabe-Ito, then Tol's muted set), one per learner family member.
 _BASE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442",
@@ -83,6 +128,8 @@ def apply() -> None:
     import seaborn as sns  # noqa: PLC0415
 
     sns.set_theme(style="whitegrid", context="notebook")
-    mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": 130, "savefig.bbox": "tight", "axes.titlesize": 11,
-                         "axes.labelsize": 10, "legend.fontsize": 9,
-                         "legend.title_fontsize": 9})   # one legend size in every figure
+    # every text FONT_PT points (one size in every figure); figures at most max_width_in() wide
+    mpl.rcParams.update({"figure.dpi": 110, "savefig.dpi": SAVE_DPI, "savefig.bbox": "tight",
+                         **{k: FONT_PT for k in ("font.size", "axes.titlesize", "axes.labelsize", "xtick.labelsize",
+                                                 "ytick.labelsize", "legend.fontsize", "legend.title_fontsize",
+                                                 "figure.titlesize")}})
