@@ -412,3 +412,46 @@ def test_an_error_without_a_message_is_never_an_empty_line(capsys):
     _error(KeyError())
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("omkl: error: out of memory") and err[1].startswith("omkl: error: KeyError"), err
+
+
+# ----------------------------------------------------------------------------- 7a. a dominating outlier
+def _outlier_csv(path, T=600, at=None, label=1e12):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(T, 2))
+    y = 5 + 0.1 * X[:, 0] + 0.05 * rng.normal(size=T)
+    if at is not None:
+        y[at - 1] = label
+    path.write_text("a,b,y\n" + "".join(f"{float(X[i, 0])!r},{float(X[i, 1])!r},{float(y[i])!r}\n" for i in range(T)), encoding="utf-8")
+    return y
+
+
+@pytest.mark.parametrize("model", ["OnlineRidge", "Mixture"])
+def test_cli_names_the_outlier_step_that_carries_most_of_the_squared_error(tmp_path, model):
+    src = tmp_path / "o.csv"
+    _outlier_csv(src, at=435)
+    res = _omkl("run", model, "--csv", src)
+    assert res.returncode == 0, res.stderr[-1500:]
+    notes = [ln for ln in res.stdout.splitlines() if ln.startswith("note: step")]
+    assert len(notes) == 1, res.stdout
+    m = re.match(r"note: step 435 \(row 435 of --csv .*o\.csv\) carries (\d+\.?\d*) % of the summed squared error "
+                 r"\(label 1e\+12, forecast (\S+)\): an outlier\? The MSE over the other 599 steps is (\S+), "
+                 r"the baseline's (\S+)$", notes[0])
+    assert m, notes[0]
+    assert float(m.group(1)) > 80 and abs(float(m.group(2))) < 1e3       # forecast before the outlier: near 5
+    clean = tmp_path / "c.csv"
+    _outlier_csv(clean)
+    res = _omkl("run", model, "--csv", clean)
+    assert res.returncode == 0 and "note: step" not in res.stdout, res.stdout
+
+
+def test_dominant_step_names_only_a_step_above_half_of_the_squared_error():
+    from omkl_core.protocol import DOMINANT_SHARE, dominant_step
+
+    assert DOMINANT_SHARE == 0.5
+    assert dominant_step([1.0, 1.0, 6.0, 1.0]) == (3, pytest.approx(6 / 9))
+    assert dominant_step([1.0, 1.0, 2.0]) is None                  # exactly one half: not more
+    assert dominant_step([0.0, 0.0]) is None and dominant_step([5.0]) is None
+    assert dominant_step([9.0, 1.0, 1.0]) is None                  # step 1 has its own note (issue 53)
+    trace = ok.run_online(ok.OnlineRidge(), np.ones((50, 1)), np.r_[np.full(20, 5.0), 1e9, np.full(29, 5.0)])
+    t, share = dominant_step(trace.losses)
+    assert t == 21 and share > 0.9
