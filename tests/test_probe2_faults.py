@@ -455,3 +455,23 @@ def test_dominant_step_names_only_a_step_above_half_of_the_squared_error():
     trace = ok.run_online(ok.OnlineRidge(), np.ones((50, 1)), np.r_[np.full(20, 5.0), 1e9, np.full(29, 5.0)])
     t, share = dominant_step(trace.losses)
     assert t == 21 and share > 0.9
+
+
+# ----------------------------------------------------------------------------- 7c. the overflow names the settings
+@pytest.mark.parametrize("eng", ["numpy", "numba"])
+@pytest.mark.parametrize("make, named, not_named", [
+    ("ok.OMKLGF(q_clip=0.05, eta=2.0)", "with q_clip=0.05 the importance-weighted step of eq. (17) is at most "
+                                        "eta/0.05 = 40 (eta=2.0)", "unbounded"),
+    ("ok.OMKLGF(eta=2.0)", "unbounded with q_clip=None", "at most"),
+    ("ok.SFGMKL(clip=(0.05, 0.05), eta=50.0)", "with clip=(0.05, 0.05) the importance-weighted step of eq. (17) is "
+                                               "at most eta/0.05 = 1e+03 (eta=50.0)", "unbounded"),
+    ("ok.Raker(eta=2.0)", "the OGD step eta=2.0 of theta (every kernel, every step: q = 1)", "importance"),
+])
+def test_theta_overflow_error_describes_the_actual_clip_setting(eng, make, named, not_named):
+    if eng == "numba" and not compiled.numba_available():
+        pytest.skip("no Numba")
+    X, y = ok.datasets.ar4(T=3000, seed=0)
+    with compiled.engine(eng), pytest.raises(FloatingPointError, match="theta overflowed") as err:
+        ok.run_online(eval(make), X, y)
+    msg = str(err.value)
+    assert named in msg and not_named not in msg and "unclipped" not in msg, msg

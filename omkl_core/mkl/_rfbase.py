@@ -238,8 +238,32 @@ class _RFLearner(OnlineLearner):
     def _nonfinite(self):
         return FloatingPointError(
             f"{type(self).__name__} produced a non-finite prediction at step t = {self.t_ + 1} (theta "
-            f"overflowed: unclipped importance weights 1/q can grow without bound, e.g. with off_by_one "
-            f"or a node drawn with tiny probability; the authors' code clips them: q_clip / clip)")
+            f"overflowed: {self._step_cause()})")
+
+    def _eta_text(self) -> str:
+        return f"eta={self.eta!r}" + (" / sqrt(t)" if self.schedule == "inv_sqrt_t" else "")
+
+    def _step_cause(self) -> str:
+        """Why theta can grow without bound, in the learner's actual settings (issue 52 item 7c):
+        the OGD step of eq. (17) on a kernel's loss, whose features have |z| = 1, multiplies the
+        kernel's forecast error by about (1 - 2 eta / q) each time the kernel is stepped, so a step
+        eta / q above about 1 makes it grow geometrically. Raker steps every kernel with q = 1."""
+        return (f"the OGD step {self._eta_text()} of theta (every kernel, every step: q = 1) is too large for this "
+                "stream: above about 1 a kernel's theta grows geometrically; reset() and use a smaller eta or "
+                "schedule='inv_sqrt_t'")
+
+    def _importance_cause(self, clip_name: str, clip_value, q_min, authors: str) -> str:
+        """:meth:`_step_cause` of a learner whose step is eta / q (eq. 17) with 1/q clipped at
+        1/``q_min`` by the parameter ``clip_name`` = ``clip_value`` (None: unclipped)."""
+        if clip_value is None:
+            return (f"the importance-weighted step eta/q of eq. (17) is unbounded with {clip_name}=None: a kernel "
+                    f"drawn with a small probability q is stepped by {self._eta_text()} divided by q, and above "
+                    f"about 1 its theta grows geometrically; set {clip_name} (the authors' code: {authors}), a "
+                    "smaller eta or schedule='inv_sqrt_t'")
+        return (f"with {clip_name}={clip_value!r} the importance-weighted step of eq. (17) is at most "
+                f"eta/{q_min!r} = {self.eta / q_min:.3g}{' / sqrt(t)' if self.schedule == 'inv_sqrt_t' else ''} "
+                f"({self._eta_text()}), still too large for this stream: above about 1 a kernel's theta grows "
+                f"geometrically; use a smaller eta, a larger {clip_name} or schedule='inv_sqrt_t'")
 
     # subclasses implement: _predict_step(x, force_node) -> _Step ; _learn_step(st, y)
     def _predict_step(self, x, force_node=None):  # pragma: no cover - abstract

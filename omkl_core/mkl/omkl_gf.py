@@ -175,6 +175,13 @@ class OMKLGF(_RFLearner):
         valid = mask[self._rows[:, None], idx]
         return self._combine(x, idx, valid, q=q, eta=eta, node=node, pic=pic, A=A, P=P)
 
+    def _step_cause(self) -> str:
+        if not self.weighted_gradient:          # reference C.2: the theta step without 1/q
+            return (f"the step {self._eta_text()} of eq. (17) (weighted_gradient=False: without 1/q) is too "
+                    "large for this stream: above about 1 a kernel's theta grows geometrically; use a smaller eta "
+                    "or schedule='inv_sqrt_t'")
+        return self._importance_cause("q_clip", self.q_clip, self.q_clip, "0.05")
+
     def _learn_step(self, st, y):
         q_sel = st.q[self._rows[:, None], st.idx]
         if self.q_clip is not None:
