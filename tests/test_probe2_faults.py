@@ -475,3 +475,24 @@ def test_theta_overflow_error_describes_the_actual_clip_setting(eng, make, named
         ok.run_online(eval(make), X, y)
     msg = str(err.value)
     assert named in msg and not_named not in msg and "unclipped" not in msg, msg
+
+
+# ----------------------------------------------------------------------------- 7b. the default OMKL-GF on a long stream
+@pytest.mark.parametrize("eng", ["numpy", "numba"])
+def test_default_omklgf_on_a_long_stream_names_the_unbounded_step_and_its_remedies(eng):
+    """The text's constant eta with unclipped 1/q: a kernel drawn at its smallest probability
+    q = 1 - (1 - eta/N)^M = 0.0121 is stepped by eta/q = 4.1 > 1 and its theta diverges once the
+    stream is long enough (airfoil repeated: step 29096). Inherent to the text's algorithm: a clear
+    error naming the parameters; each remedy it names runs the same stream."""
+    if eng == "numba" and not compiled.numba_available():
+        pytest.skip("no Numba")
+    X0, y0 = ok.datasets.load("airfoil")
+    X, y = np.tile(X0, (20, 1))[:30000], np.tile(y0, 20)[:30000]
+    with compiled.engine(eng), pytest.raises(FloatingPointError) as err:
+        ok.run_online(ok.OMKLGF(), X, y)
+    msg = str(err.value)
+    assert "unbounded with q_clip=None" in msg and "1 - (1 - eta_e^J/N)^M = 0.0121" in msg, msg
+    assert "eta/q up to 4.12" in msg and "set q_clip (the authors' code: 0.05)" in msg, msg
+    if eng == "numba":
+        for fixed in (ok.OMKLGF(q_clip=0.05), ok.OMKLGF(schedule="inv_sqrt_t"), ok.OMKLGF(eta=0.01)):
+            assert np.isfinite(ok.run_online(fixed, X, y).mse)

@@ -252,12 +252,13 @@ class _RFLearner(OnlineLearner):
                 "stream: above about 1 a kernel's theta grows geometrically; reset() and use a smaller eta or "
                 "schedule='inv_sqrt_t'")
 
-    def _importance_cause(self, clip_name: str, clip_value, q_min, authors: str) -> str:
+    def _importance_cause(self, clip_name: str, clip_value, q_min, authors: str, floor: str = "") -> str:
         """:meth:`_step_cause` of a learner whose step is eta / q (eq. 17) with 1/q clipped at
-        1/``q_min`` by the parameter ``clip_name`` = ``clip_value`` (None: unclipped)."""
+        1/``q_min`` by the parameter ``clip_name`` = ``clip_value`` (None: unclipped; ``floor``: what
+        the smallest q is without the clip, when the learner knows it)."""
         if clip_value is None:
             return (f"the importance-weighted step eta/q of eq. (17) is unbounded with {clip_name}=None: a kernel "
-                    f"drawn with a small probability q is stepped by {self._eta_text()} divided by q, and above "
+                    f"drawn with a small probability q{floor} is stepped by {self._eta_text()} divided by q, and above "
                     f"about 1 its theta grows geometrically; set {clip_name} (the authors' code: {authors}), a "
                     "smaller eta or schedule='inv_sqrt_t'")
         return (f"with {clip_name}={clip_value!r} the importance-weighted step of eq. (17) is at most "
