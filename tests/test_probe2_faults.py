@@ -496,3 +496,32 @@ def test_default_omklgf_on_a_long_stream_names_the_unbounded_step_and_its_remedi
     if eng == "numba":
         for fixed in (ok.OMKLGF(q_clip=0.05), ok.OMKLGF(schedule="inv_sqrt_t"), ok.OMKLGF(eta=0.01)):
             assert np.isfinite(ok.run_online(fixed, X, y).mse)
+
+
+# ----------------------------------------------------------------------------- 8a. memory estimated before work
+@pytest.mark.parametrize("model", ["OnlineRidge", "Mixture"])
+def test_cli_refuses_a_csv_too_wide_for_a_d_squared_state_before_allocating(tmp_path, model):
+    import math
+    import resource
+
+    from omkl_core.validation import available_memory
+
+    avail = available_memory()
+    if avail is None:
+        pytest.skip("the OS does not say how much memory is available")
+    d = math.ceil(math.sqrt(1.5 * avail / 32))     # OnlineRidge's state: ~4 (d + 1)^2 floats, 1.5 x what is there
+    src = tmp_path / "wide.csv"
+    with open(src, "w", encoding="utf-8") as fh:
+        fh.write(",".join(f"x{j}" for j in range(d)) + ",y\n")
+        row = ",".join("1" for _ in range(d)) + ",2\n"
+        fh.writelines(row for _ in range(50))
+
+    def limit():                                 # 3 GB of address space: the old run allocated d^2 and failed
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    res = _omkl("run", model, "--csv", src, timeout=120, preexec_fn=limit)
+    line = _one_error_line(res)
+    assert re.match(rf"omkl: error: the run on {d:,} features \(OnlineRidge ~[\d.]+ GB \+ the --csv blocks "
+                    rf"\(50 rows x {d:,} features\) ~[\d.]+ MB\) needs [\d.]+ GB .* of memory, more than the "
+                    r"[\d.]+ GB available on this machine now", line), line
+    assert "fewer columns" in line
