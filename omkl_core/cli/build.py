@@ -10,9 +10,9 @@ import math
 import warnings
 
 from .. import registry
+from ..csvstream import BLOCK_ROWS
 from ..mixture import Mixture, default_meta, default_pool
 from ..preprocessing import Pipeline, StandardScaler, TargetScaler
-from ..csvstream import BLOCK_ROWS
 from ..validation import _fmt_bytes, check_memory
 from .errors import UserError
 
