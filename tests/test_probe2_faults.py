@@ -525,3 +525,29 @@ def test_cli_refuses_a_csv_too_wide_for_a_d_squared_state_before_allocating(tmp_
                     rf"\(50 rows x {d:,} features\) ~[\d.]+ MB\) needs [\d.]+ GB .* of memory, more than the "
                     r"[\d.]+ GB available on this machine now", line), line
     assert "fewer columns" in line
+
+
+# ----------------------------------------------------------------------------- 7d. engines' rounding at a large scale
+@pytest.mark.parametrize("eng", ["numpy", "numba"])
+@pytest.mark.parametrize("cls", ["Raker", "OMKLGF", "SFGMKL", "SFGMKLR"])
+def test_large_input_scale_warns_naming_the_learner_and_the_scale(cls, eng):
+    import warnings
+
+    if eng == "numba" and not compiled.numba_available():
+        pytest.skip("no Numba")
+    X, y = ok.datasets.ar4(T=200, seed=0)
+    with compiled.engine(eng):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)      # the papers' scale: no warning
+            getattr(ok, cls)(m=8).run(X, y)
+        with pytest.warns(RuntimeWarning) as rec:
+            getattr(ok, cls)(m=8).run(X * 1e12, y)
+        learner = getattr(ok, cls)(m=8)
+        step = f"{float(np.linalg.norm(X[0] * 1e12)):.3g}"
+        with pytest.warns(RuntimeWarning, match=rf"^{cls}: the input's scale \(max \|x_t\| = {re.escape(step)}\)"):
+            learner.predict_one(X[0] * 1e12)                    # the step path too, once
+    msgs = [str(w.message) for w in rec if issubclass(w.category, RuntimeWarning)]
+    scale = f"{float(np.sqrt(((X * 1e12) ** 2).sum(axis=1)).max()):.3g}"
+    assert len(msgs) == 1 and msgs[0].startswith(f"{cls}: the input's scale (max |x_t| = {scale}) puts the random "
+                                                 "features' argument omega'x up to "), msgs
+    assert "numpy and numba engines (OMKL_ENGINE)" in msgs[0] and "beyond 4.5e+06" in msgs[0]
