@@ -336,3 +336,37 @@ def running_mean(y, prior: float = 0.0) -> np.ndarray:
     s = np.concatenate([[0.0], np.cumsum(y)[:-1]])
     n = np.arange(y.shape[0], dtype=np.float64)
     return np.where(n > 0, s / np.maximum(n, 1.0), float(prior))
+
+
+#: A step whose squared error is more than this share of the sum over all T steps is named in
+#: the output (issue 52): an outlier label there decides the MSE on its own.  Above one half at
+#: most one step can qualify (the largest), so a run kept block by block needs only its running
+#: maximum.  Steps 2..T only: the first step has its own note (a forecast made before any label,
+#: issue 53), and naming it again would say the same twice.
+DOMINANT_SHARE = 0.5
+
+
+def dominant_step(losses) -> tuple[int, float] | None:
+    """``(t, share)`` of the one step t of 2..T (1-based) whose squared error is more than
+    :data:`DOMINANT_SHARE` of the sum of ``losses`` (T,) over all T steps, or None when no step is."""
+    losses = np.asarray(losses, dtype=np.float64).reshape(-1)
+    if losses.shape[0] < 2:
+        return None
+    total = float(np.sum(losses))
+    i = 1 + int(np.argmax(losses[1:]))
+    share = float(losses[i]) / total if total > 0 else 0.0
+    return (i + 1, share) if share > DOMINANT_SHARE else None
+
+
+def dominant_step_note(t: int, share: float, T: int, *, label: float, forecast: float,
+                       mse_rest: float, base_mse_rest: float | None = None, row: str = "") -> str:
+    """The one line the output prints when step ``t`` carries ``share`` > :data:`DOMINANT_SHARE`
+    of the summed squared error (``""`` otherwise): the step, ``row`` (where it is in the input,
+    e.g. "row 1235 of --csv f.csv"), its label and forecast, and the MSE over the other T - 1 steps
+    (``mse_rest``; the baseline's, ``base_mse_rest``, when given)."""
+    if not share > DOMINANT_SHARE or T < 2:
+        return ""
+    where = f" ({row})" if row else ""
+    base = "" if base_mse_rest is None else f", the baseline's {base_mse_rest:.6g}"
+    return (f"note: step {t}{where} carries {100 * share:.4g} % of the summed squared error (label {label:.6g}, "
+            f"forecast {forecast:.6g}): an outlier? The MSE over the other {T - 1} steps is {mse_rest:.6g}{base}")

@@ -412,3 +412,142 @@ def test_an_error_without_a_message_is_never_an_empty_line(capsys):
     _error(KeyError())
     err = capsys.readouterr().err.splitlines()
     assert err[0].startswith("omkl: error: out of memory") and err[1].startswith("omkl: error: KeyError"), err
+
+
+# ----------------------------------------------------------------------------- 7a. a dominating outlier
+def _outlier_csv(path, T=600, at=None, label=1e12):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(T, 2))
+    y = 5 + 0.1 * X[:, 0] + 0.05 * rng.normal(size=T)
+    if at is not None:
+        y[at - 1] = label
+    path.write_text("a,b,y\n" + "".join(f"{float(X[i, 0])!r},{float(X[i, 1])!r},{float(y[i])!r}\n" for i in range(T)), encoding="utf-8")
+    return y
+
+
+@pytest.mark.parametrize("model", ["OnlineRidge", "Mixture"])
+def test_cli_names_the_outlier_step_that_carries_most_of_the_squared_error(tmp_path, model):
+    src = tmp_path / "o.csv"
+    _outlier_csv(src, at=435)
+    res = _omkl("run", model, "--csv", src)
+    assert res.returncode == 0, res.stderr[-1500:]
+    notes = [ln for ln in res.stdout.splitlines() if ln.startswith("note: step")]
+    assert len(notes) == 1, res.stdout
+    m = re.match(r"note: step 435 \(row 435 of --csv .*o\.csv\) carries (\d+\.?\d*) % of the summed squared error "
+                 r"\(label 1e\+12, forecast (\S+)\): an outlier\? The MSE over the other 599 steps is (\S+), "
+                 r"the baseline's (\S+)$", notes[0])
+    assert m, notes[0]
+    assert float(m.group(1)) > 80 and abs(float(m.group(2))) < 1e3       # forecast before the outlier: near 5
+    clean = tmp_path / "c.csv"
+    _outlier_csv(clean)
+    res = _omkl("run", model, "--csv", clean)
+    assert res.returncode == 0 and "note: step" not in res.stdout, res.stdout
+
+
+def test_dominant_step_names_only_a_step_above_half_of_the_squared_error():
+    from omkl_core.protocol import DOMINANT_SHARE, dominant_step
+
+    assert DOMINANT_SHARE == 0.5
+    assert dominant_step([1.0, 1.0, 6.0, 1.0]) == (3, pytest.approx(6 / 9))
+    assert dominant_step([1.0, 1.0, 2.0]) is None                  # exactly one half: not more
+    assert dominant_step([0.0, 0.0]) is None and dominant_step([5.0]) is None
+    assert dominant_step([9.0, 1.0, 1.0]) is None                  # step 1 has its own note (issue 53)
+    trace = ok.run_online(ok.OnlineRidge(), np.ones((50, 1)), np.r_[np.full(20, 5.0), 1e9, np.full(29, 5.0)])
+    t, share = dominant_step(trace.losses)
+    assert t == 21 and share > 0.9
+
+
+# ----------------------------------------------------------------------------- 7c. the overflow names the settings
+@pytest.mark.parametrize("eng", ["numpy", "numba"])
+@pytest.mark.parametrize("make, named, not_named", [
+    ("ok.OMKLGF(q_clip=0.05, eta=2.0)", "with q_clip=0.05 the importance-weighted step of eq. (17) is at most "
+                                        "eta/0.05 = 40 (eta=2.0)", "unbounded"),
+    ("ok.OMKLGF(eta=2.0)", "unbounded with q_clip=None", "at most"),
+    ("ok.SFGMKL(clip=(0.05, 0.05), eta=50.0)", "with clip=(0.05, 0.05) the importance-weighted step of eq. (17) is "
+                                               "at most eta/0.05 = 1e+03 (eta=50.0)", "unbounded"),
+    ("ok.Raker(eta=2.0)", "the OGD step eta=2.0 of theta (every kernel, every step: q = 1)", "importance"),
+])
+def test_theta_overflow_error_describes_the_actual_clip_setting(eng, make, named, not_named):
+    if eng == "numba" and not compiled.numba_available():
+        pytest.skip("no Numba")
+    X, y = ok.datasets.ar4(T=3000, seed=0)
+    with compiled.engine(eng), pytest.raises(FloatingPointError, match="theta overflowed") as err:
+        ok.run_online(eval(make), X, y)
+    msg = str(err.value)
+    assert named in msg and not_named not in msg and "unclipped" not in msg, msg
+
+
+# ----------------------------------------------------------------------------- 7b. the default OMKL-GF on a long stream
+@pytest.mark.parametrize("eng", ["numpy", "numba"])
+def test_default_omklgf_on_a_long_stream_names_the_unbounded_step_and_its_remedies(eng):
+    """The text's constant eta with unclipped 1/q: a kernel drawn at its smallest probability
+    q = 1 - (1 - eta/N)^M = 0.0121 is stepped by eta/q = 4.1 > 1 and its theta diverges once the
+    stream is long enough (airfoil repeated: step 29096). Inherent to the text's algorithm: a clear
+    error naming the parameters; each remedy it names runs the same stream."""
+    if eng == "numba" and not compiled.numba_available():
+        pytest.skip("no Numba")
+    X0, y0 = ok.datasets.load("airfoil")
+    X, y = np.tile(X0, (20, 1))[:30000], np.tile(y0, 20)[:30000]
+    with compiled.engine(eng), pytest.raises(FloatingPointError) as err:
+        ok.run_online(ok.OMKLGF(), X, y)
+    msg = str(err.value)
+    assert "unbounded with q_clip=None" in msg and "1 - (1 - eta_e^J/N)^M = 0.0121" in msg, msg
+    assert "eta/q up to 4.12" in msg and "set q_clip (the authors' code: 0.05)" in msg, msg
+    if eng == "numba":
+        for fixed in (ok.OMKLGF(q_clip=0.05), ok.OMKLGF(schedule="inv_sqrt_t"), ok.OMKLGF(eta=0.01)):
+            assert np.isfinite(ok.run_online(fixed, X, y).mse)
+
+
+# ----------------------------------------------------------------------------- 8a. memory estimated before work
+@pytest.mark.parametrize("model", ["OnlineRidge", "Mixture"])
+def test_cli_refuses_a_csv_too_wide_for_a_d_squared_state_before_allocating(tmp_path, model):
+    import math
+    import resource
+
+    from omkl_core.validation import available_memory
+
+    avail = available_memory()
+    if avail is None:
+        pytest.skip("the OS does not say how much memory is available")
+    d = math.ceil(math.sqrt(1.5 * avail / 32))     # OnlineRidge's state: ~4 (d + 1)^2 floats, 1.5 x what is there
+    src = tmp_path / "wide.csv"
+    with open(src, "w", encoding="utf-8") as fh:
+        fh.write(",".join(f"x{j}" for j in range(d)) + ",y\n")
+        row = ",".join("1" for _ in range(d)) + ",2\n"
+        fh.writelines(row for _ in range(50))
+
+    def limit():                                 # 3 GB of address space: the old run allocated d^2 and failed
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+
+    res = _omkl("run", model, "--csv", src, timeout=120, preexec_fn=limit)
+    line = _one_error_line(res)
+    assert re.match(rf"omkl: error: the run on {d:,} features \(OnlineRidge ~[\d.]+ GB \+ the --csv blocks "
+                    rf"\(50 rows x {d:,} features\) ~[\d.]+ MB\) needs [\d.]+ GB .* of memory, more than the "
+                    r"[\d.]+ GB available on this machine now", line), line
+    assert "fewer columns" in line
+
+
+# ----------------------------------------------------------------------------- 7d. engines' rounding at a large scale
+@pytest.mark.parametrize("eng", ["numpy", "numba"])
+@pytest.mark.parametrize("cls", ["Raker", "OMKLGF", "SFGMKL", "SFGMKLR"])
+def test_large_input_scale_warns_naming_the_learner_and_the_scale(cls, eng):
+    import warnings
+
+    if eng == "numba" and not compiled.numba_available():
+        pytest.skip("no Numba")
+    X, y = ok.datasets.ar4(T=200, seed=0)
+    with compiled.engine(eng):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)      # the papers' scale: no warning
+            getattr(ok, cls)(m=8).run(X, y)
+        with pytest.warns(RuntimeWarning) as rec:
+            getattr(ok, cls)(m=8).run(X * 1e12, y)
+        learner = getattr(ok, cls)(m=8)
+        step = f"{float(np.linalg.norm(X[0] * 1e12)):.3g}"
+        with pytest.warns(RuntimeWarning, match=rf"^{cls}: the input's scale \(max \|x_t\| = {re.escape(step)}\)"):
+            learner.predict_one(X[0] * 1e12)                    # the step path too, once
+    msgs = [str(w.message) for w in rec if issubclass(w.category, RuntimeWarning)]
+    scale = f"{float(np.sqrt(((X * 1e12) ** 2).sum(axis=1)).max()):.3g}"
+    assert len(msgs) == 1 and msgs[0].startswith(f"{cls}: the input's scale (max |x_t| = {scale}) puts the random "
+                                                 "features' argument omega'x up to "), msgs
+    assert "numpy and numba engines (OMKL_ENGINE)" in msgs[0] and "beyond 4.5e+06" in msgs[0]

@@ -10,9 +10,10 @@ import math
 import warnings
 
 from .. import registry
+from ..csvstream import BLOCK_ROWS
 from ..mixture import Mixture, default_meta, default_pool
 from ..preprocessing import Pipeline, StandardScaler, TargetScaler
-from ..validation import check_memory
+from ..validation import _fmt_bytes, check_memory
 from .errors import UserError
 
 
@@ -256,6 +257,34 @@ def _check_budget(name: str, model, shape: tuple[int, int]) -> None:
         model._long_warned = True   # the learner's own warning would speak of one chunk only
 
 
+def _check_state_memory(learners, shape: tuple[int, int], block_rows: int | None) -> None:
+    """Before the run (issue 52): the memory the learners' state needs on ``shape[1]`` features
+    (``state_nbytes(d)``: the O(d^2) state of OnlineRidge, BayesianRidge, VAW) summed with the
+    blocks of a ``--csv`` stream (``block_rows`` rows of the raw, scaled and standardised inputs,
+    3 copies of 8 bytes a value), refused in one line naming the estimate and what is available."""
+    def inner(e):                # the learner inside its wrappers (TargetScaler, Pipeline: ``.learner``)
+        for _ in range(8):
+            nxt = getattr(e, "learner", None)
+            if nxt is None or isinstance(nxt, (list, tuple, dict)):
+                break
+            e = nxt
+        return e
+
+    T, d = int(shape[0]), int(shape[1])
+    parts = [(name, float(inner(e).state_nbytes(d))) for name, e in learners if hasattr(inner(e), "state_nbytes")]
+    if block_rows:
+        parts.append((f"the --csv blocks ({min(T, block_rows):,} rows x {d:,} features)", 3.0 * 8 * min(T, block_rows) * d))
+    total = sum(nbytes for _, nbytes in parts)
+    if total < 1 << 26:          # under 64 MiB: nothing to check
+        return
+    what = " + ".join(f"{name} ~{_fmt_bytes(nbytes)}" for name, nbytes in parts)
+    try:
+        check_memory(total, f"the run on {d:,} features ({what})")
+    except MemoryError as exc:
+        raise UserError(f"{exc}, fewer columns, or a learner whose state does not grow as d^2 (VAW2, "
+                        "RunningMean)") from None
+
+
 def _build(args, cls, params: dict, is_mixture: bool, scaling: str, shape):
     """``(model, mix, in_target_units)`` of ``omkl run``: the learner from ``--param`` (or the Mixture from
     ``--expert``/``--meta``), each refused before the run when its state would not fit the stream
@@ -268,7 +297,9 @@ def _build(args, cls, params: dict, is_mixture: bool, scaling: str, shape):
         model, mix, experts, in_target_units = _mixture(args, scaling)
         for label, e in experts:
             _check_budget(label, e, shape)
+        _check_state_memory(experts, shape, None if args.dataset else BLOCK_ROWS)
     else:
         model = _construct(args.model, cls, params)
         _check_budget(args.model, model, shape)
+        _check_state_memory([(args.model, model)], shape, None if args.dataset else BLOCK_ROWS)
     return model, mix, in_target_units

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import registry
 from ..preprocessing import Pipeline, StandardScaler, TargetScaler
-from ..protocol import first_step_note
+from ..protocol import dominant_step_note, first_step_note
 from ..regret import aggregates_experts, regret_report
 from .build import DEFAULT_EXPERTS, _build, _mixture_lines, _parse_params
 from .errors import UserError, _error
@@ -141,9 +141,9 @@ def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
           f"the running mean of the raw labels before step t"
           f"{'; mse_scaled on the [0, 1] target of eq. (33) (the papers tables print 1000 times it)' if scaled else ''}; "
           f"scaling: {SCALINGS[scaling]}]")
-    note = first_step_note(res["first_share"], res["first_forecast"], res["T"])
-    if note:
-        print(note)
+    for note in (first_step_note(res["first_share"], res["first_forecast"], res["T"]), _dominant_note(res, args)):
+        if note:
+            print(note)
     if mix is not None:
         for line in _mixture_lines(mix, in_target_units):
             print(line)
@@ -153,6 +153,20 @@ def _run_on_stream(args, stack, cls, params, is_mixture, out, scaling) -> int:
         print(regret_report(model if mix is None else mix, X, y, scale=width ** 2 if scaling == "paper" else 1.0,
                             target=target))
     return 0
+
+
+def _dominant_note(res: dict, args) -> str:
+    """The line naming a step that carries most of the squared error (issue 52; the rule and its
+    threshold: :func:`omkl_core.protocol.dominant_step_note`), ``""`` when none does."""
+    top, T = res["largest"], res["T"]
+    total = res["mse"] * T
+    share = top["loss"] / total if total > 0 else 0.0
+    source = f"--dataset {args.dataset}" if args.dataset else "--csv " + ("standard input" if args.csv == "-" else args.csv)
+    rest = T - 1 if T > 1 else 1
+    return dominant_step_note(top["t"], share, T, label=top["label"], forecast=top["forecast"],
+                              mse_rest=(total - top["loss"]) / rest,
+                              base_mse_rest=(res["base_mse"] * T - top["base_loss"]) / rest,
+                              row=f"row {top['t']} of {source}")
 
 
 def _markdown(records: list[dict], columns: list[str], floatfmt: str = ".5g") -> str:

@@ -233,6 +233,8 @@ def _run_blocks(model, blocks, T: int, *, paper: bool, lo: float, width: float, 
     t0, label_sum, raw_sum = 0, 0.0, 0.0
     loss_sum, base_sum, cum_loss, cum_scaled, seconds = 0.0, 0.0, 0.0, 0.0, 0.0
     first_loss = first_base = first_pred = 0.0          # step 1's squared errors and forecast (target's units)
+    top = (0, -1.0, 0.0, 0.0, 0.0)    # the step of steps 2..T with the largest squared error (protocol.dominant_step):
+    #                                   (step, its squared error, the baseline's, its label, its forecast)
     with progress_bar(T, desc=type(model).__name__, unit="step", leave=False, enabled=progress) as bar:
         for X, y, y_raw in blocks:
             n = y.shape[0]
@@ -251,9 +253,14 @@ def _run_blocks(model, blocks, T: int, *, paper: bool, lo: float, width: float, 
             sums = np.cumsum(np.concatenate([[raw_sum], y_raw]))      # sums of the raw labels before step t
             counts = np.arange(t0, t0 + n, dtype=np.float64)
             base = np.where(counts > 0, sums[:-1] / np.maximum(counts, 1.0), 0.0)
-            base_sum += float(((base - y_raw) ** 2).sum())
+            base_losses = (base - y_raw) ** 2
+            base_sum += float(base_losses.sum())
             if t0 == 0 and n:
-                first_loss, first_base, first_pred = float(losses[0]), float((base[0] - y_raw[0]) ** 2), float(pred[0])
+                first_loss, first_base, first_pred = float(losses[0]), float(base_losses[0]), float(pred[0])
+            skip = 1 if t0 == 0 else 0       # the largest squared error of steps 2..t (step 1 has its own note)
+            i = skip + int(np.argmax(losses[skip:])) if n > skip else 0
+            if n > skip and losses[i] > top[1]:
+                top = (t0 + i + 1, float(losses[i]), float(base_losses[i]), float(y_raw[i]), float(pred[i]))
             cum = np.cumsum(np.concatenate([[cum_loss], losses]))[1:]
             if writer is not None:
                 t = np.arange(t0 + 1, t0 + n + 1)
@@ -267,7 +274,7 @@ def _run_blocks(model, blocks, T: int, *, paper: bool, lo: float, width: float, 
     return {"T": t0, "mse": loss_sum / t0, "base_mse": base_sum / t0, "mse_scaled": cum_scaled / t0,
             "mse_after_first": after(loss_sum, first_loss), "base_mse_after_first": after(base_sum, first_base),
             "first_share": first_loss / loss_sum if loss_sum > 0 else 0.0, "first_forecast": first_pred,
-            "seconds": seconds}
+            "seconds": seconds, "largest": dict(zip(("t", "loss", "base_loss", "label", "forecast"), top))}
 
 
 @contextlib.contextmanager

@@ -26,6 +26,7 @@ with the NumPy step to rounding.
 from __future__ import annotations
 
 import copy
+import warnings
 
 import numpy as np
 
@@ -55,6 +56,11 @@ __all__ = ["draw_nodes", "SCHEDULES"]
 #: step-size schedules: "constant" (paper 003 section 5: eta = xi = 1/sqrt(T)) or
 #: "inv_sqrt_t" (the authors' code, reference D.1/E.4: eta_t = eta / sqrt(t), xi_t = xi / sqrt(t)).
 SCHEDULES = ("constant", "inv_sqrt_t")
+
+#: Above this |omega'x| float64 rounds the random features' argument by more than 1e-9
+#: (1e-9 / eps = 4.5e6): sin / cos of it, and the engines' forecasts, then differ beyond 1e-9
+#: (issue 52 item 7d); :meth:`_RFLearner._warn_scale` warns once.
+ARGUMENT_LIMIT = 1e-9 / float(np.finfo(np.float64).eps)
 
 
 def draw_nodes(p: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -164,6 +170,8 @@ class _RFLearner(OnlineLearner):
         # (R, N, D, d): z for a subset is one batched matmul Omega[r, idx] @ x
         self._OmegaT = np.ascontiguousarray(np.stack([D.omega_ for D in self.dictionaries_]).transpose(0, 1, 3, 2))
         self._Omega = None                                    # (R, N, d, D) for the compiled loop, made on first use
+        self._omega_norm = float(np.sqrt(np.einsum("rkmd,rkmd->rkm", self._OmegaT, self._OmegaT)).max(initial=0.0))
+        self._scale_warned = False
         self.theta_ = np.zeros((R, self.N_, 2 * self.m))      # theta_{i,1} = 0
         self.log_w_ = np.zeros((R, self.N_))                  # ln w_{i,1} = 0
         self.t_ = 0
@@ -238,8 +246,33 @@ class _RFLearner(OnlineLearner):
     def _nonfinite(self):
         return FloatingPointError(
             f"{type(self).__name__} produced a non-finite prediction at step t = {self.t_ + 1} (theta "
-            f"overflowed: unclipped importance weights 1/q can grow without bound, e.g. with off_by_one "
-            f"or a node drawn with tiny probability; the authors' code clips them: q_clip / clip)")
+            f"overflowed: {self._step_cause()})")
+
+    def _eta_text(self) -> str:
+        return f"eta={self.eta!r}" + (" / sqrt(t)" if self.schedule == "inv_sqrt_t" else "")
+
+    def _step_cause(self) -> str:
+        """Why theta can grow without bound, in the learner's actual settings (issue 52 item 7c):
+        the OGD step of eq. (17) on a kernel's loss, whose features have |z| = 1, multiplies the
+        kernel's forecast error by about (1 - 2 eta / q) each time the kernel is stepped, so a step
+        eta / q above about 1 makes it grow geometrically. Raker steps every kernel with q = 1."""
+        return (f"the OGD step {self._eta_text()} of theta (every kernel, every step: q = 1) is too large for this "
+                "stream: above about 1 a kernel's theta grows geometrically; reset() and use a smaller eta or "
+                "schedule='inv_sqrt_t'")
+
+    def _importance_cause(self, clip_name: str, clip_value, q_min, authors: str, floor: str = "") -> str:
+        """:meth:`_step_cause` of a learner whose step is eta / q (eq. 17) with 1/q clipped at
+        1/``q_min`` by the parameter ``clip_name`` = ``clip_value`` (None: unclipped; ``floor``: what
+        the smallest q is without the clip, when the learner knows it)."""
+        if clip_value is None:
+            return (f"the importance-weighted step eta/q of eq. (17) is unbounded with {clip_name}=None: a kernel "
+                    f"drawn with a small probability q{floor} is stepped by {self._eta_text()} divided by q, and above "
+                    f"about 1 its theta grows geometrically; set {clip_name} (the authors' code: {authors}), a "
+                    "smaller eta or schedule='inv_sqrt_t'")
+        return (f"with {clip_name}={clip_value!r} the importance-weighted step of eq. (17) is at most "
+                f"eta/{q_min!r} = {self.eta / q_min:.3g}{' / sqrt(t)' if self.schedule == 'inv_sqrt_t' else ''} "
+                f"({self._eta_text()}), still too large for this stream: above about 1 a kernel's theta grows "
+                f"geometrically; use a smaller eta, a larger {clip_name} or schedule='inv_sqrt_t'")
 
     # subclasses implement: _predict_step(x, force_node) -> _Step ; _learn_step(st, y)
     def _predict_step(self, x, force_node=None):  # pragma: no cover - abstract
@@ -256,10 +289,30 @@ class _RFLearner(OnlineLearner):
         elif d != self.d_:
             raise ValueError(f"x has dimension {d}, expected d={self.d_}")
 
+    def _warn_scale(self, X):
+        """Warn once (RuntimeWarning naming the learner and the input's scale) when the random
+        features' argument omega'x can exceed :data:`ARGUMENT_LIMIT` (bounded by max |omega_j| max
+        |x_t|): there float64 rounds omega'x by more than 1e-9, so sin / cos of it -- and the forecasts
+        of the NumPy and the compiled engine, which sum omega'x in another order -- differ beyond
+        1e-9 (issue 52 item 7d: 2.9e-4 relative at input scale 1e12, 17-150 % at 1e15)."""
+        if self._scale_warned or X.size == 0:
+            return
+        xs = float(np.sqrt(np.einsum("td,td->t", X, X)).max())
+        bound = self._omega_norm * xs
+        if bound > ARGUMENT_LIMIT:
+            self._scale_warned = True
+            warnings.warn(
+                f"{type(self).__name__}: the input's scale (max |x_t| = {xs:.3g}) puts the random features' argument "
+                f"omega'x up to {bound:.3g} (max |omega| = {self._omega_norm:.3g}), beyond {ARGUMENT_LIMIT:.3g}: float64 "
+                f"rounds omega'x by up to ~{bound * np.finfo(np.float64).eps:.2g}, so sin and cos of it carry no digit "
+                "to 1e-9 and the numpy and numba engines (OMKL_ENGINE) can give different forecasts; scale the inputs "
+                "(e.g. omkl run --scale online, or eq. (34): X / max |x_t|)", RuntimeWarning, stacklevel=4)
+
     def _predict_cached(self, x, force_node=None):
         if self._pending is not None and np.array_equal(self._pending[0], x):
             return self._pending[1]
         self._check_state()
+        self._warn_scale(x[None, :])
         st = self._predict_step(x, force_node)
         self._pending = (x.copy(), st)
         return st
@@ -319,6 +372,7 @@ class _RFLearner(OnlineLearner):
         see :meth:`run_repetitions`): the compiled loop on the ``"numba"`` engine, else the NumPy step."""
         T = X.shape[0]
         self._check_state()
+        self._warn_scale(X)
         P = np.empty((self.n_repetitions_, T))
         start = 0
         if T and self._pending is not None and np.array_equal(self._pending[0], X[0]):

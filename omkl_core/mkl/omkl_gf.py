@@ -178,6 +178,21 @@ class OMKLGF(_RFLearner):
         valid = mask[self._rows[:, None], idx]
         return self._combine(x, idx, valid, q=q, eta=eta, node=node, pic=pic, A=A, P=P)
 
+    def _step_cause(self) -> str:
+        if not self.weighted_gradient:          # reference C.2: the theta step without 1/q
+            return (f"the step {self._eta_text()} of eq. (17) (weighted_gradient=False: without 1/q) is too "
+                    "large for this stream: above about 1 a kernel's theta grows geometrically; use a smaller eta "
+                    "or schedule='inv_sqrt_t'")
+        floor = ""
+        if self.schedule == "constant" and self.dictionaries_ is not None:
+            # q_k >= P_{k,J} >= 1 - (1 - eta_e^J / N)^M: pi^(J)_k >= eta_e^J / N however small w_k is
+            eta_e = self.eta if self.eta_e is None else self.eta_e
+            q = 1.0 - (1.0 - eta_e ** self.J / self.N_) ** self.M
+            floor = (f" (with eta={self.eta!r}, eta_e={eta_e!r}, J={self.J}, M={self.M} and N={self.N_} kernels q can be "
+                     f"as small as 1 - (1 - eta_e^J/N)^M = {q:.3g}: a step eta/q up to {self.eta / q:.3g}, on every "
+                     "stream long enough to draw such a kernel repeatedly: the text's constant eta over T)")
+        return self._importance_cause("q_clip", self.q_clip, self.q_clip, "0.05", floor)
+
     def _learn_step(self, st, y):
         q_sel = st.q[self._rows[:, None], st.idx]
         if self.q_clip is not None:

@@ -224,6 +224,10 @@ class SFGMKL(_RFLearner):
         s.p, s.q, s.node = p, q, node
         return self._combine(x, idx, valid, p=p, q=q, node=node, eta=eta, greedy=s.greedy)
 
+    def _step_cause(self) -> str:
+        clip = None if self.clip is None else tuple(self.clip)
+        return self._importance_cause("clip", clip, None if clip is None else clip[0], "(0.1, 0.2) for SFG-MKL-R")
+
     def _learn_step(self, st, y):
         r = self._rows
         form = self.after_switch_form() if st.greedy else "importance"       # before the switch: drawn

