@@ -30,20 +30,23 @@ import os
 import sys
 from pathlib import Path
 
-from . import committed, counts, report
+from . import committed, report
 from .hashes import (  # noqa: F401  (compare_results: re-exported, a public name of this module)
     FORMAT,
+    PROMISE,
     SCORECARD,
     _numbers_hash,
+    compare,
     compare_results,
     compare_tables,
     current_tables,
+    outcome,
     read_reference,
     write_reference,
 )
 
-__all__ = ["main", "current_tables", "compare_tables", "compare_results", "write_reference", "read_reference", "ROOT",
-           "SCORECARD", "FORMAT"]
+__all__ = ["main", "current_tables", "compare", "compare_tables", "compare_results", "write_reference", "read_reference", "ROOT",
+           "SCORECARD", "FORMAT", "outcome", "PROMISE"]
 
 #: The checkout this module belongs to (``reference/`` and ``results/`` live there).
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -107,14 +110,9 @@ def main(argv=None) -> int:
           f"(numbers rounded to {report.HASH_DIGITS} significant digits; timing tables excluded)")
     status = 0
     if reference is not None:
-        same, total, lines = compare_tables(reference["tables"], current, ns.max_cells)
-        n = sum(name != SCORECARD for name in current)
-        print(f"{counts.phrase_verify(same, total)} ({n} number tables" + (" and the scorecard)" if SCORECARD in current
-                                                                          else ", no scorecard)"))
-        for line in lines:
-            print("  " + line)
-        print(f"numbers hash: reference {reference.get('numbers_sha256')}, current {_numbers_hash(current)}")
-        status = 0 if same == total else 1
+        result, lines = outcome(reference, current, ns.max_cells)
+        print("\n".join(lines))
+        status = 0 if result.passed else 1
     if committed.exists():
         print(committed.age().sentence())
     if ns.update:
