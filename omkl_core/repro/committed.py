@@ -24,6 +24,7 @@ Commands (``./reproduce.sh publish`` runs the first)::
 
     python -m omkl_core.repro.committed publish [--results DIR] [--junit FILE]
     python -m omkl_core.repro.committed age
+    python -m omkl_core.repro.committed compare [--results DIR]   (a run's scorecard against the committed one)
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ from . import errata, hashes, report
 from .notebooks import notebook_list
 from .report_inputs import _json, junit_outcomes, theory_rows
 
-__all__ = ["FOLDER", "Age", "age", "publish", "exists", "main", "CODE_PATHS"]
+__all__ = ["FOLDER", "Age", "age", "publish", "exists", "main", "CODE_PATHS", "compare_scorecard"]
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 #: Where the committed full run lives in the checkout.
@@ -247,8 +248,25 @@ def publish(results: str | Path | None = None, *, dest: str | Path = FOLDER, jun
     return dest
 
 
+# ----------------------------------------------------------------------------- compare
+def compare_scorecard(results: str | Path | None = None, folder: Path = FOLDER) -> hashes.TableOutcome:
+    """The scorecard of the run in ``results`` (default ``$OMKL_RESULTS`` or ``results/``) against the
+    committed run's (``reproduction/scorecard.csv``), cell by cell as ``verify`` compares a table
+    (:func:`omkl_core.repro.hashes.compare`: numbers within the relative tolerance, verdicts, causes
+    and notes the same). The timing claims live in ``scorecard_timing.csv`` and are not compared."""
+    results = Path(results) if results is not None else report.results_dir()
+    found = []
+    for where in (results, Path(folder)):
+        if not (where / "scorecard.csv").is_file():
+            raise PublishError(f"no scorecard in {where} (run ./reproduce.sh first)" if where == results
+                               else f"no committed run in {where} (no scorecard.csv)")
+        found.append(hashes.current_tables(where).get(hashes.SCORECARD))
+    committed_card, fresh = found[1], found[0]
+    return hashes.compare({hashes.SCORECARD: committed_card}, {hashes.SCORECARD: fresh}).tables[0]
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m omkl_core.repro.committed {publish,age}``."""
+    """``python -m omkl_core.repro.committed {publish,age,compare}``."""
     p = argparse.ArgumentParser(prog="python -m omkl_core.repro.committed",
                                 description="The committed full run (reproduction/): write it from a full run, "
                                             "or say how old it is against the code.")
@@ -258,10 +276,23 @@ def main(argv: list[str] | None = None) -> int:
     pub.add_argument("--junit", type=Path, help="JUnit XML of a test run (default: <results>/junit.xml)")
     pub.add_argument("--dest", type=Path, default=FOLDER, help="where to write it (default: reproduction/)")
     sub.add_parser("age", help="whether the code changed since the committed run")
+    cmp_ = sub.add_parser("compare", help="a run's scorecard (numbers and verdicts) against reproduction/scorecard.csv")
+    cmp_.add_argument("--results", type=Path, help="results folder of the run (default: $OMKL_RESULTS or results/)")
     ns = p.parse_args(argv)
     if ns.command == "age":
         print(age().sentence())
         return 0
+    if ns.command == "compare":
+        try:
+            out = compare_scorecard(ns.results)
+        except (PublishError, OSError, ValueError) as exc:
+            print(f"compare: error: {exc}", file=sys.stderr)
+            return 1
+        print(f"the run's scorecard against the committed run's (reproduction/scorecard.csv; timing claims excluded): "
+              f"{out.line().removeprefix(hashes.SCORECARD + ': ')}")
+        for line in out.problems[:40]:
+            print("  " + line)
+        return 0 if out.status != hashes.DIFFERS else 1
     try:
         publish(ns.results, dest=ns.dest, junit=ns.junit, verbose=True)
     except (PublishError, OSError) as exc:
