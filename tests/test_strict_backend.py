@@ -19,6 +19,10 @@ import omkl_core as ok
 from omkl_core import backend, features, mkl
 from omkl_core.vaw import VAW, VAWExperts
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 
 @pytest.fixture
 def xp(monkeypatch):
