@@ -85,7 +85,9 @@ class Age:
             return f"{head}; no file of {', '.join(CODE_PATHS)} changed since: it is the run of this code."
         shown = ", ".join(self.changed[:4]) + (f" and {len(self.changed) - 4} more" if len(self.changed) > 4 else "")
         return (f"{head}; it is older than the code: {len(self.changed)} file(s) changed since ({shown}). "
-                "Its numbers hold for that commit; ./reproduce.sh and then verify tell whether they still hold.")
+                "Its numbers hold for that commit; CI (.ci/run) reruns the full reproduction at every landing and "
+                f"compares its scorecard with this one (relative tolerance {hashes.DEFAULT_RTOL:g}, verdicts exactly), "
+                "so a landed commit reproduces them; for a working copy, ./reproduce.sh and then verify tell.")
 
 
 def _git(*args: str) -> subprocess.CompletedProcess:

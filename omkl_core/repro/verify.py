@@ -10,11 +10,17 @@ the same form), and compares it with ``reference/quick/hashes.json`` or
 difference is shown cell by cell. Timing tables (``*_timing``) are never compared.
 
 It prints ``N of M tables identical`` (M: the tables of the reference and of the current
-results together), then each difference: a table missing from the results, a table the
-reference lacks, changed columns or row counts, and each changed cell as ``reference`` vs
-``current``. Exit status 0 when every table is identical, 1 otherwise (also when there is no
-reference or no result to compare). The reading, comparing and writing live in
-:mod:`omkl_core.repro.hashes` (``publish`` checks with them too) and are re-exported here.
+results together; identical: the same cells at 8 significant digits, the same hash), then one line per
+table: *identical*, *within tolerance* (every number within the relative tolerance of
+:func:`omkl_core.repro.hashes.rtol_of`, :data:`~omkl_core.repro.hashes.DEFAULT_RTOL` unless a table's
+override says why; the largest relative deviation and its cell) or *differs* (a table missing from the
+results, a table the reference lacks, changed columns or row counts, and each cell beyond the
+tolerance as ``reference`` vs ``current``); then the numbers hash (the fingerprint) and whether it is
+the reference's, and what the comparison promises across machines
+(:data:`~omkl_core.repro.hashes.PROMISE`). Exit status 0 when no table differs, 1 otherwise (also
+when there is no reference or no result to compare). The reading, comparing and writing live in
+:mod:`omkl_core.repro.hashes` (``publish`` checks with them too; the report's numbers page prints
+:func:`~omkl_core.repro.hashes.outcome`'s lines, as this command does) and are re-exported here.
 
 Updating the reference (after a change that is meant to change numbers, or after merging
 branches): run the notebooks (``./reproduce.sh --quick``, or the full run), then
@@ -46,10 +52,22 @@ from .hashes import (  # noqa: F401  (compare_results: re-exported, a public nam
 )
 
 __all__ = ["main", "current_tables", "compare", "compare_tables", "compare_results", "write_reference", "read_reference", "ROOT",
-           "SCORECARD", "FORMAT", "outcome", "PROMISE"]
+           "SCORECARD", "FORMAT", "outcome", "PROMISE", "blas_in_use"]
 
 #: The checkout this module belongs to (``reference/`` and ``results/`` live there).
 ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def blas_in_use() -> str:
+    """The BLAS libraries NumPy computes with and their kernel, as threadpoolctl names them
+    (``openblas 0.3.31 kernel SkylakeX``; ``OPENBLAS_CORETYPE`` chooses OpenBLAS's)."""
+    import numpy  # noqa: F401, PLC0415  (loads the BLAS that threadpoolctl then finds)
+    try:
+        import threadpoolctl  # noqa: PLC0415
+    except ImportError:
+        return "unknown (threadpoolctl is not installed)"
+    libs = [i for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+    return "; ".join(f"{i.get('internal_api')} {i.get('version')} kernel {i.get('architecture')}" for i in libs) or "none found"
 
 
 def _results_dir(quick: bool) -> Path:
@@ -107,7 +125,8 @@ def main(argv=None) -> int:
               f"./reproduce.sh verify{' --quick' if ns.quick else ''} --update")
         return 1
     print(f"verify ({mode}): {results} against {ref_path} "
-          f"(numbers rounded to {report.HASH_DIGITS} significant digits; timing tables excluded)")
+          f"(numbers rounded to {report.HASH_DIGITS} significant digits; timing tables excluded); "
+          f"this process's BLAS: {blas_in_use()}")
     status = 0
     if reference is not None:
         result, lines = outcome(reference, current, ns.max_cells)
