@@ -162,11 +162,11 @@ def _test(args: list[str], signals: Signals) -> int:
     # pytest gets exactly the user's arguments: paths run only those files, options alone
     # (-k, -x) fall back to pyproject's testpaths; no argument: the whole suite
     junit = [] if any(a.startswith("--junit") for a in args) else [f"--junitxml={_results_dir(False) / JUNIT}"]
-    return run_child([sys.executable, "-m", "pytest", *(args or ["tests"]), *_workers(args), *junit], signals,
+    return run_child([sys.executable, "-m", "pytest", *(args or ["tests"]), *_xdist_args(args), *junit], signals,
                      env=env, cwd=ROOT)
 
 
-def _workers(args: list[str]) -> list[str]:
+def _xdist_args(args: list[str]) -> list[str]:
     """pytest-xdist's options for every core (``-n N --dist loadgroup``: tests marked with one
     ``xdist_group`` run one after the other in one worker), unless the arguments choose (``-n``,
     ``-p no:xdist``), there is one core, or pytest-xdist is not installed."""
