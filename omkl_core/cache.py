@@ -39,9 +39,24 @@ def code_version() -> str:
 
 def numerics() -> str:
     """The libraries behind this process's arithmetic that can change a result's last bits: the
-    compiled engine (:mod:`omkl_core.compiled`: Numba or NumPy loops) and the feature map's cosine
-    (:mod:`omkl_core.cosine`: NumPy's or oneMKL's). Part of :func:`code_version`."""
-    return f"engine={'numba' if compiled.use_numba() else 'numpy'};cos={cosine.library()}"
+    compiled engine (:mod:`omkl_core.compiled`: Numba or NumPy loops), the feature map's cosine
+    (:mod:`omkl_core.cosine`: NumPy's or oneMKL's) and the BLAS kernel in use (threadpoolctl's
+    ``internal_api:architecture``, e.g. ``openblas:SkylakeX``; ``OPENBLAS_CORETYPE`` changes it).
+    Part of :func:`code_version`."""
+    return f"engine={'numba' if compiled.use_numba() else 'numpy'};cos={cosine.library()};blas={_blas_kernel()}"
+
+
+def _blas_kernel() -> str:
+    # the kernels of the loaded BLAS libraries (NumPy's; SciPy's too once loaded: the same kernel,
+    # chosen from the same CPU and environment), without versions, so that importing SciPy does not
+    # change the answer
+    try:
+        import threadpoolctl  # noqa: PLC0415
+    except ImportError:       # pragma: no cover - a dependency of the library
+        return "unknown"
+    found = {f"{i.get('internal_api')}:{i.get('architecture')}" for i in threadpoolctl.threadpool_info()
+             if i.get("user_api") == "blas"}
+    return ",".join(sorted(found)) or "none"
 
 
 def data_hash(X, y) -> str:

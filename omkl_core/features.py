@@ -445,14 +445,20 @@ class KernelDictionary(_FeatureMap):
             A = _as_input(X, self.d, xp)
         else:
             A = X if (xp is np or not isinstance(X, np.ndarray)) else _backend.asarray(X, xp)
-        if self.feature_map == "cos" and xp is np:
+        if self.feature_map == "cos":
             # the argument <omega_j, x> + b_j as a run computes it (shifted_projection, row by row
             # on the compiled engine), then the map in place: the features of a point are the same
-            # bits here, in mkl.vaw2.feature_blocks and step by step
+            # bits here, in mkl.vaw2.feature_blocks and step by step. One point is a batch of one
+            # row on every backend, so that a point and a batch take the same BLAS path (a 1-D
+            # x @ W is a matrix-vector product, whose rounding depends on the BLAS kernel).
             rows = A[None] if A.ndim == 1 else A
-            out = np.empty((self.N, rows.shape[0], self.m))
-            shifted_projection(rows, self.omega_, self.b_, out)
-            apply_feature_map(np, out, None, "cos", self.m, out=out)
+            if xp is np:
+                out = np.empty((self.N, rows.shape[0], self.m))
+                shifted_projection(rows, self.omega_, self.b_, out)
+            else:   # shifted_projection's NumPy-engine operations (product, then add) on the device
+                out = xp.matmul(rows, self.omega_)
+                out += self.b_[:, None, :]
+            apply_feature_map(xp, out, None, "cos", self.m, out=out)
             return out[:, 0] if A.ndim == 1 else out.transpose(1, 0, 2)
         proj = A @ self._W                                   # (..., N*m): one product, all kernels
         proj = proj.reshape(proj.shape[:-1] + (self.N, self.m))

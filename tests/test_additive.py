@@ -55,6 +55,10 @@ from sklearn.linear_model import Lasso as SkLasso  # noqa: E402
 from sklearn.linear_model import lars_path  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 
 def _lasso_data(seed, n=30, p=10, s=3, noise=0.3):
     rng = np.random.default_rng(seed)

@@ -533,7 +533,10 @@ def _ref_ewa_calib(Z, y):
             Rs[j] = [Rs[j][k] + r[k] for k in range(N)]
         if t == 0:
             grid = [1 / (sum(abs(math.log(1 / N) + Rs[0][k]) for k in range(N)) / N)]
-        best = min(range(len(grid)), key=lambda j: (CLs[j], j))
+        # the least cumulative loss; ties within relative 1e-9 -> the smallest eta (the library's
+        # stated departure from opera's exact-tie rule, CalibratedEWA's docstring)
+        cmin = min(CLs)
+        best = min(j for j in range(len(grid)) if CLs[j] <= cmin + 1e-9 * cmin)
         if best == len(grid) - 1:
             for f in (2, 4, 8):
                 eta = grid[best] * f
@@ -894,3 +897,30 @@ def test_learn_one_refuses_a_z_changed_after_predict_one_before_any_state_change
         m.learn_one(list(Z[0, t]) if t % 2 else Z[0, t].copy(), y[t])
     np.testing.assert_array_equal(p, p_ref[5:])
     np.testing.assert_array_equal(m.weights_, ref.weights_)
+
+
+# =======================================================================================
+# calibrated EWA: the choice of the member is stable under last-bit differences (issue 51)
+# =======================================================================================
+@pytest.mark.parametrize("choose", ["numpy", "kernel"])
+def test_ewa_calibrated_choice_is_the_same_under_a_one_ulp_change_of_the_losses(choose):
+    """Two members whose cumulative losses differ by one ulp (another BLAS kernel's rounding of the
+    forecasts) are tied: the smallest eta is followed whichever of the two is one ulp smaller (a plain
+    argmin follows the other one in the second case); a member better by 1e-8 relative (ten times the
+    tie tolerance) is followed, however large its eta. Both the NumPy step (d) and the compiled kernel's."""
+    ks = np.arange(-1, 3)                                           # stored members k = -1..2 (k_lo = -1)
+
+    def best(CLrow, lo=-1, hi=2, CLU=np.inf):
+        CLrow = np.asarray(CLrow, dtype=np.float64)
+        if choose == "kernel":
+            return int(agg._kernels.calib_choose(CLrow, lo, hi, -1, CLU))
+        return int(agg.CalibratedEWA._choose(CLrow[None], ks, np.array([lo]), np.array([hi]), -1, np.array([CLU]))[0])
+
+    c = 0.3741
+    up = np.nextafter(c, np.inf)
+    assert best([0.9, up, c, 0.8]) == 0 and best([0.9, c, up, 0.8]) == 0     # k = 0 either way
+    assert best([0.9, c * (1 + 1e-8), c, 0.8]) == 1                          # a real difference decides
+    assert best([0.9, up, c, 0.8], lo=1) == 1                                # only the active grid 1..2
+    # a member stored as the uniform one (below k_lo = -1, grid lo = -3) ties the same way
+    assert best([up, 0.9, 0.9, 0.9], lo=-3, CLU=c) == -3 and best([c, 0.9, 0.9, 0.9], lo=-3, CLU=up) == -3
+    assert best([c * (1 - 1e-8), 0.9, 0.9, 0.9], lo=-3, CLU=c) == -1

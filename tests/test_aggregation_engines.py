@@ -22,6 +22,10 @@ from hypothesis import strategies as st
 from omkl_core import aggregation as agg
 from omkl_core import compiled
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 needs_numba = pytest.mark.skipif(not compiled.numba_available(), reason="Numba (the 'fast' extra) not installed")
 
 SEEDS = st.integers(0, 2**32 - 1)

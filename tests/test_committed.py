@@ -97,3 +97,27 @@ def test_age_says_whether_the_code_changed_since_the_committed_run(tmp_path, mon
     assert "older than the code: 1 file(s) changed since (omkl_core/vaw.py)" in later.sentence()
     (dest / "scorecard.stamp.json").write_text(json.dumps({**stamp, "commit": "0123456789"}), encoding="utf-8")
     assert committed.age(dest).current is None and "cannot be told" in committed.age(dest).sentence()
+
+
+def test_compare_scorecard_passes_the_committed_numbers_within_tolerance_and_fails_a_changed_verdict(
+        tmp_path, monkeypatch, capsys):
+    root, res = _checkout(tmp_path, monkeypatch)
+    rows = pd.DataFrame([repro.report.cell_row("000", "Table 2", "VAW2", "Airfoil", 22.8, [22.0, 23.5])])
+    repro.report.add_scorecard_rows("p000", rows)
+    repro.report.scorecard()
+    repro.verify.write_reference(root / "reference" / "full" / "hashes.json", repro.verify.current_tables(res), "full")
+    dest = committed.publish(res, dest=root / "reproduction")
+    assert committed.compare_scorecard(res, dest).status == "identical"
+    card = (res / "scorecard.csv").read_text(encoding="utf-8")
+    assert ",22.75," in card and ",holds," in card
+    (res / "scorecard.csv").write_text(card.replace(",22.75,", ",22.750001,"), encoding="utf-8")   # 4e-8 relative
+    out = committed.compare_scorecard(res, dest)
+    assert out.status == "within tolerance" and "column reproduced_mean" in out.where
+    (res / "scorecard.csv").write_text(card.replace(",holds,", ",fails,"), encoding="utf-8")      # a verdict
+    out = committed.compare_scorecard(res, dest)
+    assert out.status == "differs" and any("column verdict: reference holds vs current fails" in x for x in out.problems)
+    monkeypatch.setattr(committed, "FOLDER", dest)
+    assert committed.main(["compare", "--results", str(res)]) == 1
+    assert "differs" in capsys.readouterr().out
+    assert committed.main(["compare", "--results", str(tmp_path / "none")]) == 1
+    assert "compare: error: no scorecard in" in capsys.readouterr().err

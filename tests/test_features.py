@@ -11,6 +11,10 @@ import omkl_core as ok
 from omkl_core import cosine, kernels
 from omkl_core import features as F
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 seeds = st.integers(0, 2**32 - 1)
 sigmas = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
 dims = st.integers(1, 6)

@@ -33,6 +33,10 @@ from omkl_core import bounds, checks
 from omkl_core.base import OnlineLearner, check_label, check_point
 from omkl_core.mixture import Mixture
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 
 # ------------------------------------------------------------------------------ test experts
 class _Constant(OnlineLearner):

@@ -19,6 +19,10 @@ from omkl_core.kernels import dissimilarity, dissimilarity_matrix, log_dissimila
 from omkl_core.mkl import OMKLGF, OMKR, SFGMKL, SFGMKLR, Raker, feedback_graph
 from omkl_core.mkl.graph import adjacency, greedy_dominating_set, is_dominating
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 needs_numba = pytest.mark.skipif(not compiled.numba_available(),
                                  reason="Numba is not installed (the optional omkl[fast] extra)")
 

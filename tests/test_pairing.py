@@ -19,6 +19,10 @@ import pytest
 import omkl_core as ok
 from omkl_core import mkl, registry
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 #: five kernels (both kinds), m = 4 random features each: a small dictionary of paper 000's kind
 DIC = (["gaussian", "laplacian", "gaussian", "laplacian", "gaussian"], [0.3, 0.5, 1.0, 2.0, 0.1])
 M, SEED = 4, 3

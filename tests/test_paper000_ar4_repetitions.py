@@ -14,6 +14,10 @@ from omkl_core import registry
 from omkl_core.repro import baselines
 from omkl_core.repro import paper000 as P
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 S = P.Settings(quick=False, repetitions=3, m=3, lam=1.0, seed=2, T_max=120)
 ROWS = P._rows()
 

@@ -17,6 +17,10 @@ import omkl_core as ok
 from omkl_core import checks
 from omkl_core.base import OnlineLearner, check_label, check_point
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 
 class _Recorder(OnlineLearner):
     """Predicts the running mean of the labels; records every row and label it is given."""

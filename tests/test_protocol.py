@@ -10,6 +10,10 @@ from hypothesis.extra.numpy import arrays
 import omkl_core as ok
 from omkl_core.backend import get_namespace, host_rng, to_numpy
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 
 class RunningMean:
     """Trivial learner: predicts the mean of the labels seen so far (0 before any)."""

@@ -167,6 +167,7 @@ def _stopped(address) -> bool:
     return False
 
 
+@pytest.mark.xdist_group("dask")   # a Dask cluster of processes: one at a time (pytest-xdist)
 def test_local_starts_one_cluster_for_the_run_and_stops_it(ws, monkeypatch, capsys):
     pytest.importorskip("distributed")
     nbs, res = ws
@@ -185,6 +186,7 @@ def test_local_starts_one_cluster_for_the_run_and_stops_it(ws, monkeypatch, caps
     assert "[dask] local cluster of 2 single-thread worker process(es)" in out and "[dask] local cluster stopped" in out
 
 
+@pytest.mark.xdist_group("dask")   # a Dask cluster of processes: one at a time (pytest-xdist)
 def test_local_cluster_is_stopped_on_a_signal(ws, monkeypatch):
     pytest.importorskip("distributed")
     nbs, res = ws
@@ -463,17 +465,25 @@ def test_test_command_runs_ruff_then_pytest_with_exactly_the_users_arguments(mon
     """Issue 21: the driver put ``tests`` in front of the user's arguments (the whole suite ran)."""
     calls = []
     monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append((list(cmd), kw)) or 0)
+    monkeypatch.setattr(driver.os, "sched_getaffinity", lambda pid: {0, 1})     # two cores: both used
+    par = ["-n", "2", "--dist", "loadgroup"]                                     # issue 54: pytest-xdist
     assert driver.main(["test", "tests/test_cli.py", "-x"]) == 0
     (ruff, _), (pytest_cmd, kw) = calls
     junit = f"--junitxml={driver._results_dir(False) / 'junit.xml'}"    # issue 31: the report reads the outcomes
-    assert ruff[1:3] == ["check", "--quiet"] and pytest_cmd[1:] == ["-m", "pytest", "tests/test_cli.py", "-x", junit]
+    assert ruff[1:3] == ["check", "--quiet"] and pytest_cmd[1:] == ["-m", "pytest", "tests/test_cli.py", "-x", *par, junit]
     assert kw["env"]["HYPOTHESIS_PROFILE"] and kw["cwd"] == driver.ROOT
     calls.clear()
     assert driver.main(["test"]) == 0
-    assert calls[1][0][1:] == ["-m", "pytest", "tests", junit]
+    assert calls[1][0][1:] == ["-m", "pytest", "tests", *par, junit]
     calls.clear()
     assert driver.main(["test", "--junitxml=elsewhere.xml"]) == 0     # the user's own JUnit path wins
-    assert calls[1][0][1:] == ["-m", "pytest", "--junitxml=elsewhere.xml"]
+    assert calls[1][0][1:] == ["-m", "pytest", "--junitxml=elsewhere.xml", *par]
+    calls.clear()
+    assert driver.main(["test", "-n", "1"]) == 0                       # the user's own choice of workers wins
+    assert calls[1][0][1:] == ["-m", "pytest", "-n", "1", junit]
+    calls.clear()
+    monkeypatch.setattr(driver.os, "sched_getaffinity", lambda pid: {0})     # one core: no workers
+    assert driver.main(["test"]) == 0 and calls[1][0][1:] == ["-m", "pytest", "tests", junit]
     calls.clear()
     monkeypatch.setattr(driver, "run_child", lambda cmd, signals, **kw: calls.append(list(cmd)) or 1)
     assert driver.main(["test", "-k", "x"]) == 1                  # ruff failed: pytest never starts

@@ -19,6 +19,10 @@ import omkl_core as ok
 from omkl_core import backend, features, mkl
 from omkl_core.vaw import VAW, VAWExperts
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 
 @pytest.fixture
 def xp(monkeypatch):
@@ -74,6 +78,8 @@ def test_dictionary_features_on_device_equal_numpy(xp, feature_map):
     # the compiled projection and the fast cosine agree with it to rounding (tests/test_features.py)
     with ok.compiled.engine("numpy"), ok.cosine.using("numpy"):
         np.testing.assert_array_equal(backend.to_numpy(Z), host.transform(X))
+        # exact: one point is a batch of one row on both backends (the same matmul of the same shapes, then
+        # the same add), not a matrix-vector product on one of them, whose rounding is the BLAS kernel's
         np.testing.assert_array_equal(backend.to_numpy(dev.transform(X[0])), host.transform(X[0]))
         rff = features.RandomFourierFeatures(kind="laplacian", sigma=0.7, d=3, m=5, seed=1, backend="cupy")
         ref = features.RandomFourierFeatures(kind="laplacian", sigma=0.7, d=3, m=5, seed=1)

@@ -70,6 +70,7 @@ def test_processes_executor_gives_identical_rows(serial_rows):
     pd.testing.assert_frame_equal(_stable(rows), _stable(serial_rows), check_exact=True)
 
 
+@pytest.mark.xdist_group("dask")   # a Dask cluster of processes: one at a time (pytest-xdist)
 def test_dask_executor_gives_identical_rows(serial_rows):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -414,6 +415,7 @@ def test_map_tasks_results_in_task_order_match_a_direct_call(serial_tasks):
         assert isinstance(res["a"]["cpu_seconds"], list)          # as the cache reads it back
 
 
+@pytest.mark.xdist_group("dask")   # a Dask cluster of processes: one at a time (pytest-xdist)
 def test_map_tasks_identical_on_processes_and_dask(serial_tasks):
     fn, tasks, data = _layer_tasks()
     procs = sweep.map_tasks(fn, tasks, data=data, executor="processes", max_workers=2, progress=False,
@@ -480,12 +482,18 @@ def test_cache_key_follows_the_arithmetic_libraries():
         env = {**os.environ, "OMKL_COS": cos, "PYTHONPATH": str(Path(sweep.__file__).resolve().parent.parent)}
         out[cos] = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                                   timeout=120, check=True).stdout.split()
-    assert out["numpy"][0].endswith("cos=numpy")
+    assert "cos=numpy;" in out["numpy"][0]
     if out["auto"][0] != out["numpy"][0]:            # a faster cosine is installed: another version
         assert out["auto"][1] != out["numpy"][1]
     env = {**os.environ, "OMKL_ENGINE": "numpy", "OMKL_COS": "numpy"}
     plain = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
                            check=True).stdout.split()
-    assert plain[0] == "engine=numpy;cos=numpy"
+    assert plain[0].startswith("engine=numpy;cos=numpy;blas=")
     if out["numpy"][0] != plain[0]:
         assert plain[1] != out["numpy"][1]
+    # another OpenBLAS kernel (issue 51: it changes last bits) is another code version
+    kernels = {k: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True,
+                                 env={**env, "OPENBLAS_CORETYPE": k}).stdout.split() for k in ("Prescott", "Haswell")}
+    if "openblas" in plain[0]:
+        assert kernels["Prescott"][0].endswith("blas=openblas:Katmai")       # OpenBLAS's name of Prescott's kernels
+        assert kernels["Haswell"][0].endswith("blas=openblas:Haswell") and kernels["Haswell"][1] != kernels["Prescott"][1]

@@ -14,6 +14,10 @@ from omkl_core import compiled, mkl
 from omkl_core import vaw as vaw_mod
 from omkl_core.vaw import VAWExperts, naive_expert_layer
 
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = pytest.mark.exact_fp
+
 seeds = st.integers(0, 2**32 - 1)
 lams = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity=False)
 needs_numba = pytest.mark.skipif(not compiled.numba_available(),

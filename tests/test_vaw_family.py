@@ -19,7 +19,9 @@ lams = st.floats(min_value=0.05, max_value=20.0, allow_nan=False, allow_infinity
 
 # every test runs on both engines of omkl_core.compiled (the NumPy rules, their compiled
 # kernels): the ``engine`` fixture of tests/conftest.py
-pytestmark = pytest.mark.usefixtures("engine")
+# exact_fp: this file compares floating-point results exactly (two paths that run the same operations in
+# the same order by construction); .ci/run runs it again under each OpenBLAS kernel the CPU can run
+pytestmark = [pytest.mark.usefixtures("engine"), pytest.mark.exact_fp]
 
 
 def _stream(seed, batch, T, m, scale=1.5):

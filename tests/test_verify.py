@@ -194,9 +194,10 @@ def test_verify_reports_identical_changed_missing_and_new_tables(results, tmp_pa
     changed.loc[1, "mse_x1e3"] = 24.2
     rep.save_table(changed, "t1")
     code, out = _verify(capsys, "--reference", str(ref))
-    assert code == 1 and "1 of 2 tables identical" in out
+    assert code == 1 and "1 of 2 tables identical, 1 differs" in out
     assert "t1: row 2 (algorithm = Raker), column mse_x1e3: reference 24.123457 vs current 24.2" in out
-    assert "t1: 1 changed cell\n" in out and out.count("t1:") == 2           # only that cell
+    assert "t1: differs; 1 cell beyond rel 1e-06; largest relative deviation 0.0032" in out
+    assert out.count("t1:") == 2 and "t2: identical at 8 significant digits" in out     # only that cell
 
     (results / "tables" / "t2.csv").unlink()
     rep.save_table(pd.DataFrame({"y": [1]}), "t3")
@@ -212,7 +213,50 @@ def test_verify_reports_shape_changes_and_limits_the_cells_shown(results, tmp_pa
     rep.save_table(pd.DataFrame({"k": range(31), "v": np.arange(31) / 7 + 1, "w": 0.0}), "big")
     code, out = _verify(capsys, "--reference", str(ref), "--max-cells", "5")
     assert code == 1 and "added ['w']" in out and "30 rows in the reference vs 31 now" in out
-    assert "big: 30 changed cells" in out and "... and 25 more changed cells" in out and out.count("column v:") == 5
+    assert "big: differs; 30 cells beyond rel 1e-06" in out and "... and 25 more changed cells" in out
+    assert out.count("column v:") == 5
+
+
+def test_verify_passes_a_table_within_the_tolerance_and_names_its_largest_deviation(results, tmp_path, capsys):
+    # a last-digit change of the 8 significant digits (a last-bit difference of another BLAS kernel,
+    # rounded) passes with its deviation printed; a change in the 6th digit fails; a string never passes
+    ref = tmp_path / "hashes.json"
+    rep.save_table(_table(), "t1")
+    rep.save_table(pd.DataFrame({"x": [1.5, 2.5]}), "t2")
+    assert _verify(capsys, "--reference", str(ref), "--update")[0] == 0
+    rep.save_table(pd.DataFrame({"x": [1.5, 2.5000001]}), "t2")
+    code, out = _verify(capsys, "--reference", str(ref))
+    assert code == 0, out
+    assert ("1 of 2 tables identical, 1 within tolerance (largest relative deviation 4e-08 in t2, "
+            "row 2 (x = 2.5000001), column x)") in out
+    assert "t2: within tolerance (rel 1e-06), largest relative deviation 4e-08 (row 2 (x = 2.5000001), column x)" in out
+    assert "numbers hash (fingerprint): current " in out and "the reference has " in out and "OpenBLAS kernel" in out
+    rep.save_table(pd.DataFrame({"x": [1.5, 2.50001]}), "t2")
+    code, out = _verify(capsys, "--reference", str(ref))
+    assert code == 1 and "t2: differs; 1 cell beyond rel 1e-06" in out
+    changed = _table()
+    changed.loc[1, "paper"] = "004"
+    rep.save_table(changed, "t1")
+    rep.save_table(pd.DataFrame({"x": [1.5, 2.5]}), "t2")
+    code, out = _verify(capsys, "--reference", str(ref))
+    assert code == 1 and "t1: row 2 (algorithm = Raker), column paper: reference 003 vs current 004" in out
+    rep.save_table(_table(), "t1")
+    code, out = _verify(capsys, "--reference", str(ref))
+    assert code == 0 and "2 of 2 tables identical (" in out and "the reference's" in out
+
+
+def test_relative_deviation_of_cells_and_a_per_table_tolerance_with_its_reason(monkeypatch):
+    from omkl_core.repro import hashes
+    assert hashes.relative_deviation("2.5", "2.5000001") == pytest.approx(4e-8)
+    assert hashes.relative_deviation("-1", "1") == 2.0 and hashes.relative_deviation("0", "0.0") == 0.0
+    assert hashes.relative_deviation("nan", "1") == float("inf") and hashes.relative_deviation("<=1e-12", "3e-9") == float("inf")
+    assert hashes.relative_deviation("nan", "nan") == 0.0 and hashes.relative_deviation("a", "b") == float("inf")
+    assert all(t.rtol > 0 and len(t.reason.split()) >= 5 for t in hashes.TOLERANCES.values())   # each says why
+    ref = {"t": {"sha256": "a", "roundoff": {}, "columns": ["x"], "rows": [["1.0"]]}}
+    cur = {"t": {"sha256": "b", "roundoff": {}, "columns": ["x"], "rows": [["1.00001"]]}}
+    assert hashes.compare(ref, cur).tables[0].status == hashes.DIFFERS
+    monkeypatch.setitem(hashes.TOLERANCES, "t", hashes.Tolerance(1e-4, "a test of the override mechanism"))
+    assert hashes.compare(ref, cur).tables[0].status == hashes.WITHIN
 
 
 def test_verify_quick_reads_the_quick_results_and_the_scorecard(results, tmp_path, capsys, monkeypatch):

@@ -524,6 +524,35 @@ CALIB_NEEDS_EXPLICIT = 1    # step t needs step (b): a member stored as the unif
                             #   and a second call repeats (a) with the same result
 CALIB_NEEDS_EXTENSION = 2   # step t is done up to (d); its step (e) adds members (re-run from history)
 
+#: Ties of the calibrated EWA's grid (step (d)): the members whose cumulative loss is within this
+#: relative distance of the least are tied, and the one of smallest eta among them is followed.
+#: Cumulative losses that differ in their last bits only (another BLAS kernel's rounding of the
+#: expert forecasts: ~1e-16 relative per step, ~1e-12 after 10^4 steps) cannot change the choice;
+#: members that differ by more than 1e-9 relative are not tied.
+CALIB_TIE_RTOL = 1e-9
+
+
+@jit
+def calib_choose(CLrow, lo, hi, k_lo, CLU):
+    """Step (d) for one repetition: the exponent k of the member to follow, among the active grid
+    lo..hi (members k >= k_lo in ``CLrow[k - k_lo]``; those below k_lo stored as the uniform member,
+    cumulative loss ``CLU``): the smallest k whose cumulative loss is <= cmin + CALIB_TIE_RTOL * cmin,
+    cmin the least of the grid. ``CalibratedEWA._update`` computes the same for all repetitions."""
+    G = CLrow.shape[0]
+    virtual = lo < k_lo
+    cmin = CLU if virtual else np.inf
+    for g in range(G):
+        if lo <= k_lo + g <= hi and CLrow[g] < cmin:
+            cmin = CLrow[g]
+    thr = cmin + CALIB_TIE_RTOL * cmin
+    if virtual and CLU <= thr:
+        return lo
+    for g in range(G):
+        if lo <= k_lo + g <= hi and CLrow[g] <= thr:
+            return k_lo + g
+    return lo       # not reached: the least member is within thr
+
+
 @jit
 def _calib_member(z, y, eta, Rrow, N, e):
     """One step of the fixed-eta gradient-trick EWA member with regret row ``Rrow`` (updated in
@@ -620,12 +649,8 @@ def calib_stream(Z, Y, t0, n_before, Rg, CL, RU, CLU, eta0, sat, lo, hi, best, k
                     e[k] = abs(log_w0[k] + Rg[r, 0, k])
                 mm = _pwsum(e, N) / N
                 eta0[r] = 1.0 / mm if mm > 0 else 1.0
-            # (d) best member of the active grid (ties -> smallest eta)
-            gb, cmin = 0, np.inf
-            for g in range(G):
-                if lo[r] <= k_lo + g <= hi[r] and CL[r, g] < cmin:
-                    gb, cmin = g, CL[r, g]
-            best[r] = lo[r] if lo[r] < k_lo and CLU[r] <= cmin else k_lo + gb
+            # (d) best member of the active grid (ties within CALIB_TIE_RTOL -> smallest eta)
+            best[r] = calib_choose(CL[r], lo[r], hi[r], k_lo, CLU[r])
         # (e) grid extension at the extremities: new members -> Python re-runs them
         for r in range(R):
             new_hi = hi[r] + 3 if best[r] == hi[r] else hi[r]

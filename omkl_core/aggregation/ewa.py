@@ -177,7 +177,7 @@ class CalibratedEWA(_MetaLearner):
     ``gradient=True``), each linearising at its own prediction; at t = 1 the grid {1} is
     replaced by eta0 = 1 / mean_k |ln w0_k + r_{1,k}| (w0_k = 1/N, the ln term included as
     in opera); the mixture follows the member of least cumulative true square loss (ties
-    -> smallest eta); when it is the largest (smallest) eta of the grid, eta*2, 4, 8
+    -> smallest eta; see the departure below); when it is the largest (smallest) eta of the grid, eta*2, 4, 8
     (eta/2, 4, 8) are added, each run from scratch on all data seen so far.
 
     Departures from opera's code, none changing a number: every grid value is eta0 * 2^k
@@ -191,6 +191,13 @@ class CalibratedEWA(_MetaLearner):
     the "uniform" member, which is bit-for-bit their state, so a step costs the same however
     long the grid is.  Quirk kept from opera: if mean |ln w0 + r_1| = 0 (only possible for
     N = 1) opera divides by zero; here eta0 = 1 then.
+
+    One departure that can change a number: opera follows the member of least cumulative loss
+    and breaks only exact ties (smallest eta); here every member within relative
+    ``CALIB_TIE_RTOL`` = 1e-9 of the least is tied, and the smallest eta among them is followed
+    (:func:`omkl_core.aggregation._kernels.calib_choose`). Otherwise losses that differ in their
+    last bits -- the rounding of the experts' forecasts under another BLAS kernel -- decide the
+    choice, and a last-bit difference becomes a 7th-digit one in the mixture's loss (issue 51).
 
     Parameters
     ----------
@@ -408,16 +415,25 @@ class CalibratedEWA(_MetaLearner):
             m = np.mean(np.abs(np.log(st.w0)[None, :] + st.Rg[:, 0, :]), axis=-1)
             safe = np.where(m > 0, m, 1.0)
             st.eta0 = np.where(m > 0, 1.0 / safe, 1.0)
-        # (d) best member of each repetition's grid (ties -> smallest eta, as opera's order())
-        active = (ks[None, :] >= st.lo[:, None]) & (ks[None, :] <= st.hi[:, None])
-        CLm = np.where(active, st.CL, np.inf)
-        g = np.argmin(CLm, axis=1)
-        best_explicit = ks[g]
-        min_explicit = CLm[np.arange(self._R), g]
-        has_virtual = st.lo < st.k_lo
-        st.best = np.where(has_virtual & (st.CLU <= min_explicit), st.lo, best_explicit)
+        # (d) best member of each repetition's grid: the smallest eta among the members within
+        # relative CALIB_TIE_RTOL of the least cumulative loss (_kernels.calib_choose, vectorised)
+        st.best = self._choose(st.CL, ks, st.lo, st.hi, st.k_lo, st.CLU)
         self._extend_grid()
         return yhat_used
+
+    @staticmethod
+    def _choose(CL, ks, lo, hi, k_lo, CLU):
+        """Step (d) for every repetition (R,): the exponent of the member to follow, the smallest k
+        of the active grid lo..hi whose cumulative loss is <= cmin + CALIB_TIE_RTOL * cmin (cmin: the
+        grid's least; members below k_lo are the uniform member, loss CLU). The same arithmetic as
+        :func:`_kernels.calib_choose`, which the compiled driver calls per repetition."""
+        active = (ks[None, :] >= lo[:, None]) & (ks[None, :] <= hi[:, None])
+        CLm = np.where(active, CL, np.inf)
+        has_virtual = lo < k_lo
+        cmin = np.minimum(np.where(has_virtual, CLU, np.inf), CLm.min(axis=1))
+        thr = cmin + _kernels.CALIB_TIE_RTOL * cmin
+        first = np.argmax(CLm <= thr[:, None], axis=1)           # the smallest k within thr
+        return np.where(has_virtual & (CLU <= thr), lo, ks[first])
 
     def _explicit_unsaturated(self):
         """Step (b): members of a grid below k_lo that stop being saturated become explicit."""

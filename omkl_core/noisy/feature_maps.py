@@ -52,6 +52,11 @@ class NoisyKernel(abc.ABC):
     here in terms of those primitives.
     """
 
+    def __repr__(self) -> str:
+        # the kernel's name, never a memory address: the repr names test cases
+        # (sklearn's parametrize_with_checks), which must be the same in every process
+        return f"{type(self).__name__}({getattr(self, 'name', '')!r})"
+
     @abc.abstractmethod
     def sample_counts(self, p, rng): ...
 

@@ -20,6 +20,12 @@ class _AnalyticLoss:
 
     kind = "regression"
 
+    def __repr__(self) -> str:
+        # the constructor's arguments (its public attributes), never a memory address: the repr
+        # names test cases (sklearn's parametrize_with_checks), which must be the same in every process
+        args = ", ".join(f"{k}={v!r}" for k, v in vars(self).items() if not k.startswith("_"))
+        return f"{type(self).__name__}({args})"
+
     def margin(self, score, y):
         score = np.asarray(score, float)
         return score - y if self.kind == "regression" else y * score

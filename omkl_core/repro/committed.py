@@ -25,6 +25,7 @@ Commands (``./reproduce.sh publish`` runs the first)::
     python -m omkl_core.repro.committed publish [--results DIR] [--junit FILE]
     python -m omkl_core.repro.committed age
     python -m omkl_core.repro.committed headline     (the README's headline from reproduction/)
+    python -m omkl_core.repro.committed compare [--results DIR]   (a run's scorecard against the committed one)
 """
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ from . import errata, hashes, report
 from .notebooks import notebook_list
 from .report_inputs import _json, junit_outcomes, theory_rows
 
-__all__ = ["FOLDER", "Age", "age", "publish", "exists", "main", "CODE_PATHS", "headline", "write_headline"]
+__all__ = ["FOLDER", "Age", "age", "publish", "exists", "main", "CODE_PATHS", "headline", "write_headline",
+           "compare_scorecard"]
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 #: Where the committed full run lives in the checkout.
@@ -109,7 +111,9 @@ class Age:
             return f"{head}; no file of {', '.join(CODE_PATHS)} changed since: it is the run of this code."
         shown = ", ".join(self.changed[:4]) + (f" and {len(self.changed) - 4} more" if len(self.changed) > 4 else "")
         return (f"{head}; it is older than the code: {len(self.changed)} file(s) changed since ({shown}). "
-                "Its numbers hold for that commit; ./reproduce.sh and then verify tell whether they still hold.")
+                "Its numbers hold for that commit; CI (.ci/run) reruns the full reproduction at every landing and "
+                f"compares its scorecard with this one (relative tolerance {hashes.DEFAULT_RTOL:g}, verdicts exactly), "
+                "so a landed commit reproduces them; for a working copy, ./reproduce.sh and then verify tell.")
 
 
 def _git(*args: str) -> subprocess.CompletedProcess:
@@ -159,9 +163,10 @@ def _check_complete(results: Path) -> None:
                                                      if c.failed_notebooks else "",
                                                      f"not run in full mode: {', '.join(missing)}" if missing else ""])))
     reference = hashes.read_reference(ROOT / "reference" / "full" / "hashes.json")["tables"]
-    same, total, lines = hashes.compare_tables(reference, hashes.current_tables(results))
-    if same != total:
-        raise PublishError(f"{results}: {_counts.phrase_verify(same, total)} to reference/full/hashes.json; the "
+    result = hashes.compare(reference, hashes.current_tables(results))
+    if result.identical != result.total:    # the committed run is the reference's run: identical, not only close
+        lines = [x.strip() for x in result.lines() if "identical at" not in x]
+        raise PublishError(f"{results}: {result.summary()} to reference/full/hashes.json; the "
                            "committed run must be the reference's run (./reproduce.sh verify --update first, if the "
                            "change of numbers is meant): " + "; ".join(lines[:3]))
 
@@ -385,8 +390,25 @@ def _publish_locked(results: Path, dest: Path, junit, verbose: bool) -> Path:
     return dest
 
 
+# ----------------------------------------------------------------------------- compare
+def compare_scorecard(results: str | Path | None = None, folder: Path = FOLDER) -> hashes.TableOutcome:
+    """The scorecard of the run in ``results`` (default ``$OMKL_RESULTS`` or ``results/``) against the
+    committed run's (``reproduction/scorecard.csv``), cell by cell as ``verify`` compares a table
+    (:func:`omkl_core.repro.hashes.compare`: numbers within the relative tolerance, verdicts, causes
+    and notes the same). The timing claims live in ``scorecard_timing.csv`` and are not compared."""
+    results = Path(results) if results is not None else report.results_dir()
+    found = []
+    for where in (results, Path(folder)):
+        if not (where / "scorecard.csv").is_file():
+            raise PublishError(f"no scorecard in {where} (run ./reproduce.sh first)" if where == results
+                               else f"no committed run in {where} (no scorecard.csv)")
+        found.append(hashes.current_tables(where).get(hashes.SCORECARD))
+    committed_card, fresh = found[1], found[0]
+    return hashes.compare({hashes.SCORECARD: committed_card}, {hashes.SCORECARD: fresh}).tables[0]
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m omkl_core.repro.committed {publish,age}``."""
+    """``python -m omkl_core.repro.committed {publish,age,compare}``."""
     p = argparse.ArgumentParser(prog="python -m omkl_core.repro.committed",
                                 description="The committed full run (reproduction/): write it from a full run, "
                                             "or say how old it is against the code.")
@@ -397,6 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     pub.add_argument("--dest", type=Path, default=FOLDER, help="where to write it (default: reproduction/)")
     sub.add_parser("age", help="whether the code changed since the committed run")
     sub.add_parser("headline", help="rewrite the README's headline from reproduction/")
+    cmp_ = sub.add_parser("compare", help="a run's scorecard (numbers and verdicts) against reproduction/scorecard.csv")
+    cmp_.add_argument("--results", type=Path, help="results folder of the run (default: $OMKL_RESULTS or results/)")
     ns = p.parse_args(argv)
     if ns.command == "age":
         print(age().sentence())
@@ -405,6 +429,17 @@ def main(argv: list[str] | None = None) -> int:
         changed = write_headline()
         print(f"README.md headline {'rewritten' if changed else 'already current'} from {FOLDER}")
         return 0
+    if ns.command == "compare":
+        try:
+            out = compare_scorecard(ns.results)
+        except (PublishError, OSError, ValueError) as exc:
+            print(f"compare: error: {exc}", file=sys.stderr)
+            return 1
+        print(f"the run's scorecard against the committed run's (reproduction/scorecard.csv; timing claims excluded): "
+              f"{out.line().removeprefix(hashes.SCORECARD + ': ')}")
+        for line in out.problems[:40]:
+            print("  " + line)
+        return 0 if out.status != hashes.DIFFERS else 1
     try:
         publish(ns.results, dest=ns.dest, junit=ns.junit, verbose=True)
     except (PublishError, OSError) as exc:

@@ -127,9 +127,17 @@ def phrase_tables(n_number: int, with_scorecard: bool = True) -> str:
     return f"{n_number} number table{s} (verify compares them and the scorecard: {n_number + 1} tables)"
 
 
-def phrase_verify(same: int, total: int) -> str:
-    """The outcome of ``verify`` in words, as the command and the pages print it."""
-    return f"{same} of {total} tables identical"
+def phrase_verify(same: int, total: int, within: int = 0, differ: int | None = None, largest: str | None = None) -> str:
+    """The outcome of ``verify`` in words, as the command and the pages print it: ``same`` of ``total``
+    tables identical (at 8 significant digits), ``within`` within tolerance (``largest``: the largest
+    relative deviation and where), ``differ`` that differ (default: the rest)."""
+    differ = total - same - within if differ is None else differ
+    out = f"{same} of {total} tables identical"
+    if within:
+        out += f", {within} within tolerance" + (f" (largest relative deviation {largest})" if largest else "")
+    if differ:
+        out += f", {differ} differ{'s' if differ == 1 else ''}"
+    return out
 
 
 def tier_counts(rows) -> dict:

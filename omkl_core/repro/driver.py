@@ -162,7 +162,20 @@ def _test(args: list[str], signals: Signals) -> int:
     # pytest gets exactly the user's arguments: paths run only those files, options alone
     # (-k, -x) fall back to pyproject's testpaths; no argument: the whole suite
     junit = [] if any(a.startswith("--junit") for a in args) else [f"--junitxml={_results_dir(False) / JUNIT}"]
-    return run_child([sys.executable, "-m", "pytest", *(args or ["tests"]), *junit], signals, env=env, cwd=ROOT)
+    return run_child([sys.executable, "-m", "pytest", *(args or ["tests"]), *_xdist_args(args), *junit], signals,
+                     env=env, cwd=ROOT)
+
+
+def _xdist_args(args: list[str]) -> list[str]:
+    """pytest-xdist's options for every core (``-n N --dist loadgroup``: tests marked with one
+    ``xdist_group`` run one after the other in one worker), unless the arguments choose (``-n``,
+    ``-p no:xdist``), there is one core, or pytest-xdist is not installed."""
+    chosen = any(a == "-n" or a.startswith(("-n", "--numprocesses")) or a in ("no:xdist", "-pno:xdist")
+                 for a in args)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if chosen or cores < 2 or importlib.util.find_spec("xdist") is None:
+        return []
+    return ["-n", str(cores), "--dist", "loadgroup"]
 
 
 def _verify(args: list[str]) -> int:

@@ -10,11 +10,17 @@ the same form), and compares it with ``reference/quick/hashes.json`` or
 difference is shown cell by cell. Timing tables (``*_timing``) are never compared.
 
 It prints ``N of M tables identical`` (M: the tables of the reference and of the current
-results together), then each difference: a table missing from the results, a table the
-reference lacks, changed columns or row counts, and each changed cell as ``reference`` vs
-``current``. Exit status 0 when every table is identical, 1 otherwise (also when there is no
-reference or no result to compare). The reading, comparing and writing live in
-:mod:`omkl_core.repro.hashes` (``publish`` checks with them too) and are re-exported here.
+results together; identical: the same cells at 8 significant digits, the same hash), then one line per
+table: *identical*, *within tolerance* (every number within the relative tolerance of
+:func:`omkl_core.repro.hashes.rtol_of`, :data:`~omkl_core.repro.hashes.DEFAULT_RTOL` unless a table's
+override says why; the largest relative deviation and its cell) or *differs* (a table missing from the
+results, a table the reference lacks, changed columns or row counts, and each cell beyond the
+tolerance as ``reference`` vs ``current``); then the numbers hash (the fingerprint) and whether it is
+the reference's, and what the comparison promises across machines
+(:data:`~omkl_core.repro.hashes.PROMISE`). Exit status 0 when no table differs, 1 otherwise (also
+when there is no reference or no result to compare). The reading, comparing and writing live in
+:mod:`omkl_core.repro.hashes` (``publish`` checks with them too; the report's numbers page prints
+:func:`~omkl_core.repro.hashes.outcome`'s lines, as this command does) and are re-exported here.
 
 Updating the reference (after a change that is meant to change numbers, or after merging
 branches): run the notebooks (``./reproduce.sh --quick``, or the full run), then
@@ -30,23 +36,38 @@ import os
 import sys
 from pathlib import Path
 
-from . import committed, counts, report
+from . import committed, report
 from .hashes import (  # noqa: F401  (compare_results: re-exported, a public name of this module)
     FORMAT,
+    PROMISE,
     SCORECARD,
     _numbers_hash,
+    compare,
     compare_results,
     compare_tables,
     current_tables,
+    outcome,
     read_reference,
     write_reference,
 )
 
-__all__ = ["main", "current_tables", "compare_tables", "compare_results", "write_reference", "read_reference", "ROOT",
-           "SCORECARD", "FORMAT"]
+__all__ = ["main", "current_tables", "compare", "compare_tables", "compare_results", "write_reference", "read_reference", "ROOT",
+           "SCORECARD", "FORMAT", "outcome", "PROMISE", "blas_in_use"]
 
 #: The checkout this module belongs to (``reference/`` and ``results/`` live there).
 ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def blas_in_use() -> str:
+    """The BLAS libraries NumPy computes with and their kernel, as threadpoolctl names them
+    (``openblas 0.3.31 kernel SkylakeX``; ``OPENBLAS_CORETYPE`` chooses OpenBLAS's)."""
+    import numpy  # noqa: F401, PLC0415  (loads the BLAS that threadpoolctl then finds)
+    try:
+        import threadpoolctl  # noqa: PLC0415
+    except ImportError:
+        return "unknown (threadpoolctl is not installed)"
+    libs = [i for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
+    return "; ".join(f"{i.get('internal_api')} {i.get('version')} kernel {i.get('architecture')}" for i in libs) or "none found"
 
 
 def _results_dir(quick: bool) -> Path:
@@ -104,17 +125,13 @@ def main(argv=None) -> int:
               f"./reproduce.sh verify{' --quick' if ns.quick else ''} --update")
         return 1
     print(f"verify ({mode}): {results} against {ref_path} "
-          f"(numbers rounded to {report.HASH_DIGITS} significant digits; timing tables excluded)")
+          f"(numbers rounded to {report.HASH_DIGITS} significant digits; timing tables excluded); "
+          f"this process's BLAS: {blas_in_use()}")
     status = 0
     if reference is not None:
-        same, total, lines = compare_tables(reference["tables"], current, ns.max_cells)
-        n = sum(name != SCORECARD for name in current)
-        print(f"{counts.phrase_verify(same, total)} ({n} number tables" + (" and the scorecard)" if SCORECARD in current
-                                                                          else ", no scorecard)"))
-        for line in lines:
-            print("  " + line)
-        print(f"numbers hash: reference {reference.get('numbers_sha256')}, current {_numbers_hash(current)}")
-        status = 0 if same == total else 1
+        result, lines = outcome(reference, current, ns.max_cells)
+        print("\n".join(lines))
+        status = 0 if result.passed else 1
     if committed.exists():
         print(committed.age().sentence())
     if ns.update:
