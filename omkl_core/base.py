@@ -106,7 +106,7 @@ from .validation import check_forecast, check_label, check_matrix, check_point, 
 
 #: ``check_point(x, d=None, name="x")`` and ``check_label(y, name="y")`` are the input checks of
 #: every learner (a finite point / label, or a ValueError naming the argument)
-__all__ = ["Base", "OnlineLearner", "BatchLearner", "Wrapper", "MetaLearner", "NonFiniteRun", "check_point",
+__all__ = ["abstention_fallbacks", "Base", "OnlineLearner", "BatchLearner", "Wrapper", "MetaLearner", "NonFiniteRun", "check_point",
            "check_label", "input_kind_of", "may_abstain_of", "run_alignment_of", "label_bounds", "fresh",
            "check_online_learner", "marked_abstentions"]
 
@@ -269,13 +269,23 @@ def marked_abstentions():
         _MARKED.reset(token)
 
 
+def abstention_fallbacks(y, *, label_sum: float = 0.0, n_labels: int = 0, first: float = 0.0) -> np.ndarray:
+    """f_t for the T steps of labels ``y`` that follow ``n_labels`` labels summing to ``label_sum``:
+    the running mean of the past labels (``first`` before any), by the sequential sums of a
+    per-step loop (the same numbers as :func:`omkl_core.protocol.abstention_fallback` step by step)."""
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    sums = np.cumsum(np.concatenate([[label_sum], y[:-1]]))       # sum_{s<t} y_s
+    counts = n_labels + np.arange(y.shape[0])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = sums / counts
+    return np.where(counts > 0, f, float(first))
+
+
 def _filled(out, y):
     """``out`` with NaN (an abstention) replaced by f_t: the running mean of ``y`` before step t
     (0.0 at the first step), along the last (time) axis."""
     if not isinstance(out, np.ndarray) or out.dtype.kind not in "fc" or not np.isnan(out).any():
         return out
-    from .protocol import abstention_fallbacks  # noqa: PLC0415  # protocol imports this module
-
     return np.where(np.isnan(out), abstention_fallbacks(np.asarray(y, dtype=np.float64).reshape(-1)), out)
 
 

@@ -65,7 +65,7 @@ import numpy as np
 
 from . import threads
 from .backend import to_numpy
-from .base import marked_abstentions, may_abstain_of, run_alignment_of
+from .base import abstention_fallbacks, marked_abstentions, may_abstain_of, run_alignment_of
 from .progress import progress_bar, progress_iter
 from .validation import check_forecast, check_magnitude, check_matrix, check_vector
 
@@ -82,18 +82,6 @@ def abstention_fallback(label_sum: float, n_labels: int, first: float = 0.0) -> 
     """f_t, the number that stands in for an abstention (module docstring): the mean
     ``label_sum / n_labels`` of the labels seen before step t, ``first`` before any."""
     return label_sum / n_labels if n_labels else float(first)
-
-
-def abstention_fallbacks(y, *, label_sum: float = 0.0, n_labels: int = 0, first: float = 0.0) -> np.ndarray:
-    """f_t for the T steps of labels ``y`` that follow ``n_labels`` labels summing to ``label_sum``:
-    the running mean of the past labels (``first`` before any), by the sequential sums of a
-    per-step loop (the same numbers as :func:`abstention_fallback` step by step)."""
-    y = np.asarray(y, dtype=np.float64).reshape(-1)
-    sums = np.cumsum(np.concatenate([[label_sum], y[:-1]]))       # sum_{s<t} y_s
-    counts = n_labels + np.arange(y.shape[0])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f = sums / counts
-    return np.where(counts > 0, f, float(first))
 
 
 def fill_abstentions(predictions, y, abstained, *, label_sum: float = 0.0, n_labels: int = 0,

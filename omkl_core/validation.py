@@ -83,7 +83,7 @@ def physical_memory() -> int | None:
         return None
 
 
-def _fmt_bytes(n: float) -> str:
+def fmt_bytes(n: float) -> str:
     for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
         if n < 1024 or unit == "PB":
             return f"{n:.3g} {unit}"
@@ -142,9 +142,9 @@ def check_memory(nbytes: float, what: str, limit: int | None = None) -> None:
     total = physical_memory()
     limit = available_memory() if limit is None else limit
     if limit is not None and nbytes > limit:
-        of = f" (of {_fmt_bytes(total)} physical)" if total is not None and total != limit else ""
-        raise MemoryError(f"{what} needs {_fmt_bytes(nbytes)} ({nbytes:.3g} bytes) of memory, more than the "
-                          f"{_fmt_bytes(limit)} available on this machine now{of}; choose smaller parameters")
+        of = f" (of {fmt_bytes(total)} physical)" if total is not None and total != limit else ""
+        raise MemoryError(f"{what} needs {fmt_bytes(nbytes)} ({nbytes:.3g} bytes) of memory, more than the "
+                          f"{fmt_bytes(limit)} available on this machine now{of}; choose smaller parameters")
 
 
 #: The arrays a boundary has checked whole (:func:`validated`): the very objects, for this context.

@@ -48,3 +48,15 @@ def engine(request):
         pytest.skip("Numba is not installed: the compiled engine cannot run")
     with compiled.engine(name):
         yield name
+
+
+@pytest.fixture(autouse=True)
+def _run_mode_restored(monkeypatch):
+    """``report.set_mode`` writes ``OMKL_MODE`` into the process's environment (a notebook declares
+    its mode once); a test that calls it must not decide the mode of the tests that run after it in
+    the same process (under pytest-xdist the order differs from a serial run): the variable is put
+    back as it was after every test."""
+    if "OMKL_MODE" in os.environ:
+        monkeypatch.setenv("OMKL_MODE", os.environ["OMKL_MODE"])
+    else:
+        monkeypatch.delenv("OMKL_MODE", raising=False)

@@ -170,7 +170,10 @@ def test_raker_investigation_rows_and_no_ar4(layers):
     assert run.ratio == pytest.approx(base[("AR(4)", "Raker")].mean() / vaw.mean(), rel=1e-12)
     assert run.ratio_min <= run.ratio <= run.ratio_max                 # a weighted mean of the per-series ratios
     assert run.published_ratio == pytest.approx(23.24 / 16.56, rel=1e-12)
-    assert set(P.RAKER_PROBES) <= set(inv.probe) and len(inv) == 2 + 3 + len(P.RAKER_PROBES)
+    assert set(P.RAKER_PROBES) <= set(inv.probe) and len(inv) == 2 + 3 + len(P.RAKER_PROBES) + len(P.OMKLGF_PROBES)
+    gf = inv[inv.learner == "OMKL-GF"]                # issue 50: OMKL-GF's AR(4) ratio under the same probes
+    assert list(gf.probe) == [f"OMKL-GF: {p}" for p in P.OMKLGF_PROBES]
+    assert np.allclose(gf.published_ratio, 20.47 / 16.56, rtol=1e-12, atol=0)
     assert P.raker_ar4_investigation(S, {"table2": {}}, base) is None
 
 

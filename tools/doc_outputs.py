@@ -21,6 +21,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from omkl_core.cli import main as omkl_main
+
 ROOT = Path(__file__).resolve().parent.parent
 BLOCK = re.compile(r"^<!-- output of: (?P<cmd>.+?) -->\n```text\n(?P<out>.*?)^```", re.S | re.M)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -35,8 +37,6 @@ def pages() -> list[Path]:
 
 def run(cmd: str) -> str:
     """What ``cmd`` (an ``omkl ...`` command line) prints now, run in-process from the repository root."""
-    from omkl_core.cli import main  # noqa: PLC0415
-
     argv = shlex.split(cmd)
     if argv[0] != "omkl":
         raise ValueError(f"a shown command must be an omkl command, got {cmd!r}")
@@ -45,7 +45,7 @@ def run(cmd: str) -> str:
     os.chdir(ROOT)
     try:
         with contextlib.redirect_stdout(out):
-            status = main(argv[1:])
+            status = omkl_main(argv[1:])
     finally:
         os.chdir(here)
     if status != 0:

@@ -181,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _check_environment() -> None:
     """The settings read from the environment (``OMKL_THREADS``, ``OMKL_ENGINE``, ``OMKL_COS``), checked
     before any work: a bad value is one line naming the variable, not a learner's failure."""
-    from .. import compiled, cosine, threads  # noqa: PLC0415
+    from .. import compiled, cosine, threads  # noqa: PLC0415  # lazy: load time of the CLI (engines only when checked)
 
     for check in (threads.requested, compiled.get_engine, cosine.library):
         try:

@@ -13,7 +13,7 @@ from .. import registry
 from ..csvstream import BLOCK_ROWS
 from ..mixture import Mixture, default_meta, default_pool
 from ..preprocessing import Pipeline, StandardScaler, TargetScaler
-from ..validation import _fmt_bytes, check_memory
+from ..validation import check_memory, fmt_bytes
 from .errors import UserError
 
 
@@ -277,7 +277,7 @@ def _check_state_memory(learners, shape: tuple[int, int], block_rows: int | None
     total = sum(nbytes for _, nbytes in parts)
     if total < 1 << 26:          # under 64 MiB: nothing to check
         return
-    what = " + ".join(f"{name} ~{_fmt_bytes(nbytes)}" for name, nbytes in parts)
+    what = " + ".join(f"{name} ~{fmt_bytes(nbytes)}" for name, nbytes in parts)
     try:
         check_memory(total, f"the run on {d:,} features ({what})")
     except MemoryError as exc:

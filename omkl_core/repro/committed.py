@@ -41,8 +41,8 @@ from pathlib import Path
 
 from . import counts as _counts
 from . import errata, hashes, report
-from .notebooks import notebook_list
-from .report_inputs import _json, junit_outcomes, theory_rows
+from .notebooks import ResultsBusy, notebook_list, results_lock
+from .report_inputs import _json, inside, junit_outcomes, theory_rows
 
 __all__ = ["FOLDER", "Age", "age", "publish", "exists", "main", "CODE_PATHS", "headline", "write_headline",
            "compare_scorecard"]
@@ -177,8 +177,6 @@ def _check_consistent(results: Path, junit: Path | None) -> None:
     same commit and a full run; ``scorecard.md`` is the one written from ``scorecard.csv`` (its counts);
     every figure is a PNG inside the results folder, written before the scorecard that sums up the
     run; no test that THEORY.md or the errata name failed in the JUnit XML."""
-    from .html_report import inside  # noqa: PLC0415  (html_report imports this module)
-
     stamp = _json(results / "scorecard.stamp.json")
     commit = str(stamp.get("commit", ""))
     sha = commit.removesuffix("-dirty")
@@ -336,8 +334,6 @@ def publish(results: str | Path | None = None, *, dest: str | Path = FOLDER, jun
     if dest.exists() and not is_committed_run(dest):
         raise PublishError(f"--dest {dest} exists and is not a committed run (publish recognises its own by its "
                            "stamp, README and tables, and nothing else in it): refusing to replace it")
-    from .notebooks import ResultsBusy, results_lock  # noqa: PLC0415
-
     try:
         with results_lock(results):
             return _publish_locked(results, dest, junit, verbose)

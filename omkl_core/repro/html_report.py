@@ -57,6 +57,7 @@ from .report_inputs import (  # noqa: F401  (part of this module's API)
     _outcome,
     _read_csv,
     _records,
+    inside,
     junit_outcomes,
     theory_rows,
     verdict,
@@ -998,16 +999,6 @@ def build(results: str | os.PathLike | None = None, *, out: str | os.PathLike | 
             return _build(results, out, verbose, committed_folder)
     except ResultsBusy as exc:
         raise ValueError(f"{exc}; the report is built once it finished") from None
-
-
-def inside(path: Path, folder: Path, what: str) -> Path:
-    """``path`` when it stays inside ``folder`` once links are resolved; a ``ValueError`` naming it
-    otherwise (a figure linked to ``/etc/passwd`` is never copied into a report or a committed run)."""
-    real = path.resolve()
-    if path.is_symlink() and real != folder.resolve() and folder.resolve() not in real.parents:
-        raise ValueError(f"{what} is a symbolic link to {real}, outside the results folder {folder}: refusing to "
-                         "copy it; replace the link by the file")
-    return path
 
 
 def _build(results: Path, out: Path, verbose: bool, committed_folder) -> Path:

@@ -10,7 +10,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-__all__ = ["NOT_COMPUTED", "verdict", "junit_outcomes", "theory_rows"]
+__all__ = ["NOT_COMPUTED", "verdict", "junit_outcomes", "theory_rows", "inside"]
 
 #: The verdict of a cell or claim that a quick run computes on its short horizon only.
 NOT_COMPUTED = "not computed at full size"   # = omkl_core.repro.verdicts.NOT_COMPUTED (this module stays light)
@@ -105,3 +105,13 @@ def theory_rows(text: str) -> list[dict]:
         rows.append({"paper": paper, "number": number, "statement": statement, "kind": kind, "status": status,
                      "tests": list(dict.fromkeys(_NODE.findall(status)))})
     return rows
+
+
+def inside(path: Path, folder: Path, what: str) -> Path:
+    """``path`` when it stays inside ``folder`` once links are resolved; a ``ValueError`` naming it
+    otherwise (a figure linked to ``/etc/passwd`` is never copied into a report or a committed run)."""
+    real = path.resolve()
+    if path.is_symlink() and real != folder.resolve() and folder.resolve() not in real.parents:
+        raise ValueError(f"{what} is a symbolic link to {real}, outside the results folder {folder}: refusing to "
+                         "copy it; replace the link by the file")
+    return path
