@@ -51,12 +51,10 @@ def engine(request):
 
 
 @pytest.fixture(autouse=True)
-def _run_mode_restored(monkeypatch):
-    """``report.set_mode`` writes ``OMKL_MODE`` into the process's environment (a notebook declares
-    its mode once); a test that calls it must not decide the mode of the tests that run after it in
-    the same process (under pytest-xdist the order differs from a serial run): the variable is put
-    back as it was after every test."""
-    if "OMKL_MODE" in os.environ:
-        monkeypatch.setenv("OMKL_MODE", os.environ["OMKL_MODE"])
-    else:
-        monkeypatch.delenv("OMKL_MODE", raising=False)
+def _run_mode_unset(monkeypatch):
+    """Every test starts with no run mode declared (``OMKL_MODE`` unset) and leaves none behind:
+    ``report.set_mode`` and the driver write it into the process's environment (a notebook declares
+    its mode once), so a test that sets it must not decide the mode of the tests that run after it
+    in the same process (under pytest-xdist the order differs from a serial run). A test that needs
+    a mode sets it itself."""
+    monkeypatch.delenv("OMKL_MODE", raising=False)

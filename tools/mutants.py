@@ -478,7 +478,7 @@ MUTANTS: list[Mutant] = [
       "return abstention_fallback(self.label_sum_, self.t_, self._first_fallback)",
       "return 0.0",
       "an abstaining expert scored as forecasting 0.0 instead of the documented fallback"),
-    M("mix-run-fallback-sees-y-t", "mixture", "omkl_core/protocol.py",
+    M("mix-run-fallback-sees-y-t", "mixture", "omkl_core/base.py",
       "sums = np.cumsum(np.concatenate([[label_sum], y[:-1]]))",
       "sums = np.cumsum(np.concatenate([[label_sum], y]))[1:]",
       "run's fallback running mean includes y_t (off by one: look-ahead)"),
