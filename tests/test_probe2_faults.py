@@ -367,6 +367,34 @@ def test_mixture_of_omkl_experts_is_untouched_by_a_refused_step():
     assert re.search(r"learners\[0\] \(OnlineRidge.*forecast.*too large", str(err.value)), str(err.value)
 
 
+@pytest.mark.parametrize("first", ["OnlineRidge", "scaled OnlineRidge"])
+def test_mixture_of_omkl_experts_is_untouched_when_a_later_expert_raises_partway(first):
+    """An expert of omkl's own that fails in learn_one for a reason the mixture's up-front check does
+    not cover -- here ``OnlineRidge(clip=1)``: its clipped forecast 1.0 passes, but its unclipped
+    gamma = 3e159 makes (y - gamma)^2 overflow -- after an expert before it learned: every expert,
+    the meta-learner and the mixture stay as before the step (were: experts at steps [2, 1, 1], the
+    mixture at 1), the error names the expert, and the mixture goes on from there."""
+    lead = ok.OnlineRidge(a=1e300) if first == "OnlineRidge" else ok.TargetScaler(ok.StandardScaler() | ok.OnlineRidge(a=1e300))
+    mix = ok.Mixture([lead, ok.OnlineRidge(a=1.0, clip=1.0, fit_intercept=True),
+                      ok.TargetScaler(ok.StandardScaler() | ok.VAW2(m=4, seed=0, bounds=None))])
+    mix.learn_one(np.array([1.0]), 1e90)
+    order = mix._learn_order
+    assert order.index(0) < order.index(1), order  # the premise: expert 0 learns before expert 1 raises
+    x = np.array([1e70])
+    mix.predict_one(x)                            # the step's forecasts: 1.0 for the clipped expert
+    before = [_state(e) for e in mix.learners_] + [_state(mix.meta_)]
+    mine = (mix.t_, mix.label_sum_, mix.n_abstained_.tolist(), mix.expert_predictions_.tolist())
+    with pytest.raises(OverflowError) as err:
+        mix.learn_one(x, 1.0)
+    assert [e.t_ for e in mix.learners_] == [1, 1, 1] and mix.meta_.t_ == 1 and mix.t_ == 1
+    assert [_state(e) for e in mix.learners_] + [_state(mix.meta_)] == before
+    assert (mix.t_, mix.label_sum_, mix.n_abstained_.tolist(), mix.expert_predictions_.tolist()) == mine
+    assert re.search(r"^learners\[1\] \(OnlineRidge #2\) learn_one at step 2: .*overflows", str(err.value)), \
+        str(err.value)
+    mix.learn_one(np.array([2.0]), 1.0)           # the mixture goes on from the state before the step
+    assert [e.t_ for e in mix.learners_] == [2, 2, 2] and mix.t_ == 2
+
+
 def test_online_ridge_failed_step_leaves_its_losses_as_before():
     r = ok.OnlineRidge(a=1)
     r.learn_one(np.array([1.0]), 1e100)
