@@ -415,6 +415,61 @@ def test_omkl_threads_above_the_cores_is_capped_with_one_warning(value):
                                        f"of this machine: using {cores}"], res.stderr[-1500:]
 
 
+def _group(pgid: int) -> list[int]:
+    """The live processes (not zombies) of process group ``pgid``."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[2]) == pgid and stat[0] != "Z":
+                out.append(int(d))
+    return out
+
+
+def test_sigterm_of_a_local_dask_sweep_prints_one_omkl_line_and_leaves_no_worker(tmp_path):
+    """SIGTERM of ``omkl sweep --local 2`` while cells run: one line naming the signal and what was kept,
+    exit status 143 (128 + SIGTERM), no worker left (was: killed by the signal, -15, 2-67 lines of Dask
+    worker warnings and tracebacks and a multiprocessing leaked-semaphore warning, no omkl line)."""
+    import signal
+    import time
+    from pathlib import Path
+
+    pytest.importorskip("distributed")
+    spec = tmp_path / "grid.toml"
+    spec.write_text('datasets = ["airfoil"]\nseeds = [' + ", ".join(map(str, range(20))) + ']\nmax_steps = 1500\n'
+                    '[[learners]]\nname = "VAW2"\nparams = {m = 30}\n', encoding="utf-8")
+    cache = tmp_path / "cache"
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.Popen([sys.executable, "-m", "omkl_core", "sweep", str(spec), "--local", "2", "--quiet",
+                             "--cache-dir", str(cache)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, start_new_session=True)           # its own process group: all of it is found
+    try:
+        end = time.monotonic() + 60
+        while not list(cache.rglob("*.json")) and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.1)                                # the cluster is up and cells finish
+        assert proc.poll() is None and list(cache.rglob("*.json")), "no cell finished within 60 s"
+        assert len(_group(proc.pid)) >= 3, "the two workers were not found"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        end = time.monotonic() + 10
+        while _group(proc.pid) and time.monotonic() < end:
+            time.sleep(0.1)
+        assert _group(proc.pid) == [], "a worker outlived the SIGTERM"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err[-3000:])
+    assert out == "" and re.fullmatch(r"omkl: stopped by SIGTERM; \d+ of 20 cells done, the cache kept "
+                                      r"\(rerun to resume\)\n", err), err[-3000:]
+
+
 @pytest.mark.parametrize("var, value", [("OMKL_THREADS", "abc"), ("OMKL_ENGINE", "gpu"), ("OMKL_COS", "x")])
 def test_a_bad_environment_setting_is_one_line_naming_the_variable(var, value):
     res = _omkl("run", "OnlineRidge", "--dataset", "airfoil", env={var: value})
