@@ -93,7 +93,9 @@ call per expert), and the meta-learner's loop is its own (compiled) driver.
 """
 from __future__ import annotations
 
+import copy
 import math
+import types
 
 import numpy as np
 
@@ -220,13 +222,143 @@ def _check_meta(value, name: str = "meta") -> None:
 
 def _refuses_before_learning(learner) -> bool:
     """Whether ``learner`` is one of omkl's own (``omkl_core``, not an adapter of another library's
-    model), wrapping only such learners: those check their input before they change state, so
-    after the mixture's own checks their ``learn_one`` does not raise half-way."""
+    model), wrapping only such learners: those check their input before they change state and
+    leave themselves as they were when a step fails, so the mixture snapshots them cheaply
+    (:class:`_Snapshot`) instead of deep-copying them, and not the last of them to learn."""
     mod = type(learner).__module__
     if not mod.startswith("omkl_core.") or mod.startswith("omkl_core.interop"):
         return False
     inner = [getattr(learner, a) for a in ("learner_", "scaler_") if hasattr(learner, a)]
     return all(_refuses_before_learning(i) for i in [*inner, *(getattr(learner, "learners_", None) or [])])
+
+
+_PARAMS: dict = {}
+_KEPT = (int, float, complex, str, bytes, type(None), np.generic, np.dtype, types.ModuleType, type,
+         types.FunctionType, types.BuiltinFunctionType, types.MethodType, Checked)   # a step never changes them
+_KEPT_EXACT = frozenset({int, float, bool, str, type(None), np.float64, np.int64, np.bool_, Checked})  # fast path
+
+
+def _params_of(obj) -> frozenset:
+    """The constructor arguments of ``obj``'s class (kept by reference: a step never changes them)."""
+    cls = type(obj)
+    names = _PARAMS.get(cls)
+    if names is None:
+        f = getattr(cls, "_param_names", None)
+        names = _PARAMS[cls] = frozenset(f() if callable(f) else ())
+    return names
+
+
+class _Snapshot:
+    """The state of one of omkl's learners as a step can change it, taken cheaply so that a mixture
+    can undo the step of an expert that learned before another failed (atomic steps, issue 52).
+
+    ``copy.deepcopy`` of a learner (:func:`omkl_core.base._learned_state`) costs 30-520 us per
+    expert (its memo, ``__reduce_ex__`` of every object; a scaled VAW2 copies its random features
+    too): more than the step. Here each object's attribute dict is copied shallowly (what a step
+    rebinds) and each writable array's values once (what a step changes in place, e.g. the
+    Sherman-Morrison inverse); ``restore`` writes both back into the same objects and arrays (so
+    views and shared references stay as they were). omkl's own objects are walked into (their
+    constructor arguments are kept as they are), lists, dicts and tuples too; an object of any
+    other kind is deep-copied."""
+
+    __slots__ = ("objects", "arrays", "containers", "_seen")
+
+    def __init__(self, learner):
+        self.objects: list = []        # (object, its attribute dict as it was)
+        self.arrays: list = []         # (array, a copy of its values)
+        self.containers: list = []     # (list or dict, a shallow copy)
+        self._seen: dict = {}          # id -> the value kept for it (one copy per object, cycles ended)
+        self._object(learner)
+        self._seen = None
+
+    def _object(self, obj) -> None:
+        params = _params_of(obj)
+        saved = dict(obj.__dict__)
+        value = self._value
+        for k, v in obj.__dict__.items():
+            if type(v) not in _KEPT_EXACT and k not in params:
+                kept = value(v)
+                if kept is not v:
+                    saved[k] = kept
+        self.objects.append((obj, saved))
+
+    def _value(self, v):
+        """``v`` as the snapshot keeps it: itself (its values recorded where a step may change them in
+        place) or a deep copy (an object the walk does not know)."""
+        if isinstance(v, _KEPT):
+            return v
+        seen = self._seen.get(id(v))
+        if seen is not None:
+            return seen
+        self._seen[id(v)] = v
+        kind = type(v)
+        if kind is np.ndarray or kind.__module__.startswith("cupy"):
+            if kind is not np.ndarray or v.flags.writeable:
+                self.arrays.append((v, v.copy()))
+            return v
+        if kind is tuple:                               # e.g. a forecast cache: (t, Checked x, arrays...)
+            kept, changed = [], False
+            for i in v:
+                if type(i) not in _KEPT_EXACT:
+                    k = self._value(i)
+                    changed = changed or k is not i
+                    i = k
+                kept.append(i)
+            if changed:
+                kept = self._seen[id(v)] = tuple(kept)
+                return kept
+            return v
+        if kind is list:
+            saved = [self._value(i) for i in v]
+            self.containers.append((v, saved))
+            return v
+        if kind is dict:
+            saved = {k: self._value(i) for k, i in v.items()}
+            self.containers.append((v, saved))
+            return v
+        if kind.__module__.startswith("omkl_core.") and hasattr(v, "__dict__"):
+            self._object(v)
+            return v
+        kept = self._seen[id(v)] = copy.deepcopy(v)
+        return kept
+
+    def restore(self) -> None:
+        """Every object, container and array as it was when the snapshot was taken."""
+        for a, values in self.arrays:
+            a[...] = values
+        for c, saved in self.containers:
+            c.clear()
+            (c.extend if type(c) is list else c.update)(saved)
+        for obj, saved in self.objects:
+            d = obj.__dict__
+            d.clear()
+            d.update(saved)
+
+
+class _Copied:
+    """The undo of an expert outside omkl's own learners: a deep copy of its learned state."""
+
+    __slots__ = ("learner", "saved")
+
+    def __init__(self, learner):
+        self.learner, self.saved = learner, _learned_state(learner)
+
+    def restore(self) -> None:
+        _restore_state(self.learner, *self.saved)
+
+
+def _named_error(exc: BaseException, label: str) -> BaseException:
+    """``exc`` with ``label`` (which expert) in front of its message: the same type where it can be
+    rebuilt from one message, else ``exc`` with a note."""
+    msg = f"{label}: {exc}" if str(exc) else f"{label}: {type(exc).__name__}"
+    try:
+        named = type(exc)(msg)
+    except Exception:                                 # noqa: BLE001 - a type that takes other arguments
+        named = None
+    if named is None or type(named) is not type(exc) or str(named) != msg:
+        exc.add_note(msg)
+        return exc
+    return named
 
 
 class _OnlyExpert(MetaLearner):
@@ -481,7 +613,7 @@ class Mixture(Wrapper, Pairing):
         self._trusted = [_refuses_before_learning(e) for e in self.learners_]
         self._meta_trusted = _refuses_before_learning(self.meta_)
         self._experts_check = all(self._trusted)    # every expert checks x_t and y_t itself, first thing
-        self._learn_order = sorted(range(N), key=lambda j: self._trusted[j])   # experts are independent
+        self._plan_undo(sized=False)
         self._undo = []
         self._first_fallback = first_fallback(self.meta_)
         self.label_sum_ = 0.0
@@ -548,12 +680,14 @@ class Mixture(Wrapper, Pairing):
         from the row predicted on (module docstring: "One forecast per expert per step"), else
         the experts' forecasts of x."""
         # atomic (DESIGN, Faults): an expert that raises leaves every expert, the meta-learner and t_
-        # as before the step. Of the experts only those outside omkl's own learners
-        # (:func:`_refuses_before_learning`), which learn first, are copied, each before it learns:
-        # omkl's learners refuse bad input before they change state, and x and y are checked here
-        # before any expert learns; so is the meta-learner, copied only when it is not one of omkl's.
-        # Of the mixture's own state only the step's cached forecasts can change before the last
-        # thing that may raise (the meta-learner's learn_one); the counters change after it.
+        # as before the step. The experts outside omkl's own learners (:func:`_refuses_before_learning`)
+        # learn first, each deep-copied before it learns; omkl's own learn after them, each but the
+        # last (which is atomic by itself) snapshotted cheaply before it learns (:class:`_Snapshot`:
+        # one of them may still fail for a reason the up-front checks do not cover, e.g. an overflow
+        # of OnlineRidge(clip=...)'s unclipped forecast, after others learned); the failure is named
+        # by the expert. The meta-learner is copied only when it is not one of omkl's. Of the
+        # mixture's own state only the step's cached forecasts can change before the last thing
+        # that may raise (the meta-learner's learn_one); the counters change after it.
         last, meta = self._last, self.meta_
         meta_saved = None if getattr(self, "_meta_trusted", False) else _learned_state(meta)
         self._undo = []
@@ -564,8 +698,8 @@ class Mixture(Wrapper, Pairing):
                     self._last = (Checked(xc), last[1], last[2])
             super().learn_one(x, y)
         except BaseException:
-            for e, (s, o) in reversed(self._undo):
-                _restore_state(e, s, o)
+            for undo in reversed(self._undo):
+                undo.restore()
             self._undo = []
             self._last = last
             if meta_saved is not None:
@@ -576,13 +710,40 @@ class Mixture(Wrapper, Pairing):
     def _expert_label(self, j: int) -> str:
         return f"learners[{j}] ({self.expert_names_[j]})"
 
+    def _plan_undo(self, sized: bool) -> None:
+        """The order in which the experts learn and how each one's step is undone should a later one
+        (or the meta-learner) fail. The experts are independent, so any order gives the same numbers:
+        those outside omkl's own first (each deep-copied before it learns: it may fail half-way), then
+        omkl's own, each snapshotted (:class:`_Snapshot`) but the last, which leaves itself as it was
+        when it raises -- the last too when the meta-learner is not omkl's (it may raise after every
+        expert learned). ``sized``: omkl's own ordered by the bytes of their state (known after the
+        first step), the largest last, so that its state is never copied (a scaled VAW2's 3.5 MB)."""
+        trusted, N = self._trusted, len(self.learners_)
+        size = [0] * N
+        if sized:
+            size = [sum(int(a.nbytes) for a, _ in _Snapshot(e).arrays) if trusted[j] else 0
+                    for j, e in enumerate(self.learners_)]
+        self._learn_order = sorted(range(N), key=lambda j: (trusted[j], size[j]))
+        last = self._learn_order[-1] if self._learn_order and getattr(self, "_meta_trusted", False) else None
+        self._undo_kind = [None if j == last else (_Snapshot if trusted[j] else _Copied) for j in range(N)]
+        self._undo_sized = sized
+
     def _learn_experts(self, x, y, aux):
-        trusted = self._trusted
-        for j in self._learn_order:                    # the experts that may raise first, each copied
+        if not getattr(self, "_undo_sized", False) and (self.t_ > 0 or not hasattr(self, "_undo_kind")):
+            self._plan_undo(sized=self.t_ > 0)       # once, after the first step (or a mixture pickled before)
+        undo_kind, undo = self._undo_kind, self._undo
+        first = self._learn_order[0]
+        for j in self._learn_order:                    # the experts outside omkl's first, each copied
             e = self.learners_[j]
-            if not trusted[j]:
-                self._undo.append((e, _learned_state(e)))
-            e.learn_one(x, y)
+            kind = undo_kind[j]
+            if kind is not None:
+                undo.append(kind(e))
+            try:
+                e.learn_one(x, y)
+            except Exception as exc:
+                if j == first and self._experts_check and isinstance(exc, (ValueError, TypeError)):
+                    raise                              # x_t or y_t refused: the mixture's own check (_point, _label)
+                raise _named_error(exc, f"{self._expert_label(j)} learn_one at step {self.t_ + 1}") from None
 
     def _finish_step(self, z, aux, y):
         abstained, any_abstained = aux

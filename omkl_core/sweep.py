@@ -88,6 +88,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import json
+import logging
 import math
 import os
 import time
@@ -419,14 +420,18 @@ def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_worker
         def args_of(i: int) -> tuple:
             return tuple(data[tasks[i][data_field]]) if data is not None else ()
 
-        if executor == "serial":
-            for i in missing:
-                done(i, lambda i=i: _call_task(fn, tasks[i], *args_of(i)))
-        elif executor == "processes" and missing:
-            workers = min(max_workers or os.cpu_count() or 1, len(missing))
-            _map_processes(fn, tasks, missing, args_of, workers, done)
-        elif executor == "dask" and missing:
-            _map_dask(fn, tasks, missing, data, data_field, client, done)
+        try:
+            if executor == "serial":
+                for i in missing:
+                    done(i, lambda i=i: _call_task(fn, tasks[i], *args_of(i)))
+            elif executor == "processes" and missing:
+                workers = min(max_workers or os.cpu_count() or 1, len(missing))
+                _map_processes(fn, tasks, missing, args_of, workers, done)
+            elif executor == "dask" and missing:
+                _map_dask(fn, tasks, missing, data, data_field, client, done)
+        except KeyboardInterrupt as stop:           # Ctrl-C or SIGTERM: (tasks done, cached or not; tasks)
+            stop.progress = (sum(r is not None for r in results), len(tasks))
+            raise
         for i, j in twins:
             results[i] = results[j]
             bar.update(1)
@@ -652,15 +657,19 @@ def import_distributed():
 @contextmanager
 def local_client(n_workers: int):
     """A :class:`distributed.Client` of a ``LocalCluster`` of ``n_workers`` processes with one
-    thread each (cells pin BLAS to one thread too), closed with the cluster on exit.
+    thread each (cells pin BLAS to one thread too), closed with the cluster on exit -- also on an
+    interrupt (Ctrl-C, or SIGTERM turned into one by ``omkl``), when the cells still running are
+    cancelled. The cluster's own log lines below ERROR are not shown (``silence_logs``; Dask's
+    default shows warnings, e.g. one per cancelled cell at an interrupt): a failed cell is reported
+    in its row.
 
     >>> with local_client(2) as client:                      # doctest: +SKIP
     ...     rows = run(spec, executor="dask", client=client)
     """
     n_workers = check_int(n_workers, "n_workers")
     distributed = import_distributed()
-    with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+    with distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=logging.ERROR) as cluster, distributed.Client(cluster) as client:
         yield client
 
 

@@ -367,6 +367,34 @@ def test_mixture_of_omkl_experts_is_untouched_by_a_refused_step():
     assert re.search(r"learners\[0\] \(OnlineRidge.*forecast.*too large", str(err.value)), str(err.value)
 
 
+@pytest.mark.parametrize("first", ["OnlineRidge", "scaled OnlineRidge"])
+def test_mixture_of_omkl_experts_is_untouched_when_a_later_expert_raises_partway(first):
+    """An expert of omkl's own that fails in learn_one for a reason the mixture's up-front check does
+    not cover -- here ``OnlineRidge(clip=1)``: its clipped forecast 1.0 passes, but its unclipped
+    gamma = 3e159 makes (y - gamma)^2 overflow -- after an expert before it learned: every expert,
+    the meta-learner and the mixture stay as before the step (were: experts at steps [2, 1, 1], the
+    mixture at 1), the error names the expert, and the mixture goes on from there."""
+    lead = ok.OnlineRidge(a=1e300) if first == "OnlineRidge" else ok.TargetScaler(ok.StandardScaler() | ok.OnlineRidge(a=1e300))
+    mix = ok.Mixture([lead, ok.OnlineRidge(a=1.0, clip=1.0, fit_intercept=True),
+                      ok.TargetScaler(ok.StandardScaler() | ok.VAW2(m=4, seed=0, bounds=None))])
+    mix.learn_one(np.array([1.0]), 1e90)
+    order = mix._learn_order
+    assert order.index(0) < order.index(1), order  # the premise: expert 0 learns before expert 1 raises
+    x = np.array([1e70])
+    mix.predict_one(x)                            # the step's forecasts: 1.0 for the clipped expert
+    before = [_state(e) for e in mix.learners_] + [_state(mix.meta_)]
+    mine = (mix.t_, mix.label_sum_, mix.n_abstained_.tolist(), mix.expert_predictions_.tolist())
+    with pytest.raises(OverflowError) as err:
+        mix.learn_one(x, 1.0)
+    assert [e.t_ for e in mix.learners_] == [1, 1, 1] and mix.meta_.t_ == 1 and mix.t_ == 1
+    assert [_state(e) for e in mix.learners_] + [_state(mix.meta_)] == before
+    assert (mix.t_, mix.label_sum_, mix.n_abstained_.tolist(), mix.expert_predictions_.tolist()) == mine
+    assert re.search(r"^learners\[1\] \(OnlineRidge #2\) learn_one at step 2: .*overflows", str(err.value)), \
+        str(err.value)
+    mix.learn_one(np.array([2.0]), 1.0)           # the mixture goes on from the state before the step
+    assert [e.t_ for e in mix.learners_] == [2, 2, 2] and mix.t_ == 2
+
+
 def test_online_ridge_failed_step_leaves_its_losses_as_before():
     r = ok.OnlineRidge(a=1)
     r.learn_one(np.array([1.0]), 1e100)
@@ -385,6 +413,61 @@ def test_omkl_threads_above_the_cores_is_capped_with_one_warning(value):
     cores = os.cpu_count() or 1
     assert res.stderr.splitlines() == [f"omkl: warning: OMKL_THREADS={value} is more threads than the {cores} cores "
                                        f"of this machine: using {cores}"], res.stderr[-1500:]
+
+
+def _group(pgid: int) -> list[int]:
+    """The live processes (not zombies) of process group ``pgid``."""
+    out = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                stat = open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[2]) == pgid and stat[0] != "Z":
+                out.append(int(d))
+    return out
+
+
+def test_sigterm_of_a_local_dask_sweep_prints_one_omkl_line_and_leaves_no_worker(tmp_path):
+    """SIGTERM of ``omkl sweep --local 2`` while cells run: one line naming the signal and what was kept,
+    exit status 143 (128 + SIGTERM), no worker left (was: killed by the signal, -15, 2-67 lines of Dask
+    worker warnings and tracebacks and a multiprocessing leaked-semaphore warning, no omkl line)."""
+    import signal
+    import time
+    from pathlib import Path
+
+    pytest.importorskip("distributed")
+    spec = tmp_path / "grid.toml"
+    spec.write_text('datasets = ["airfoil"]\nseeds = [' + ", ".join(map(str, range(20))) + ']\nmax_steps = 1500\n'
+                    '[[learners]]\nname = "VAW2"\nparams = {m = 30}\n', encoding="utf-8")
+    cache = tmp_path / "cache"
+    root = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.Popen([sys.executable, "-m", "omkl_core", "sweep", str(spec), "--local", "2", "--quiet",
+                             "--cache-dir", str(cache)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, start_new_session=True)           # its own process group: all of it is found
+    try:
+        end = time.monotonic() + 60
+        while not list(cache.rglob("*.json")) and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.1)                                # the cluster is up and cells finish
+        assert proc.poll() is None and list(cache.rglob("*.json")), "no cell finished within 60 s"
+        assert len(_group(proc.pid)) >= 3, "the two workers were not found"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+        end = time.monotonic() + 10
+        while _group(proc.pid) and time.monotonic() < end:
+            time.sleep(0.1)
+        assert _group(proc.pid) == [], "a worker outlived the SIGTERM"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+    assert proc.returncode == 128 + signal.SIGTERM, (proc.returncode, err[-3000:])
+    assert out == "" and re.fullmatch(r"omkl: stopped by SIGTERM; \d+ of 20 cells done, the cache kept "
+                                      r"\(rerun to resume\)\n", err), err[-3000:]
 
 
 @pytest.mark.parametrize("var, value", [("OMKL_THREADS", "abc"), ("OMKL_ENGINE", "gpu"), ("OMKL_COS", "x")])

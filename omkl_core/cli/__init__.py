@@ -67,6 +67,7 @@ exit status (2); ``--debug`` shows the traceback instead.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import warnings
@@ -74,7 +75,7 @@ import warnings
 from .. import registry
 from .build import DEFAULT_EXPERTS, DEFAULT_META
 from .commands import _cmd_datasets, _cmd_models, _cmd_run, _cmd_sweep
-from .errors import EXIT_PIPE, EXIT_USAGE, UserError, _error, _warning
+from .errors import EXIT_PIPE, EXIT_USAGE, Terminated, UserError, _error, _raise_terminated, _warning
 from .stream import SCALINGS
 
 
@@ -192,11 +193,45 @@ def _check_environment() -> None:
             raise UserError(str(exc)) from None
 
 
+@contextlib.contextmanager
+def _stop_on_sigterm():
+    """SIGTERM raises :class:`Terminated` in the main thread while the command runs (the default
+    action killed the process mid-work: a local Dask cluster's workers printed tracebacks and
+    multiprocessing a leaked-semaphore warning, and omkl said nothing); the previous handler is
+    put back afterwards. Off the main thread (no handler can be set) nothing changes."""
+    import signal  # noqa: PLC0415
+
+    try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:                       # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stopped(exc: KeyboardInterrupt) -> int:
+    """The one line of an interrupted command (and what the work kept: ``exc.detail``), its exit status."""
+    detail = getattr(exc, "detail", "")
+    if isinstance(exc, Terminated):
+        print(f"omkl: stopped by {exc.name}" + (f"; {detail}" if detail else ""), file=sys.stderr)
+        return 128 + exc.signum
+    _error("interrupted" + (f"; {detail}" if detail else ""))
+    return 130
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command; every user error becomes one line on stderr and exit status 2."""
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv          # accepted anywhere on the line
     argv = [a for a in argv if a != "--debug"]
+    with _stop_on_sigterm():
+        return _main(argv, debug)
+
+
+def _main(argv: list[str], debug: bool) -> int:
     try:
         try:
             with warnings.catch_warnings():
@@ -218,11 +253,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise
             _error(f"{exc.strerror or exc}: {exc.filename}" if exc.filename else exc)
             return EXIT_USAGE
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:    # Ctrl-C, or SIGTERM (Terminated)
             if debug:
                 raise
-            _error("interrupted")
-            return 130
+            return _stopped(exc)
     except BrokenPipeError:
         # the reader (e.g. `head`) closed early: stop quietly, as a Unix tool does
         try:

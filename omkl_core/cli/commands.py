@@ -13,7 +13,7 @@ from ..preprocessing import Pipeline, StandardScaler, TargetScaler
 from ..protocol import dominant_step_note, first_step_note
 from ..regret import aggregates_experts, regret_report
 from .build import DEFAULT_EXPERTS, _build, _mixture_lines, _parse_params
-from .errors import UserError, _error
+from .errors import UserError, _error, deferred_sigterm
 from .stream import (
     SCALINGS,
     _block_rows,
@@ -210,9 +210,18 @@ def _cmd_sweep(args) -> int:
             raise UserError(f"--workers must be >= 1, got {args.workers}")
         if args.out:
             _check_output(args.out, "--out", inputs={"spec": args.spec, "--cache-dir": args.cache_dir})
-        with sweep.local_client(local) if local is not None else contextlib.nullcontext(args.scheduler) as client:
+        with contextlib.ExitStack() as stack:
+            with deferred_sigterm():           # a cluster stopped while it starts is not closed cleanly
+                client = stack.enter_context(sweep.local_client(local)) if local is not None else args.scheduler
             rows = sweep.run(args.spec, executor=executor, client=client, cache_dir=args.cache_dir,
                              max_workers=args.workers if executor == "processes" else None, progress=not args.quiet)
+    except KeyboardInterrupt as stop:          # Ctrl-C or SIGTERM: the line says what was kept
+        progress = getattr(stop, "progress", None)
+        if progress is not None:
+            stop.detail = f"{progress[0]} of {progress[1]} cells done, " + (
+                "the cache kept (rerun to resume)" if args.cache_dir else
+                "nothing cached (--cache-dir DIR keeps the finished cells for a rerun)")
+        raise
     except (UserError, ValueError, TypeError, ImportError, OSError) as exc:
         msg = str(exc)
         for python, flag in (("executor='dask'", "--executor dask"), ("client=", "--scheduler"),
