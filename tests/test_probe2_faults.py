@@ -429,6 +429,7 @@ def _group(pgid: int) -> list[int]:
     return out
 
 
+@pytest.mark.xdist_group("dask")   # a Dask cluster of processes: one at a time (pytest-xdist)
 def test_sigterm_of_a_local_dask_sweep_prints_one_omkl_line_and_leaves_no_worker(tmp_path):
     """SIGTERM of ``omkl sweep --local 2`` while cells run: one line naming the signal and what was kept,
     exit status 143 (128 + SIGTERM), no worker left (was: killed by the signal, -15, 2-67 lines of Dask

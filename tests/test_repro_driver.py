@@ -199,6 +199,7 @@ def test_local_cluster_is_stopped_on_a_signal(ws, monkeypatch):
     assert seen[2] == 1 and _stopped(seen[0])
 
 
+@pytest.mark.xdist_group("dask")   # a Dask cluster of processes: one at a time (pytest-xdist)
 def test_scheduler_sets_the_address_for_the_notebooks(ws, monkeypatch):
     nbs, res = ws
     _nb(nbs, "a", "")
@@ -212,6 +213,7 @@ def test_scheduler_sets_the_address_for_the_notebooks(ws, monkeypatch):
     assert os.environ["OMKL_SCHEDULER"] == "tcp://before:1"
 
 
+@pytest.mark.xdist_group("dask")   # a Dask cluster of processes: one at a time (pytest-xdist)
 def test_runner_executor_kwargs_follow_the_environment(monkeypatch):
     from omkl_core.repro import runner
 

@@ -15,6 +15,10 @@ import omkl_core
 from omkl_core import registry, sweep
 from omkl_core.cli import main
 
+#: The whole module in one xdist group: its Dask clusters run one at a time, and its module-scoped
+#: serial rows are computed in the same process, in file order, as in a serial run (pytest-xdist).
+pytestmark = pytest.mark.xdist_group("dask")
+
 ROOT = str(Path(__file__).resolve().parent.parent)
 
 SPEC = {"datasets": ["airfoil", "concrete"],
@@ -70,7 +74,6 @@ def test_processes_executor_gives_identical_rows(serial_rows):
     pd.testing.assert_frame_equal(_stable(rows), _stable(serial_rows), check_exact=True)
 
 
-@pytest.mark.xdist_group("dask")   # a Dask cluster of processes: one at a time (pytest-xdist)
 def test_dask_executor_gives_identical_rows(serial_rows):
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
@@ -415,7 +418,6 @@ def test_map_tasks_results_in_task_order_match_a_direct_call(serial_tasks):
         assert isinstance(res["a"]["cpu_seconds"], list)          # as the cache reads it back
 
 
-@pytest.mark.xdist_group("dask")   # a Dask cluster of processes: one at a time (pytest-xdist)
 def test_map_tasks_identical_on_processes_and_dask(serial_tasks):
     fn, tasks, data = _layer_tasks()
     procs = sweep.map_tasks(fn, tasks, data=data, executor="processes", max_workers=2, progress=False,
