@@ -58,3 +58,17 @@ def _run_mode_unset(monkeypatch):
     in the same process (under pytest-xdist the order differs from a serial run). A test that needs
     a mode sets it itself."""
     monkeypatch.delenv("OMKL_MODE", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _cosine_choice_restored():
+    """The cosine library's import probes (``cosine._importable``) are cached for the process; a test
+    that patches what imports (or loads a library under a patched environment) must not leave its
+    answer to the tests after it -- a pytest-xdist worker would then compute its features with NumPy's
+    cos while a fresh process (a Dask worker) takes oneMKL's: the same numbers only to 2 ulp."""
+    from omkl_core import cosine
+
+    saved = dict(cosine._importable)
+    yield
+    cosine._importable.clear()
+    cosine._importable.update(saved)

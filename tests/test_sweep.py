@@ -46,6 +46,21 @@ def serial_rows():
     return sweep.run(SPEC, executor="serial", progress=False, as_frame=True)
 
 
+def _in_a_fresh_process(code: str, tmp_path):
+    """What ``code`` (Python that sets ``result``) computes in a fresh interpreter, as a Dask worker
+    is one: the serial side of a serial-vs-Dask comparison must not carry the state earlier tests
+    left in this process (under pytest-xdist a worker runs hundreds of them first)."""
+    import pickle
+    import subprocess
+
+    out = tmp_path / "fresh.pkl"
+    prog = f"import pickle\n{code}\nwith open({str(out)!r}, 'wb') as fh:\n    pickle.dump(result, fh)\n"
+    env = {**os.environ, "PYTHONPATH": ROOT}
+    subprocess.run([sys.executable, "-c", prog], check=True, env=env, cwd=ROOT, timeout=300)
+    with open(out, "rb") as fh:
+        return pickle.load(fh)
+
+
 def test_rows_one_per_cell_in_grid_order(serial_rows):
     rows = serial_rows
     assert list(rows.columns) == sweep.ROW_COLUMNS
@@ -74,8 +89,11 @@ def test_processes_executor_gives_identical_rows(serial_rows):
     pd.testing.assert_frame_equal(_stable(rows), _stable(serial_rows), check_exact=True)
 
 
-def test_dask_executor_gives_identical_rows(serial_rows):
+def test_dask_executor_gives_identical_rows(tmp_path):
     distributed = pytest.importorskip("distributed")
+    serial_rows = _in_a_fresh_process("from omkl_core import sweep\nfrom tests.test_sweep import SPEC\n"
+                                      "result = sweep.run(SPEC, executor='serial', progress=False, as_frame=True)",
+                                      tmp_path)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         rows = sweep.run(SPEC, executor="dask", client=client, progress=False, as_frame=True)
@@ -213,7 +231,7 @@ GRID_TOML = ('datasets = ["airfoil", "concrete"]\nseeds = [0, 1]\nmax_steps = 12
              '[[learners]]\nname = "VAW2"\nparams = {m = 8}\n')
 
 
-def test_cli_sweep_local_starts_and_stops_a_local_cluster(tmp_path, capsys, serial_rows, monkeypatch):
+def test_cli_sweep_local_starts_and_stops_a_local_cluster(tmp_path, capsys, monkeypatch):
     """Issue 21: `omkl sweep ... --executor dask --local N`, no scheduler started by hand."""
     distributed = pytest.importorskip("distributed")
     started = []
@@ -234,6 +252,9 @@ def test_cli_sweep_local_starts_and_stops_a_local_cluster(tmp_path, capsys, seri
     assert kwargs["n_workers"] == 2 and kwargs["threads_per_worker"] == 1
     assert cluster.status.name == "closed", "the local cluster was left running"
     written = pd.read_csv(out, keep_default_na=False)
+    serial_rows = _in_a_fresh_process("from omkl_core import sweep\nfrom tests.test_sweep import SPEC\n"
+                                      "result = sweep.run(SPEC, executor='serial', progress=False, as_frame=True)",
+                                      tmp_path)                # the cells ran in fresh processes too
     np.testing.assert_array_equal(written["mse"].to_numpy(float), serial_rows["mse"].to_numpy())
     assert main(["sweep", str(spec), "--local", "1", "--quiet"]) == 0     # --local alone implies dask
     assert len(started) == 2 and started[1][0].status.name == "closed"
@@ -418,12 +439,16 @@ def test_map_tasks_results_in_task_order_match_a_direct_call(serial_tasks):
         assert isinstance(res["a"]["cpu_seconds"], list)          # as the cache reads it back
 
 
-def test_map_tasks_identical_on_processes_and_dask(serial_tasks):
+def test_map_tasks_identical_on_processes_and_dask(serial_tasks, tmp_path):
     fn, tasks, data = _layer_tasks()
     procs = sweep.map_tasks(fn, tasks, data=data, executor="processes", max_workers=2, progress=False,
                             cost=[1.0, 2.0])
     _same(procs, serial_tasks)
     distributed = pytest.importorskip("distributed")
+    serial_tasks = _in_a_fresh_process("from omkl_core import sweep\nfrom tests.test_sweep import _layer_tasks\n"
+                                       "fn, tasks, data = _layer_tasks()\n"
+                                       "result = sweep.map_tasks(fn, tasks, data=data, executor='serial', progress=False)",
+                                       tmp_path)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster:
         dask = sweep.map_tasks(fn, tasks, data=data, executor="dask", client=cluster.scheduler_address,
