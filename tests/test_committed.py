@@ -33,6 +33,9 @@ def _checkout(tmp_path, monkeypatch, mode="full", *, notebooks=NOTEBOOKS, refere
     repro.report.save_table(pd.DataFrame({"algorithm": ["Raker"], "cpu_s_one_run": [0.5]}), "paper003_table1_timing")
     rows = pd.DataFrame([repro.report.claim_row("all", "leaderboard", "mixture <= 1.02 x best", True, kind="project")])
     repro.report.add_scorecard_rows("leaderboard_mixture", rows)
+    speed = pd.DataFrame([repro.report.claim_row("003", "Tables 1-4", "SFG-MKL faster than Raker (text)", True,
+                                                 kind="paper")])
+    repro.report.add_scorecard_rows("paper003_speed_timing", speed)   # a speed claim: its own section (issue 50)
     repro.report.scorecard()
     (res / "timings.json").write_text(json.dumps({"notebooks": {n: {"mode": mode, "wall_s": 1.0} for n in notebooks}}),
                                       encoding="utf-8")
