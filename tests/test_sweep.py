@@ -99,6 +99,7 @@ def test_dask_executor_gives_identical_rows(tmp_path):
         rows = sweep.run(SPEC, executor="dask", client=client, progress=False, as_frame=True)
         by_address = sweep.run({**SPEC, "seeds": [1]}, executor="dask", client=cluster.scheduler_address,
                                progress=False, as_frame=True)
+    assert not rows["error"].astype(bool).any(), f"Dask cells failed: {sorted(set(rows['error']))}"
     pd.testing.assert_frame_equal(_stable(rows), _stable(serial_rows), check_exact=True)
     pd.testing.assert_frame_equal(_stable(by_address),
                                   _stable(serial_rows[serial_rows["seed"] == 1]), check_exact=True)
