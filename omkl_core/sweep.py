@@ -510,12 +510,21 @@ def _map_processes(fn, tasks, missing, args_of, workers: int, done) -> None:
                 return
             pending[pool.submit(_call_task, fn, tasks[i], *args_of(i))] = i
 
+    kept: set = set()       # futures whose result ``done`` has kept (a future leaves ``pending`` only after)
+
+    def keep(fut) -> None:
+        # an interrupt inside ``done`` leaves the future pending, so the handler below keeps it
+        if fut not in kept:
+            done(pending[fut], fut.result)
+            kept.add(fut)
+        del pending[fut]
+
     try:
         feed()
         while pending:
             finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
             for fut in finished:
-                done(pending.pop(fut), fut.result)
+                keep(fut)
             feed()
     except BaseException:
         try:                                       # results already on their way back: a moment to arrive
@@ -524,7 +533,7 @@ def _map_processes(fn, tasks, missing, args_of, workers: int, done) -> None:
             pass
         for fut in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
             try:                                   # keep what finished (cached), then stop
-                done(pending.pop(fut), fut.result)
+                keep(fut)
             except Exception:  # noqa: BLE001, S112 - the interrupt is what is raised
                 continue
         _stop_pool(pool)

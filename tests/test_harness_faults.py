@@ -369,9 +369,15 @@ TASKS = ("import os, pathlib, signal, time\n"
          "    d = pathlib.Path(t['dir'])\n"
          "    (d / f\"started-{t['i']}-{os.getpid()}\").write_text('')\n"
          "    if t['i'] == t.get('interrupt_at', -1):\n"
+         "        # the tasks before this one finish first (on a loaded machine a worker may still be\n"
+         "        # on one of them): Ctrl-C comes once they have all returned their results\n"
+         "        until = time.monotonic() + 60\n"
+         "        while time.monotonic() < until and not all((d / f'finished-{j}').exists() for j in range(t['i'])):\n"
+         "            time.sleep(0.01)\n"
          "        os.kill(os.getppid(), signal.SIGINT)      # Ctrl-C reaches the parent\n"
          "    if t['i'] >= t.get('slow_from', 0):\n"
          "        time.sleep(600)\n"
+         "    (d / f\"finished-{t['i']}\").write_text('')\n"
          "    return {'i': t['i']}\n")
 POOL = ("import sys; sys.path[:0] = [sys.argv[1], sys.argv[2]]\n"
         "import json, faulttasks\n"
@@ -396,7 +402,7 @@ def _pool(tmp_path, **task):
 
 
 def _workers(runs) -> list[int]:
-    return sorted({int(p.name.split("-")[2]) for p in runs.iterdir()})
+    return sorted({int(p.name.split("-")[2]) for p in runs.glob("started-*")})
 
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
@@ -432,8 +438,8 @@ def test_an_interrupt_stops_the_pool_at_once_and_keeps_the_finished_tasks(tmp_pa
     assert proc.returncode == 130 and out.strip() == "interrupted", (out, err)
     assert "Traceback" not in err, err
     cached = sorted((tmp_path / "cache").rglob("*.json"))
-    assert len(cached) == 6, "the tasks that finished before the interrupt were not kept"
-    started = {int(p.name.split("-")[1]) for p in runs.iterdir()}
+    assert len(cached) == 6, f"the tasks that finished before the interrupt were not kept: {len(cached)} of 6 cached"
+    started = {int(p.name.split("-")[1]) for p in runs.glob("started-*")}
     assert max(started) < 6 + 2 * sweep.IN_FLIGHT_PER_WORKER + 2, "the whole grid was queued"
     assert _wait_for(lambda: not any(_alive(p) for p in _workers(runs)), 10), "a worker outlived the interrupt"
 
