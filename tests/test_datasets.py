@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -128,6 +129,9 @@ def test_paper000_eq32_ar4_recursion():
 finite = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
 
 
+# Hypothesis draws streams with one huge row among near-zero ones: the invariants hold there too, and
+# the warning such a stream gets is tested on its own (test_an_outlier_row_is_named_before_eq_34_squeezes_the_rest)
+@pytest.mark.filterwarnings("ignore:normalise_stream. row .* over 1e6 times the median:RuntimeWarning")
 @given(X=arrays(np.float64, st.tuples(st.integers(2, 30), st.integers(1, 6)), elements=finite),
        y=arrays(np.float64, 30, elements=finite),
        scale_x=st.floats(1e-3, 1e3), scale_y=st.floats(1e-3, 1e3),
@@ -142,6 +146,20 @@ def test_paper000_normalisation_invariants(X, y, scale_x, scale_y, shift_y):
     Xs, ys = normalise_stream(scale_x * X, scale_y * y + shift_y)        # invariance to rescaling
     np.testing.assert_allclose(Xs, Xn, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(ys, yn, rtol=1e-6, atol=1e-6)
+
+
+def test_an_outlier_row_is_named_before_eq_34_squeezes_the_rest():
+    """Eq. (34) divides every row by the largest row norm: one row 1e7 times the others (a unit error)
+    leaves the rest nearly 0, so ``normalise_stream`` names that row; an ordinary stream gets no warning."""
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((20, 3)), rng.random(20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        normalise_stream(X, y)
+    X[7] *= 1e7
+    with pytest.warns(RuntimeWarning, match=r"row 7 of X has norm .* over 1e6 times the median row norm"):
+        Xn, _ = normalise_stream(X, y)
+    assert np.linalg.norm(np.delete(Xn, 7, axis=0), axis=1).max() < 1e-6      # what the warning says
 
 
 def test_normalisation_degenerate_inputs_raise():
