@@ -22,10 +22,17 @@ from . import compiled, cosine
 __all__ = ["code_version", "numerics", "data_hash", "Store"]
 
 
-@lru_cache(maxsize=1)
 def code_version() -> str:
     """SHA-256 of every ``omkl_core/**/*.py`` source (paths and contents, sorted by path) and of
-    :func:`numerics`: a cached result is reused only by the same code running the same arithmetic."""
+    :func:`numerics`: a cached result is reused only by the same code running the same arithmetic.
+    The sources are hashed once per process (:func:`sources_hash`); :func:`numerics` is read at each
+    call, so a switch of engine or cosine library within a process gives another version."""
+    return hashlib.sha256(f"{sources_hash()}\0{numerics()}".encode()).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def sources_hash() -> str:
+    """SHA-256 of every ``omkl_core/**/*.py`` source, paths and contents, sorted by path (once per process)."""
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
@@ -33,7 +40,6 @@ def code_version() -> str:
         h.update(b"\0")
         h.update(path.read_bytes())
         h.update(b"\0")
-    h.update(numerics().encode())
     return h.hexdigest()
 
 
@@ -46,6 +52,7 @@ def numerics() -> str:
     return f"engine={'numba' if compiled.use_numba() else 'numpy'};cos={cosine.library()};blas={_blas_kernel()}"
 
 
+@lru_cache(maxsize=1)
 def _blas_kernel() -> str:
     # the kernels of the loaded BLAS libraries (NumPy's; SciPy's too once loaded: the same kernel,
     # chosen from the same CPU and environment), without versions, so that importing SciPy does not

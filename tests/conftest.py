@@ -72,16 +72,3 @@ def _cosine_choice_restored():
     yield
     cosine._importable.clear()
     cosine._importable.update(saved)
-
-
-@pytest.fixture(autouse=True)
-def _code_version_recomputed():
-    """``cache.code_version`` is computed once per process and includes the arithmetic in force then
-    (the engine, the cosine library: ``cache.numerics``); a test that runs under another engine must
-    not leave that version to the tests after it -- a Dask worker, a fresh process, would then refuse
-    the cells as "code version mismatch" (seen under pytest-xdist, where a worker runs the theory
-    tests' NumPy-engine variants first)."""
-    from omkl_core import cache
-
-    yield
-    cache.code_version.cache_clear()

@@ -134,6 +134,23 @@ def test_cache_key_follows_code_version_and_data(tmp_path, monkeypatch):
 def test_code_version_hashes_the_sources():
     v = sweep.code_version()
     assert len(v) == 64 and v == sweep.code_version()
+
+
+def test_code_version_follows_an_engine_switch_within_a_process():
+    """The version was computed once per process with the engine in force then: a run under another
+    engine later in the process got the first engine's cache key (its cells reused, or refused by a
+    fresh Dask worker as 'code version mismatch'). The sources are hashed once; the arithmetic each call."""
+    from omkl_core import compiled
+
+    if not compiled.numba_available():
+        pytest.skip("needs Numba for a second engine")
+    with compiled.engine("numba"):
+        v_numba = sweep.code_version()
+    with compiled.engine("numpy"):
+        v_numpy = sweep.code_version()
+    with compiled.engine("numba"):
+        assert sweep.code_version() == v_numba
+    assert v_numpy != v_numba
     assert sweep.data_hash(np.zeros((2, 1)), np.zeros(2)) != sweep.data_hash(np.zeros((2, 1)), np.ones(2))
 
 
