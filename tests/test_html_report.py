@@ -103,7 +103,6 @@ def _results(tmp_path, monkeypatch, mode: str, *, one_run=(), ablation_scale=Non
                                ("paper000_table2_variants",),
                                repro.papers.FormRef("paper000_table2_variants", (("variant", "tvaw"),), "code", "tvaw"))
     monkeypatch.setattr(repro.papers, "CAUSES", (cause,))
-    monkeypatch.setattr(repro.html_report, "CAUSES", (cause,))
     fig, ax = plt.subplots()
     ax.plot([0, 1], [0, 1])
     repro.report.save_figure(fig, "paper000_fig1")
@@ -403,7 +402,7 @@ def test_a_deterministic_cell_says_its_band_is_zero_in_the_cell_and_the_legend(t
     assert len(marked) == 1 and "≤ 5 %" in marked[0] and "(n = 1)" in marked[0]
     legend = _text(page[:page.index('<table class="paper">')])
     assert f"A cell marked “{mark}” (VAW-EWA here)" in legend and "noise band is 0" in legend
-    assert repro.html_report.DETERMINISTIC == mark
+    assert repro.html_tables.DETERMINISTIC == mark
     plain = _results(tmp_path / "p", monkeypatch, "full")
     repro.html_report.build(plain)
     plain_page = (plain / "report" / "paper000_table2.html").read_text(encoding="utf-8")
