@@ -60,7 +60,8 @@ def check_magnitude(a, name: str, xp=None) -> None:
 def check_label(y, name: str = "y") -> float:
     """One label y_t: a finite real scalar no larger than :data:`MAX_MAGNITUDE` in size."""
     v = check_scalar(y, name)
-    check_magnitude(v, name)
+    if not abs(v) <= MAX_MAGNITUDE:      # a float: compared here, the error worded by check_magnitude
+        check_magnitude(v, name)
     return v
 
 
@@ -217,6 +218,8 @@ def check_vector(y, name: str = "y", length: int | None = None) -> np.ndarray:
         raise ValueError(f"{name} has length {v.shape[0]} but X has {length} rows")
     if _was_validated(v):                  # scanned whole at the boundary (validated())
         return v
+    if v.size and abs(v).max() <= MAX_MAGNITUDE:   # one scan: finite and not too large
+        return v                           # (NaN compares false: the scans below then name what is wrong)
     if not np.all(np.isfinite(v)):
         i = int(np.flatnonzero(~np.isfinite(v))[0])
         raise ValueError(f"{name} contains NaN or inf (first at index {i})")
