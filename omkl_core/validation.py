@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import numbers
 import os
 
@@ -334,13 +335,13 @@ def check_stream(X, y, name: str = "X"):
 
 def check_scalar(value, name: str) -> float:
     """A finite real scalar."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not isinstance(value, float) and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     try:
         v = float(value)
     except OverflowError:   # an int too large for a float
         raise ValueError(f"{name} = {value!r} is too large for a float64") from None
-    if not np.isfinite(v):
+    if not math.isfinite(v):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return v
 

@@ -299,7 +299,9 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         u, s, r = self._forecast_quantities(flat, compiled_step, step)
         self._cache = (flat, u, s, r, compiled_step)
         if compiled_step and not self.ridge:
-            z = r * (1.0 / (1.0 + s))                       # eq. (9) as the compiled kernel writes it
+            z = np.add(s, 1.0)                              # eq. (9) as the compiled kernel writes it:
+            np.divide(1.0, z, out=z)
+            z *= r                                          # r * (1 / (1 + s)), in one array
         else:
             z = sm_forecast(r, s, self.ridge)
         return _backend.to_numpy(z).reshape(self.batch_shape_)
