@@ -23,21 +23,21 @@ from ..vaw.kernels import _sm_forecast_kernel
 __all__ = ["step_forecast"]
 
 
-def step_forecast(x2, omega, b, vcos, scale, F, P, w, V, pending: bool, U, RS, work) -> None:
-    """Features and forecast quantities of one step for the N experts of a cos-map dictionary.
+@_compiled.jit
+def step_forecast(x2, omega, b, vcos, scale, ridge, F, P, w, V, pending, U, RS, W, Z):  # pragma: no cover  (compiled)
+    """Features, forecast quantities and forecasts of one step for the N experts of a cos-map dictionary.
 
     x2 (1, d) the point x_t; omega (N, d, m), b (N, m) the dictionary's frequencies and shifts;
-    ``vcos`` the address of oneMKL's ``vmdCos`` (:func:`omkl_core.cosine.mkl_cos`); ``scale`` sqrt(2) (the cos map's
-    factor, :data:`omkl_core.features._SQRT2`). F (N, 1, m) receives Phi_{theta_j}(x_t). P (N, m, m),
-    w (N, m), V (N, m), ``pending``, U (N, m), RS (N, 2) and ``work`` (an :func:`aligned_rows` (3, m)
-    workspace) are those of :func:`omkl_core.vaw.kernels.sm_step_forecast`: U <- u, RS <- (r, s)."""
-    _step_kernel(x2, omega, b, vcos, scale, F, P, w, V, pending, U, RS, work)
+    ``vcos`` the address of oneMKL's ``vmdCos`` (:func:`omkl_core.cosine.mkl_cos`); ``scale`` sqrt(2)
+    (the cos map's factor, :data:`omkl_core.features._SQRT2`); ``ridge``: the experts run online ridge.
+    F (N, 1, m) receives Phi_{theta_j}(x_t). P (N, m, m), w (N, m), V (N, m), ``pending``, U (N, m),
+    RS (N, 2) and W (an :func:`aligned_rows` (3, m) workspace) are those of
+    :func:`omkl_core.vaw.kernels.sm_step_forecast`: U <- u, RS <- (r, s). Z (N,) receives the experts'
+    forecasts z_{t,j}: r / (1 + s) (eq. (9)) written as :func:`omkl_core.vaw.kernels.sm_run` writes it,
+    r * (1 / (1 + s)); r for online ridge.
 
-
-@_compiled.jit
-def _step_kernel(x2, omega, b, vcos, scale, F, P, w, V, pending, U, RS, W):  # pragma: no cover  (compiled)
-    """The compiled :func:`step_forecast`: the projection pass of a run's features, ``vmdCos`` in place
-    (as :func:`omkl_core.cosine.cos` calls it), the product by sqrt(2), then the expert forecast kernel."""
+    In order: the projection pass of a run's features, ``vmdCos`` in place (as
+    :func:`omkl_core.cosine.cos` calls it), the product by sqrt(2), the expert forecast kernel, eq. (9)."""
     N, _, m = F.shape
     _shifted_projection_kernel(x2, omega, b, F)           # <omega_j, x_t> + b_j
     vml_call(vcos, N * m, F.ctypes.data, F.ctypes.data)    # cos, in place (vmdCos, VML_HA)
@@ -46,3 +46,6 @@ def _step_kernel(x2, omega, b, vcos, scale, F, P, w, V, pending, U, RS, W):  # p
         for i in range(m):
             Phi[j, i] *= scale                            # sqrt(2) cos(<omega_j, x_t> + b_j)
     _sm_forecast_kernel(Phi, P, w, V, pending, U, RS, W, False)
+    for j in range(N):
+        r = RS[j, 0]
+        Z[j] = r if ridge else r * (1.0 / (1.0 + RS[j, 1]))

@@ -394,8 +394,8 @@ class VAWFamily(Pairing):
         # the compiled step with oneMKL's cosine: features and forecast in one call, run's numbers
         F = np.empty((D.N, 1, D.m))
         phi = F[:, 0]                                                       # (N, m), written by the call
-        step = functools.partial(step_forecast, x[None], D.omega_, D.b_, vcos, _SQRT2, F)
-        return np.asarray(experts._predict_flat(phi, step), dtype=np.float64), phi
+        step = functools.partial(step_forecast, x[None], D.omega_, D.b_, vcos, _SQRT2, experts.ridge, F)
+        return experts._predict_flat(phi, step), phi                       # (N,), a fresh array
 
     def _learn_experts(self, x, y, phi):
         cache = self.experts_._cache

@@ -255,13 +255,14 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         driver is "sm" on the host with the Numba engine (what ``run`` then runs)."""
         return self._xp is np and self.resolved_method() == "sm" and _compiled.use_numba()
 
-    def _forecast_quantities(self, flat, compiled_step=None, step=None):
+    def _forecast_quantities(self, flat, compiled_step=None, step=None, z=None):
         """(u, s, r) of every expert for features ``flat`` (B, m): the compiled step
         (:func:`sm_step_forecast`, applying the pending update of the last step in the same pass;
         r and s are then the columns of one (B, 2) array, what :func:`sm_step_learn` reads)
-        or :func:`sm_predict`. ``step``: a compiled call ``step(P, w, V, pending, U, RS, work)`` that
-        writes ``flat`` itself and then runs :func:`sm_step_forecast`'s kernel on it (``mkl.VAW2``'s
-        features and forecast in one call); only where the compiled step runs."""
+        or :func:`sm_predict`. ``step``: a compiled call ``step(P, w, V, pending, U, RS, work, z)`` that
+        writes ``flat`` itself, runs :func:`sm_step_forecast`'s kernel on it and writes the forecasts
+        into ``z`` (B,) (``mkl.VAW2``'s features and forecast in one call); only where the compiled
+        step runs."""
         if self._compiled_step() if compiled_step is None else compiled_step:
             P, w = self._P, self._w
             if not (P.flags.writeable and w.flags.writeable):               # e.g. unpickled from a read-only map
@@ -280,7 +281,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
                 sm_step_forecast(np.ascontiguousarray(flat), P, w, V if V is not None else U,
                                  V is not None, U, RS, work=work)
             else:
-                step(P, w, V if V is not None else U, V is not None, U, RS, work)
+                step(P, w, V if V is not None else U, V is not None, U, RS, work, z)
             d["_upper_stale"] = True
             return U, RS[:, 1], RS[:, 0]
         return self._step_quantities(flat)
@@ -294,9 +295,14 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     def _predict_flat(self, flat, step=None):
         """:meth:`predict_one` for features already checked, as a (B, m) array this learner may keep
         (``mkl.VAW2`` passes the features it computed itself; ``step``: the compiled call that writes
-        them and forecasts, see :meth:`_forecast_quantities`, where :meth:`_compiled_step` is true)."""
-        compiled_step = True if step is not None else self._compiled_step()
-        u, s, r = self._forecast_quantities(flat, compiled_step, step)
+        them and the forecasts, see :meth:`_forecast_quantities`, where :meth:`_compiled_step` is true)."""
+        if step is not None:
+            z = np.empty(flat.shape[0])
+            u, s, r = self._forecast_quantities(flat, True, step, z)
+            self._cache = (flat, u, s, r, True)
+            return z.reshape(self.batch_shape_)
+        compiled_step = self._compiled_step()
+        u, s, r = self._forecast_quantities(flat, compiled_step)
         self._cache = (flat, u, s, r, compiled_step)
         if compiled_step and not self.ridge:
             z = np.add(s, 1.0)                              # eq. (9) as the compiled kernel writes it:
