@@ -46,7 +46,7 @@ from .. import aggregation as _agg
 from .. import backend as _backend
 from .. import presets as _presets
 from ..cosine import mkl_cos
-from ..features import _SQRT2, MAPS, KernelDictionary, apply_feature_map, check_map, dictionary_spec, shifted_projection
+from ..features import COS_FACTOR, MAPS, KernelDictionary, apply_feature_map, check_map, dictionary_spec, shifted_projection
 from ..pairing import Pairing
 from ..validation import (
     Boolean,
@@ -394,7 +394,7 @@ class VAWFamily(Pairing):
         # the compiled step with oneMKL's cosine: features and forecast in one call, run's numbers
         F = np.empty((D.N, 1, D.m))
         phi = F[:, 0]                                                       # (N, m), written by the call
-        step = functools.partial(step_forecast, x[None], D.omega_, D.b_, vcos, _SQRT2, experts.ridge, F)
+        step = functools.partial(step_forecast, x[None], D.omega_, D.b_, vcos, COS_FACTOR, experts.ridge, F)
         return experts._predict_flat(phi, step), phi                       # (N,), a fresh array
 
     def _learn_experts(self, x, y, phi):
