@@ -196,6 +196,9 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="rounds (every learner timed once per round)")
     ap.add_argument("--steps", type=int, default=None, help="steps of the loop (default: the whole stream)")
     ap.add_argument("--out", default=None, help="also write the table (markdown) to this file")
+    ap.add_argument("--only", nargs="+", default=None, metavar="KEY",
+                    help="measure only the rows whose key starts with one of these (e.g. VAW2, VAW2_50, BOA; "
+                         "RunningMean, the floor, always); the Mixture's overhead only when Mixture is named")
     args = ap.parse_args(argv)
     X, y = ok.datasets.load("airfoil")
     rng = np.random.default_rng(0)
@@ -203,6 +206,10 @@ def main(argv=None) -> int:
     Zmix = np.column_stack([ok.OnlineRidge(a=a).run(X, y) for a in MIXTURE_A])     # the Mixture's z_t
     ok.VAW2(m=4).run(X[:40], y[:40])                                               # compile / load kernels
     rows = _rows(X, y, Z8, Zmix)
+    mixture = args.only is None or any("Mixture".startswith(k) or k.startswith("Mixture") for k in args.only)
+    if args.only is not None:
+        rows = [r for r in rows if r[0] == "RunningMean" or any(r[0].startswith(k) for k in args.only)
+                or mixture and r[0].startswith("member_")]
     load0 = os.getloadavg()[0]
     res = _measure(rows, y, args.repeats, args.steps)
     load1 = os.getloadavg()[0]
@@ -219,18 +226,19 @@ def main(argv=None) -> int:
         same = "bit for bit" if r["same"] else f"to {r['maxdiff']:.0e}"
         lines.append(f"| {label} | {r['run_us']:.2f} | {r['step_us']:.1f} | {r['step_us'] / r['run_us']:.2f}× | "
                      f"{r['step_us'] / floor:.2f}× | {same} | {_goal(key, r, floor)} |")
-    members = [k for k, *_ in rows if k.startswith("member_")]
-    best = [res[k]["step_us"] for k in members]
-    whole = res["Mixture"]["step_us"] - sum(best)
-    ov = mixture_overhead(X, y)
-    lines += ["", f"Mixture's overhead per step, step by step (the Mixture's step minus its members' steps taken "
-                  f"alone at the same step; median over 3 x {X.shape[0]} steps): {ov['median_us']:.1f} µs "
-                  f"(mean of the middle half {ov['middle_mean_us']:.1f} µs; medians: Mixture {ov['mixture_us']:.1f}, "
-                  f"members {ov['members_us']:.1f}): {'met' if ov['median_us'] <= MIXTURE_OVERHEAD_US else 'MISSED'} "
-                  f"(<= {MIXTURE_OVERHEAD_US:g} µs), {ov['median_us'] / floor:.2f}x RunningMean's step. From the whole-"
-                  f"stream table: Mixture {res['Mixture']['step_us']:.1f} µs - members {sum(best):.1f} µs (8 OnlineRidge "
-                  f"{sum(best[:-1]):.1f}, BOA on their forecasts {best[-1]:.1f}) = {whole:.1f} µs (a difference of best "
-                  "rounds, timed apart: noisy)"]
+    if mixture:
+        members = [k for k, *_ in rows if k.startswith("member_")]
+        best = [res[k]["step_us"] for k in members]
+        whole = res["Mixture"]["step_us"] - sum(best)
+        ov = mixture_overhead(X, y)
+        lines += ["", f"Mixture's overhead per step, step by step (the Mixture's step minus its members' steps taken "
+                      f"alone at the same step; median over 3 x {X.shape[0]} steps): {ov['median_us']:.1f} µs "
+                      f"(mean of the middle half {ov['middle_mean_us']:.1f} µs; medians: Mixture {ov['mixture_us']:.1f}, "
+                      f"members {ov['members_us']:.1f}): {'met' if ov['median_us'] <= MIXTURE_OVERHEAD_US else 'MISSED'} "
+                      f"(<= {MIXTURE_OVERHEAD_US:g} µs), {ov['median_us'] / floor:.2f}x RunningMean's step. From the whole-"
+                      f"stream table: Mixture {res['Mixture']['step_us']:.1f} µs - members {sum(best):.1f} µs (8 OnlineRidge "
+                      f"{sum(best[:-1]):.1f}, BOA on their forecasts {best[-1]:.1f}) = {whole:.1f} µs (a difference of best "
+                      "rounds, timed apart: noisy)"]
     text = "\n".join(lines)
     print(text)
     if args.out:

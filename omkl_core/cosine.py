@@ -48,7 +48,7 @@ from . import threads as _threads
 from .settings import Setting
 
 __all__ = ["LIBRARIES", "PREFERENCE", "MAX_ULP", "VML_HA", "available", "library", "set_library", "using", "cos",
-           "cos_function", "mkl_sincos", "mkl_exp"]
+           "cos_function", "mkl_cos", "vml_call", "mkl_sincos", "mkl_exp"]
 
 #: Every name :func:`set_library` / ``OMKL_COS`` accepts.
 LIBRARIES = ("auto", "numpy", "mkl", "mkl_umath", "numexpr", "numba")
@@ -150,6 +150,51 @@ def _mkl_vm():
                 _sincos = _exp = None
             break
     return _vm or None
+
+
+def mkl_cos() -> int:
+    """The address of oneMKL's ``vmdCos(n, a, out, mode)`` when the library in force (:func:`library`)
+    is ``"mkl"``, else 0: for a compiled kernel, which calls it by :func:`vml_call` (an address, not a
+    :mod:`ctypes` function: Numba types a ctypes argument anew at every call, tens of µs). The cos
+    feature map of paper 000 (section 2) inside a compiled step (``mkl.VAW2``'s ``predict_one``,
+    :mod:`omkl_core.mkl._vaw2_step`): the very function :func:`cos` calls for that library, so the
+    features are those of a run bit for bit."""
+    global _cos_address
+    if library() != "mkl":
+        return 0
+    if _cos_address is None:
+        _cos_address = ctypes.cast(_mkl_vm(), ctypes.c_void_p).value
+    return _cos_address
+
+
+_cos_address = None
+
+
+@_compiled.lowered
+def vml_call():
+    """``vml_call(address, n, a, out)`` in compiled code: the oneMKL vector function at ``address``
+    (``void f(MKL_INT n, const double a[], double out[], MKL_INT64 mode)``, e.g. :func:`mkl_cos`'s)
+    on the n doubles at address ``a`` into ``out``, in :data:`VML_HA` mode (as :func:`cos` calls it)."""
+    from llvmlite import ir  # noqa: PLC0415  (lazy: built on the first compile of a kernel naming it)
+    from numba import types  # noqa: PLC0415
+    from numba.extending import intrinsic  # noqa: PLC0415
+
+    @intrinsic
+    def _vml_call(typingctx, address, n, a, out):
+        if not all(isinstance(t, types.Integer) for t in (address, n, a, out)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            ptr = ir.IntType(8).as_pointer()
+            fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(32), ptr, ptr, ir.IntType(64)])
+            fn = builder.inttoptr(args[0], fnty.as_pointer())
+            builder.call(fn, [builder.trunc(args[1], ir.IntType(32)), builder.inttoptr(args[2], ptr),
+                              builder.inttoptr(args[3], ptr), ir.Constant(ir.IntType(64), VML_HA)])
+            return context.get_dummy_value()
+
+        return types.void(address, n, a, out), codegen
+
+    return _vml_call
 
 
 def mkl_sincos():

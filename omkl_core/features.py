@@ -84,6 +84,9 @@ def _draw(rng: np.random.Generator, kind: str, sigma: float, d: int, m: int, map
 
 
 _SQRT2 = np.sqrt(2.0)       # the cos map's factor (a NumPy float64, computed once)
+#: sqrt(2), the cos map's factor (paper 000 section 2), for compiled code that applies the map itself
+#: (``mkl.VAW2``'s step, :mod:`omkl_core.mkl._vaw2_step`): the number :func:`apply_feature_map` multiplies by.
+COS_FACTOR = _SQRT2
 
 
 def apply_feature_map(xp, proj, b, feature_map: str, m: int, out=None):
@@ -126,22 +129,24 @@ def _cos(xp, x, out):
 def shifted_projection(X, omega, b, out) -> None:
     """out[j, t] = <omega_j, x_t> + b_j for kernels j and rows x_t: the argument of the cos map
     (paper 000 section 2), written once, for host arrays X (T, d), omega (J, d, m), b (J, m) and
-    out (J, T, m). On the ``"numba"`` engine one compiled pass (:func:`_shifted_projection_kernel`:
+    out (J, T, m). On the ``"numba"`` engine one compiled pass (:func:`shifted_projection_kernel`:
     d multiply-adds per feature, in place of NumPy's batched product with its small inner
     dimension d plus the add); otherwise that product and add. The two differ by
     rounding only (the order of the d + 1 terms)."""
     if _compiled.use_numba():
-        _shifted_projection_kernel(X, omega, b, out)
+        shifted_projection_kernel(X, omega, b, out)
     else:
         np.matmul(X, omega, out=out)
         out += b[:, None, :]
 
 
 @_compiled.jit
-def _shifted_projection_kernel(X, omega, b, out):  # pragma: no cover  (compiled; tests call it through the engine)
+def shifted_projection_kernel(X, omega, b, out):  # pragma: no cover  (compiled; tests call it through the engine)
     """The compiled pass of :func:`shifted_projection`: per kernel and step, the row of m
     arguments is b_j plus the d terms x_tk omega_jk, four terms per pass over the row for the
-    first four coordinates, then two, then one (contiguous, vectorised loops over the m features)."""
+    first four coordinates, then two, then one (contiguous, vectorised loops over the m features).
+    Called from Python by :func:`shifted_projection`; a compiled caller calls it directly (``mkl.VAW2``'s
+    step, :mod:`omkl_core.mkl._vaw2_step`)."""
     J, d, m = omega.shape
     T = X.shape[0]
     for j in range(J):

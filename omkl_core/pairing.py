@@ -97,6 +97,8 @@ class Pairing(OnlineLearner):
         """The forecasts z_t as the meta-learner's ``learn_one`` checks them (|z| <= MAX_MAGNITUDE),
         before any expert learns: a step the meta-learner would refuse changes nothing (atomic)."""
         v = np.asarray(z, dtype=np.float64)
+        if v.size and np.maximum.reduce(abs(v)) <= MAX_MAGNITUDE:   # one scan (NaN compares false: located below)
+            return
         big = np.flatnonzero(~(np.abs(v) <= MAX_MAGNITUDE))
         if big.size:
             j = int(big[0])

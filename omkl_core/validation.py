@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import numbers
 import os
 
@@ -60,7 +61,8 @@ def check_magnitude(a, name: str, xp=None) -> None:
 def check_label(y, name: str = "y") -> float:
     """One label y_t: a finite real scalar no larger than :data:`MAX_MAGNITUDE` in size."""
     v = check_scalar(y, name)
-    check_magnitude(v, name)
+    if not abs(v) <= MAX_MAGNITUDE:      # a float: compared here, the error worded by check_magnitude
+        check_magnitude(v, name)
     return v
 
 
@@ -171,7 +173,8 @@ def validated(*arrays):
 
 
 def _was_validated(A) -> bool:
-    return any(A is v for v in _VALIDATED.get())
+    marked = _VALIDATED.get()
+    return bool(marked) and any(A is v for v in marked)
 
 
 def check_matrix(X, name: str = "X") -> np.ndarray:
@@ -206,17 +209,22 @@ def check_square_matrix(K, name: str = "K") -> np.ndarray:
 def check_vector(y, name: str = "y", length: int | None = None) -> np.ndarray:
     """Return ``y`` as a finite float64 1-D array (optionally of ``length``), no entry larger
     than :data:`MAX_MAGNITUDE` in size (complex values and strings: ``TypeError``)."""
-    _check_real(y, name)
-    try:
-        v = np.asarray(y, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a numeric 1-D array: {exc}") from None
+    if type(y) is np.ndarray and y.dtype is _FLOAT64:       # real, and float64 already
+        v = y
+    else:
+        _check_real(y, name)
+        try:
+            v = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"{name} must be a numeric 1-D array: {exc}") from None
     if v.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got shape {v.shape}")
     if length is not None and v.shape[0] != length:
         raise ValueError(f"{name} has length {v.shape[0]} but X has {length} rows")
     if _was_validated(v):                  # scanned whole at the boundary (validated())
         return v
+    if v.size and _largest(abs(v)) <= MAX_MAGNITUDE:   # one scan: finite and not too large
+        return v                           # (NaN compares false: the scans below then name what is wrong)
     if not np.all(np.isfinite(v)):
         i = int(np.flatnonzero(~np.isfinite(v))[0])
         raise ValueError(f"{name} contains NaN or inf (first at index {i})")
@@ -263,6 +271,8 @@ class Checked:
 
 
 _FLOAT64 = np.dtype(np.float64)
+#: The largest entry of a non-empty array, NaN if it holds one (``ndarray.max`` without its Python layer).
+_largest = np.maximum.reduce
 
 
 def is_complex(a) -> bool:
@@ -331,13 +341,13 @@ def check_stream(X, y, name: str = "X"):
 
 def check_scalar(value, name: str) -> float:
     """A finite real scalar."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if not isinstance(value, float) and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     try:
         v = float(value)
     except OverflowError:   # an int too large for a float
         raise ValueError(f"{name} = {value!r} is too large for a float64") from None
-    if not np.isfinite(v):
+    if not math.isfinite(v):
         raise ValueError(f"{name} must be finite, got {value!r}")
     return v
 

@@ -235,3 +235,38 @@ def test_a_stream_is_scanned_once_at_the_boundary_it_enters_and_a_bad_one_is_sti
     with pytest.raises(ValueError, match=r"X contains NaN or inf"):
         fresh.run(Xbad, y)
     assert fresh.t_ == 0
+
+
+@pytest.mark.parametrize("bad, message", [
+    (np.array([0.1, np.nan, 0.2, np.inf]), r"^x contains NaN or inf \(first at index 1\)$"),
+    (np.array([0.1, 0.2, -np.inf]), r"^x contains NaN or inf \(first at index 2\)$"),
+    (np.array([0.1, 3e100, -5e100]), r"^x\[2\] = -5e\+100 is too large"),
+])
+def test_point_check_names_the_first_bad_entry_after_its_one_scan(bad, message):
+    """Issue 54: ``check_point`` / ``check_vector`` pass a finite float64 vector after one scan
+    (|x|.max() <= MAX_MAGNITUDE, false for NaN) and word an error by the full scans as before: the
+    first NaN or inf by its index, else the largest entry by its index; a list is converted first."""
+    from omkl_core.validation import check_point, check_vector
+    with pytest.raises(ValueError, match=message):
+        check_point(bad, name="x")
+    with pytest.raises(ValueError, match=message):
+        check_vector(list(bad), "x")
+    ok = np.array([0.1, -1e100, 0.0])
+    assert check_point(ok, name="x") is ok
+
+
+@pytest.mark.parametrize("bad, error, message", [
+    (float("nan"), ValueError, r"^y must be finite, got nan$"),
+    (np.float64(-np.inf), ValueError, r"^y must be finite, got np.float64\(-inf\)$"),
+    (2e100, ValueError, r"^y = 2e\+100 is too large"),
+    (True, TypeError, r"^y must be a real number, got bool$"),
+    ("0.5", TypeError, r"^y must be a real number, got str$"),
+    (10 ** 400, ValueError, r"is too large for a float64$"),
+])
+def test_label_check_refuses_what_it_refused_before_its_float_fast_path(bad, error, message):
+    """Issue 54: ``check_label`` takes a float (or NumPy float) on a fast path (isinstance float,
+    math.isfinite, |y| <= MAX_MAGNITUDE) and refuses the same labels with the same words as before."""
+    from omkl_core.validation import check_label
+    with pytest.raises(error, match=message):
+        check_label(bad, "y")
+    assert check_label(np.float64(0.25), "y") == 0.25 and type(check_label(np.float64(0.25), "y")) is float

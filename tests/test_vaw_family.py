@@ -397,29 +397,69 @@ def test_vaw2_predict_one_learn_one_give_run_numbers_bit_for_bit_on_the_compiled
     np.testing.assert_array_equal(b.meta_.P_, a.meta_.P_)
 
 
+@pytest.mark.skipif(not compiled.numba_available(), reason="Numba not installed")
+@pytest.mark.parametrize("library", [pytest.param("mkl", marks=pytest.mark.skipif(
+    "mkl" not in ok.cosine.available(), reason="oneMKL not installed")), "numpy"])
+@pytest.mark.parametrize("m", [7, 50])
+def test_vaw2_step_features_and_forecast_in_one_compiled_call_give_run_numbers_bit_for_bit(library, m, small_stream,
+                                                                                          monkeypatch):
+    """Issue 54: with oneMKL's cosine in force, VAW2's ``predict_one`` computes the features of x_t
+    (section 2's cos map) and the experts' forecasts (eqs. (9)-(10)) in one compiled call
+    (``mkl._vaw2_step.step_forecast``, every step after the first); with another cosine it computes
+    the features as before. Either way the predictions, z_t, the features and the states of both
+    levels are ``run``'s bit for bit, m = 7 (rows of S^{-1} shorter than a group of four) and the
+    paper's m = 50."""
+    X, y = small_stream
+    calls = []
+    real = mkl.vaw2.step_forecast
+    monkeypatch.setattr(mkl.vaw2, "step_forecast", lambda *a: calls.append(1) or real(*a))
+    with compiled.engine("numba"), ok.cosine.using(library):
+        a = mkl.VAW2(m=m, seed=5)
+        run = a.run(X, y)
+        b = mkl.VAW2(m=m, seed=5)
+        loop = []
+        for x_t, y_t in zip(X, y):
+            loop.append(b.predict_one(x_t))
+            np.testing.assert_array_equal(b._last[2], mkl.vaw2._step_features(b.dictionary_, x_t))
+            b.learn_one(x_t, y_t)
+    assert len(calls) == (len(y) - 1 if library == "mkl" else 0)
+    np.testing.assert_array_equal(np.array(loop), run)
+    np.testing.assert_array_equal(b.expert_predictions_, a.expert_predictions_)
+    np.testing.assert_array_equal(b.experts_.P_, a.experts_.P_)
+    np.testing.assert_array_equal(b.experts_.w_, a.experts_.w_)
+    np.testing.assert_array_equal(b.meta_.P_, a.meta_.P_)
+
+
 @pytest.mark.parametrize("engine", ["numpy", pytest.param("numba", marks=pytest.mark.skipif(
     not compiled.numba_available(), reason="Numba not installed"))])
 def test_vaw2_learn_one_reuses_the_forecast_of_predict_one(engine, small_stream, monkeypatch):
     """predict_one then learn_one on the same x_t compute the features and the experts' forecasts once:
     learn_one neither transforms x_t again nor asks the experts for u = S^{-1} Phi_t again; a
     learn_one on another x (no predict_one before it) computes both itself, with the same result
-    as predicting first."""
+    as predicting first. (The features are computed by ``_step_features``, or, on the compiled engine
+    with oneMKL's cosine, inside the compiled step ``step_forecast`` with the forecast.)"""
     X, y = small_stream
     with compiled.engine(engine):
         model = mkl.VAW2(m=5, seed=2)
         model.predict_one(X[0])
         calls = {"features": 0, "forecast": 0}
         real_fb, real_fq = mkl.vaw2._step_features, model.experts_._forecast_quantities
+        real_fs = mkl.vaw2.step_forecast
 
         def counting_fb(*a, **k):
             calls["features"] += 1
             return real_fb(*a, **k)
+
+        def counting_fs(*a, **k):
+            calls["features"] += 1
+            return real_fs(*a, **k)
 
         def counting_fq(*a, **k):
             calls["forecast"] += 1
             return real_fq(*a, **k)
 
         monkeypatch.setattr(mkl.vaw2, "_step_features", counting_fb)
+        monkeypatch.setattr(mkl.vaw2, "step_forecast", counting_fs)
         monkeypatch.setattr(model.experts_, "_forecast_quantities", counting_fq)
         model.learn_one(X[0], y[0])
         assert calls == {"features": 0, "forecast": 0}

@@ -36,6 +36,7 @@ with ``seed=s`` draws exactly the features of repetition 0 of ``expert_predictio
 """
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
 
@@ -44,7 +45,8 @@ import numpy as np
 from .. import aggregation as _agg
 from .. import backend as _backend
 from .. import presets as _presets
-from ..features import MAPS, KernelDictionary, apply_feature_map, check_map, dictionary_spec, shifted_projection
+from ..cosine import mkl_cos
+from ..features import COS_FACTOR, MAPS, KernelDictionary, apply_feature_map, check_map, dictionary_spec, shifted_projection
 from ..pairing import Pairing
 from ..validation import (
     Boolean,
@@ -66,6 +68,7 @@ from ..validation import (
     describe_labels,
 )
 from ..vaw import VAWExperts
+from ._vaw2_step import step_forecast
 
 __all__ = ["expert_predictions", "feature_blocks", "make_meta", "TABLE2_ROWS", "VARIANT_META",
            "VAW2", "VAWEWA", "VAWAggr", "VAWMLProd", "VAWMLPoly", "VAWBOA"]
@@ -379,12 +382,20 @@ class VAWFamily(Pairing):
     def _predict_experts(self, x):
         """z_t (N,) of the N expert VAWs (eq. 9) on Phi_{theta_j}(x_t); aux: the features."""
         self._ensure(x.shape[0])
-        phi = _step_features(self.dictionary_, x)                           # (N, m'), as run computes them
-        if self.experts_.batch_shape_ is None or self.experts_._xp is not np:
-            z = self.experts_.predict_one(phi)                              # creates the state
-        else:                                                               # features of a checked x
-            z = self.experts_._predict_flat(phi)
-        return np.asarray(z, dtype=np.float64), phi                         # (N,), a fresh array
+        D, experts = self.dictionary_, self.experts_
+        if experts.batch_shape_ is None or experts._xp is not np:
+            phi = _step_features(D, x)                                      # (N, m'), as run computes them
+            z = experts.predict_one(phi)                                    # creates the state
+            return np.asarray(z, dtype=np.float64), phi                     # (N,), a fresh array
+        vcos = mkl_cos() if D.feature_map == "cos" and experts._compiled_step() else 0
+        if not vcos:                                                    # features of a checked x
+            phi = _step_features(D, x)
+            return np.asarray(experts._predict_flat(phi), dtype=np.float64), phi
+        # the compiled step with oneMKL's cosine: features and forecast in one call, run's numbers
+        F = np.empty((D.N, 1, D.m))
+        phi = F[:, 0]                                                       # (N, m), written by the call
+        step = functools.partial(step_forecast, x[None], D.omega_, D.b_, vcos, COS_FACTOR, experts.ridge, F)
+        return experts._predict_flat(phi, step), phi                       # (N,), a fresh array
 
     def _learn_experts(self, x, y, phi):
         cache = self.experts_._cache

@@ -255,25 +255,34 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         driver is "sm" on the host with the Numba engine (what ``run`` then runs)."""
         return self._xp is np and self.resolved_method() == "sm" and _compiled.use_numba()
 
-    def _forecast_quantities(self, flat, compiled_step=None):
+    def _forecast_quantities(self, flat, compiled_step=None, step=None, z=None):
         """(u, s, r) of every expert for features ``flat`` (B, m): the compiled step
         (:func:`sm_step_forecast`, applying the pending update of the last step in the same pass;
         r and s are then the columns of one (B, 2) array, what :func:`sm_step_learn` reads)
-        or :func:`sm_predict`."""
+        or :func:`sm_predict`. ``step``: a compiled call ``step(P, w, V, pending, U, RS, work, z)`` that
+        writes ``flat`` itself, runs :func:`sm_step_forecast`'s kernel on it and writes the forecasts
+        into ``z`` (B,) (``mkl.VAW2``'s features and forecast in one call); only where the compiled
+        step runs."""
         if self._compiled_step() if compiled_step is None else compiled_step:
-            if not (self._P.flags.writeable and self._w.flags.writeable):   # e.g. unpickled from a read-only map
-                self._P, self._w = np.array(self._P), np.array(self._w)     # the compiled pass works in place
+            P, w = self._P, self._w
+            if not (P.flags.writeable and w.flags.writeable):               # e.g. unpickled from a read-only map
+                P, w = self._P, self._w = np.array(P), np.array(w)          # the compiled pass works in place
                 self._expose()
-            U = np.empty_like(flat)
-            RS = np.empty((flat.shape[0], 2))
-            V = self.__dict__.get("_pending")
-            self._pending = None
-            work = self.__dict__.get("_work")
-            if work is None or work.shape[1] < flat.shape[1] or not work.flags.writeable:
-                work = self._work = aligned_rows(3, flat.shape[1])
-            sm_step_forecast(np.ascontiguousarray(flat), self._P, self._w, V if V is not None else U,
-                             V is not None, U, RS, work=work)
-            self._upper_stale = True
+            B, m = flat.shape
+            U = np.empty((B, m))
+            RS = np.empty((B, 2))
+            d = self.__dict__
+            V = d.get("_pending")
+            d["_pending"] = None
+            work = d.get("_work")
+            if work is None or work.shape[1] < m or not work.flags.writeable:
+                work = self._work = aligned_rows(3, m)
+            if step is None:
+                sm_step_forecast(np.ascontiguousarray(flat), P, w, V if V is not None else U,
+                                 V is not None, U, RS, work=work)
+            else:
+                step(P, w, V if V is not None else U, V is not None, U, RS, work, z)
+            d["_upper_stale"] = True
             return U, RS[:, 1], RS[:, 0]
         return self._step_quantities(flat)
 
@@ -283,14 +292,22 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         a = self._check_phi(phi)
         return self._predict_flat(a.reshape(-1, self.m_).copy())
 
-    def _predict_flat(self, flat):
+    def _predict_flat(self, flat, step=None):
         """:meth:`predict_one` for features already checked, as a (B, m) array this learner may keep
-        (``mkl.VAW2`` passes the features it computed itself)."""
+        (``mkl.VAW2`` passes the features it computed itself; ``step``: the compiled call that writes
+        them and the forecasts, see :meth:`_forecast_quantities`, where :meth:`_compiled_step` is true)."""
+        if step is not None:
+            z = np.empty(flat.shape[0])
+            u, s, r = self._forecast_quantities(flat, True, step, z)
+            self._cache = (flat, u, s, r, True)
+            return z.reshape(self.batch_shape_)
         compiled_step = self._compiled_step()
         u, s, r = self._forecast_quantities(flat, compiled_step)
         self._cache = (flat, u, s, r, compiled_step)
         if compiled_step and not self.ridge:
-            z = r * (1.0 / (1.0 + s))                       # eq. (9) as the compiled kernel writes it
+            z = np.add(s, 1.0)                              # eq. (9) as the compiled kernel writes it:
+            np.divide(1.0, z, out=z)
+            z *= r                                          # r * (1 / (1 + s)), in one array
         else:
             z = sm_forecast(r, s, self.ridge)
         return _backend.to_numpy(z).reshape(self.batch_shape_)

@@ -208,7 +208,7 @@ def sm_step_forecast(phi, P, w, V, pending: bool, U, RS, mirror: bool = False, w
     m = phi.shape[1]
     if work is None or work.shape[0] < 3 or work.shape[1] < m:
         work = aligned_rows(3, m)                        # ``work``: the caller's, reused step after step
-    _sm_forecast_kernel(phi, P, w, V, pending, U, RS, work, mirror)
+    sm_forecast_kernel(phi, P, w, V, pending, U, RS, work, mirror)
 
 
 def sm_step_learn(U, RS, y, w, V) -> None:
@@ -219,9 +219,11 @@ def sm_step_learn(U, RS, y, w, V) -> None:
 
 
 @_compiled.jit(reassociate=True)
-def _sm_forecast_kernel(phi, P, w, V, pending, U, RS, W, mirror):  # pragma: no cover  (compiled; tests call it through the engine)
+def sm_forecast_kernel(phi, P, w, V, pending, U, RS, W, mirror):  # pragma: no cover  (compiled; tests call it through the engine)
     """The compiled :func:`sm_step_forecast`: per expert, the pass :func:`_sm_pass` on P's own rows
-    (v = the pending factor, or 0), then the sums r and s of :func:`_sm_kernel`."""
+    (v = the pending factor, or 0), then the sums r and s of :func:`_sm_kernel`. Called from Python by
+    :func:`sm_step_forecast`; a compiled caller calls it directly (``mkl.VAW2``'s step,
+    :mod:`omkl_core.mkl._vaw2_step`)."""
     B, m = phi.shape
     v = W[0]
     phin = W[1]
