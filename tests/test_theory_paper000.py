@@ -1382,3 +1382,25 @@ def test_paper000_table2_printed_vaw_rows_match_online_ridge_not_eqs_9_10():
     assert m is not None, evidence
     assert (int(m.group(1)), int(m.group(2))) == (n_ridge, n_text), (
         f"erratum E000-3 prints {m.group(1)} / {m.group(2)}; the committed run gives {n_ridge} / {n_text}")
+
+
+def test_paper000_vaw2_step_path_experts_forecast_eq9_on_the_section2_features():
+    """VAW2's ``predict_one`` / ``learn_one`` (on the compiled engine with oneMKL's cosine: the features
+    and the experts' forecasts in one compiled call, ``mkl._vaw2_step``): at every step each expert's
+    forecast z_{t,j} is eq. (9) by a full solve on section 2's features sqrt(2) cos(<omega_j, x> + b_j)
+    of the kernel's own frequencies. Fails for a step that drops the sqrt(2) or forecasts the online
+    ridge r instead of r / (1 + s)."""
+    X, y = ok.datasets.normalise_stream(*ok.datasets.load("airfoil"))
+    X, y = X[:25], y[:25]
+    v = mkl.VAW2(m=6, seed=1)
+    Z = []
+    for x_t, y_t in zip(X, y):
+        v.predict_one(x_t)
+        v.learn_one(x_t, y_t)
+        Z.append(np.array(v.expert_predictions_))
+    Z = np.array(Z)                                                     # (T, N)
+    d = v.dictionary_
+    Phi = np.sqrt(2.0) * np.cos(np.einsum("td,ndm->ntm", X, d.omega_) + d.b_[:, None, :])   # section 2
+    for j in range(d.N):
+        direct = _direct_vaw(Phi[j], y, v.lam)[0]                       # eq. (9), no recursion
+        np.testing.assert_allclose(Z[:, j], direct, rtol=0, atol=1e-9 * (1.0 + np.abs(direct).max()))

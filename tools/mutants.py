@@ -192,6 +192,13 @@ MUTANTS: list[Mutant] = [
     M("p000-kernel-rff-no-phase", "000", "omkl_core/features.py",
       "row[c] = bj[c] + ((x0", "row[c] = 0.0 + ((x0",
       "compiled feature pass drops the random phase b of eq. (2): sqrt(2) cos(<omega, x>)", engine="auto"),
+    M("p000-kernel-vaw2-step-no-sqrt2", "000", "omkl_core/mkl/_vaw2_step.py",
+      "Phi[j, i] *= scale ", "Phi[j, i] *= 1.0 ",
+      "VAW2's compiled step (features and forecast in one call) drops the cos map's sqrt(2) (section 2)",
+      engine="auto"),
+    M("p000-kernel-vaw2-step-ridge", "000", "omkl_core/mkl/_vaw2_step.py",
+      "Z[j] = r if ridge else r * (1.0 / (1.0 + RS[j, 1]))", "Z[j] = r",
+      "VAW2's compiled step forecasts the experts' online ridge r, not r / (1 + s) (eq. 9)", engine="auto"),
     # ---------------------------------------------------------- paper 001 (noisy kernels)
     M("p001-step-over-T", "001", "omkl_core/noisy/ogd.py",
       "a_t = -g * self.eta_ / math.sqrt(self.T)", "a_t = -g * self.eta_ / self.T",
