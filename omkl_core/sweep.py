@@ -312,7 +312,7 @@ def _call_task(fn, task: dict, *args) -> dict:
         result = fn(task, *args)
     if not isinstance(result, dict):
         raise TypeError(f"{_qualname(fn)} must return a dict, got {type(result).__name__}")
-    return {"version": code_version(), "result": result}
+    return {"version": code_version(), "numerics": numerics(), "result": result}
 
 
 def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_workers: int | None = None,
@@ -405,7 +405,10 @@ def map_tasks(fn, tasks, *, executor: str = "processes", client=None, max_worker
             try:
                 out = get()
                 if out["version"] != version:
-                    raise RuntimeError("the worker runs different omkl_core sources or arithmetic libraries (code version mismatch)")
+                    here, there = numerics(), out.get("numerics", "?")
+                    what = (f"arithmetic libraries (worker: {there}; this process: {here})" if here != there
+                            else "omkl_core sources")
+                    raise RuntimeError(f"the worker runs different {what} (code version mismatch)")
                 result = _normalised(out["result"])
             except Exception as exc:  # noqa: BLE001 - handed to on_error, or raised
                 if on_error is None:

@@ -50,6 +50,27 @@ def engine(request):
         yield name
 
 
+_PREVIOUS_TEST: list = [None]
+
+
+@pytest.fixture(autouse=True)
+def _no_engine_or_cosine_left_in_force(request):
+    """Every test starts with neither the engine nor the cosine library set in the process
+    (``compiled.set_engine`` / ``cosine.set_library``, or a ``using`` block or a monkeypatch undone in
+    the wrong order): one left in force by a test made the tests after it in that pytest-xdist worker
+    compute with another arithmetic than a fresh process, and a Dask test then failed with 'code
+    version mismatch'. The test that left it is named; the settings are cleared so that only this one
+    test fails. (Defined before the fixtures that take ``monkeypatch``: it runs before them.)"""
+    from omkl_core import cosine
+
+    left = {name: s.override for name, s in (("engine", compiled._ENGINE), ("cosine library", cosine._LIBRARY))
+            if s.override is not None}
+    previous, _PREVIOUS_TEST[0] = _PREVIOUS_TEST[0], request.node.nodeid
+    if left:
+        compiled._ENGINE.override = cosine._LIBRARY.override = None
+        pytest.fail(f"{previous} left {left} in force in this process")
+
+
 @pytest.fixture(autouse=True)
 def _run_mode_unset(monkeypatch):
     """Every test starts with no run mode declared (``OMKL_MODE`` unset) and leaves none behind:
