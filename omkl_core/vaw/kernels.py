@@ -268,6 +268,9 @@ def _sm_learn_kernel(U, RS, y, w, V):  # pragma: no cover  (compiled; tests call
 
 
 
+_L, _U, _N, _T = ord("L"), ord("U"), ord("N"), ord("T")
+
+
 @functools.lru_cache(maxsize=1)
 def blas_routines() -> tuple:
     """The addresses of scipy's Cython BLAS routines ``(dsymm, dgemm, dsyrk)`` (the BLAS Numba's own
@@ -285,15 +288,18 @@ def blocked_run(F, y, P, w, Zv, Zr, block_size: int) -> None:
     m = F.shape[2]
     K = max(1, min(int(block_size), F.shape[1]))
     dsymm, dgemm, dsyrk = blas_routines()
-    _blocked_kernel(F, y, P, w, Zv, Zr, K, dsymm, dgemm, dsyrk, np.empty((K, m)), np.empty((K, m)),
-                    np.empty((K, K)), np.empty((K, K)), np.empty(K), np.empty(K))
-
-
-_L, _U, _N, _T = ord("L"), ord("U"), ord("N"), ord("T")
+    # the BLAS arguments live in arrays the caller holds for the whole call (an array created inside
+    # the compiled function may be freed after its last use there, i.e. before the BLAS call reads it,
+    # and BLAS's own workspace may then reuse its memory)
+    chars = np.array([_L, _U, _N, _T], dtype=np.uint8)
+    ints = np.array([m, 0, K], dtype=np.int32)
+    scalars = np.array([1.0, 0.0, -1.0])
+    _blocked_kernel(F, y, P, w, Zv, Zr, K, dsymm, dgemm, dsyrk, chars, ints, scalars, np.empty((K, m)),
+                    np.empty((K, m)), np.empty((K, K)), np.empty((K, K)), np.empty(K), np.empty(K))
 
 
 @_compiled.jit(reassociate=True)
-def _blocked_kernel(F, y, P, w, Zv, Zr, K, dsymm, dgemm, dsyrk, G, V, L, Li, g, r0):  # pragma: no cover  (compiled; tests call it through the engine)
+def _blocked_kernel(F, y, P, w, Zv, Zr, K, dsymm, dgemm, dsyrk, chars, ints, dbl, G, V, L, Li, g, r0):  # pragma: no cover  (compiled; tests call it through the engine)
     """Compiled blocked Sherman-Morrison: paper 000 eqs. (9)-(10) for k = ``K`` steps at a time, one
     expert after another, the three products of a block in BLAS (scipy's, by address).
 
@@ -307,7 +313,7 @@ def _blocked_kernel(F, y, P, w, Zv, Zr, K, dsymm, dgemm, dsyrk, G, V, L, Li, g, 
     * g = L^{-1} (y - r0) (forward substitution): the one-step ridge forecasts are
       r_{t+j} = r0_j + sum_{i<j} L_ji g_i (they use y_{<t+j} only), the VAW forecasts of eq. (9)
       r_{t+j} / L_jj^2 = r / (1 + s);
-    * V = L^{-1} G (``dtrsm`` in place on G; k^2 m flops) and the rank-k (Woodbury) update
+    * V = L^{-1} G (L^{-1} by forward substitution, k^3 / 3; V by ``dgemm``, 2 k^2 m) and the rank-k (Woodbury) update
       S_{t+k}^{-1} = P0 - G^T (I + X P0 X^T)^{-1} G = P0 - V^T V (``dsyrk`` on the lower triangle;
       k m^2 flops), w = w0 + V^T g.
 
@@ -317,12 +323,7 @@ def _blocked_kernel(F, y, P, w, Zv, Zr, K, dsymm, dgemm, dsyrk, G, V, L, Li, g, 
     Only P's lower triangle is kept during an expert's run; both triangles are written at the end.
     """
     B, T, m = F.shape
-    chars = np.empty(4, np.uint8)
-    chars[0], chars[1], chars[2], chars[3] = _L, _U, _N, _T
-    ints = np.empty(3, np.int32)                          # m, k, ld of L (= K)
-    ints[0], ints[2] = m, K
-    dbl = np.empty(3)
-    dbl[0], dbl[1], dbl[2] = 1.0, 0.0, -1.0
+    # chars = "LUNT", ints = (m, k, K: the leading dimension of L), dbl = (1, 0, -1): :func:`blocked_run`'s
     c, n, d = address(chars), address(ints), address(dbl)
     cL, cU, cN, cT = c, c + 1, c + 2, c + 3
     pm, pk, pK = n, n + 4, n + 8
