@@ -299,7 +299,8 @@ def blocked_run(F, y, P, w, Zv, Zr, block_size: int) -> None:
 
 
 @_compiled.jit(reassociate=True)
-def _blocked_kernel(F, y, P, w, Zv, Zr, K, dsymm, dgemm, dsyrk, chars, ints, dbl, G, V, L, Li, g, r0):  # pragma: no cover  (compiled; tests call it through the engine)
+def _blocked_kernel(F, y, P, w, Zv, Zr, K, dsymm, dgemm, dsyrk, chars, ints, dbl,  # pragma: no cover  (compiled)
+                    G, V, L, Li, g, r0):
     """Compiled blocked Sherman-Morrison: paper 000 eqs. (9)-(10) for k = ``K`` steps at a time, one
     expert after another, the three products of a block in BLAS (scipy's, by address).
 
