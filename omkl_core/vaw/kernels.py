@@ -367,15 +367,17 @@ def _blocked_kernel(F, y, P, w, Zv, Zr, K, dsymm, dgemm, dsyrk, chars, ints, dbl
                 Zr[b, start + j] = r
                 Zv[b, start + j] = r / (L[j, j] * L[j, j])     # eq. (9): r / (1 + s)
                 g[j] = (y[start + j] - r) / L[j, j]
-            for j in range(k):                            # Li <- L^{-1} (lower; zeros above the diagonal)
-                Li[j, j] = 1.0 / L[j, j]
-                for i in range(j):
-                    a = 0.0
-                    for q in range(i, j):
-                        a += L[j, q] * Li[q, i]
-                    Li[j, i] = -a * Li[j, j]
-                for i in range(j + 1, k):
+            for j in range(k):                            # Li <- L^{-1} (lower; zeros above the diagonal), row by row:
+                for i in range(k):                        # Li_j,<j = -(sum_{q<j} L_jq Li_q,<j) / L_jj
                     Li[j, i] = 0.0
+                for q in range(j):
+                    a = L[j, q]
+                    for i in range(q + 1):
+                        Li[j, i] += a * Li[q, i]
+                d = 1.0 / L[j, j]
+                for i in range(j):
+                    Li[j, i] = -Li[j, i] * d
+                Li[j, j] = d
             # V = L^{-1} G (``dgemm``, k x k by k x m; column-major: V^T = G^T L^{-T})
             fortran_call(dgemm, (cN, cN, pm, pk, pk, one, aG, pm, aLi, pK, zero, aV, pm))
             for j in range(k):                            # w = w0 + V^T g
