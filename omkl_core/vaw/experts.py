@@ -35,9 +35,10 @@ METHODS = ("auto", "block", "blocked", "sm")
 BLOCK_SIZES = (16, 32)
 #: The default steps per block of ``method="blocked"`` (the compiled blocked driver,
 #: :func:`omkl_core.vaw.kernels.blocked_run`): measured (issue 54, one thread, 76 experts x 1503
-#: steps, CPU seconds, sm / blocked with k = 16, 32, 64): m = 200: 0.49 / 0.50, 0.44, 0.53;
-#: m = 400: 1.72 / 1.72, 1.42, 1.47. 32 also divides the 256-step feature blocks of ``mkl.VAW2``
-#: and keeps its ``run_alignment`` of 32.
+#: steps of random features, CPU seconds in one process, sm / blocked with k = 16, 32, 48, 64):
+#: m = 200: 0.49 / 0.49, 0.41, 0.43, 0.46; m = 400: 1.75 / 1.72 (k = 16, an earlier run), 1.33, 1.29,
+#: 1.40. k = 32 is within 4 % of the best at both and divides the 256-step feature blocks of
+#: ``mkl.VAW2``, so it keeps VAW2's ``run_alignment`` of 32 (k = 48 would not).
 BLOCKED_BLOCK_SIZE = 32
 #: ``method="auto"`` with the Numba engine takes the compiled blocked driver from this many
 #: features on, the compiled per-step kernel ("sm") below (:meth:`VAWExperts._auto_method`).
@@ -149,10 +150,11 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         blocked driver "blocked" from m = 200 on; "block" otherwise.
 
         The threshold was measured (issue 54; one thread, 76 experts x 1503 steps of random
-        features, CPU seconds of ``sm_run`` / ``blocked_run`` with k = 32 in one process):
-        m = 100: 0.16 / 0.18, m = 200: 0.49 / 0.44, m = 400: 1.72 / 1.42. Below m = 200 the
-        per-step kernel's triangle of S^{-1} stays in the L1/L2 cache and the k x k work of a
-        block weighs more; paper 000's m = 50 keeps "sm" (its numbers bit for bit)."""
+        features, CPU seconds of ``sm_run`` / ``blocked_run`` with k = 32 in one process, the
+        machine shared): m = 100: 0.159 / 0.165, m = 150: 0.296 / 0.287, m = 200: 0.475 / 0.422,
+        m = 400: 1.75 / 1.33. Below m = 200 the per-step kernel's triangle of S^{-1} stays in
+        cache and the O(k^2 m) work of a block weighs more (break-even near m = 150); paper 000's
+        m = 50 keeps "sm" (its numbers bit for bit)."""
         xp = getattr(self, "_xp", None) or _backend.get_namespace(self.backend)
         if not (xp is np and _compiled.use_numba()):
             return "block"
