@@ -267,7 +267,6 @@ def _sm_learn_kernel(U, RS, y, w, V):  # pragma: no cover  (compiled; tests call
             w[b, i] += U[b, i] * e                        # w += S_t^{-1} Phi_t (y_t - r)
 
 
-
 _L, _U, _N, _T = ord("L"), ord("U"), ord("N"), ord("T")
 
 
