@@ -345,3 +345,28 @@ def test_blocked_driver_refuses_a_bad_block_size_naming_it(bad, match):
     """A block size that is not a positive integer is refused, the message naming ``block_size``."""
     with pytest.raises((TypeError, ValueError), match=match):
         VAWExperts(method="blocked", block_size=bad)
+
+
+@needs_numba
+@pytest.mark.parametrize("library", ["scipy", "mkl"])
+@pytest.mark.parametrize("m, T, block_size", [(9, 100, 16), (20, 101, 7), (37, 64, 32), (64, 50, 64)])
+def test_blocked_kernel_on_either_blas_equals_the_per_step_kernel(library, m, T, block_size):
+    """``vaw.blocked_run`` on scipy's OpenBLAS or on oneMKL (``vaw.kernels.blas_routines``; "auto" takes
+    oneMKL where it loads) gives the per-step kernel's forecasts, S^{-1} (exactly symmetric) and w to
+    rounding, k > m included (where a BLAS call allocates its own workspace)."""
+    if library == "mkl" and ok.cosine.mkl_blas() is None:
+        pytest.skip("oneMKL's libmkl_rt does not load here")
+    rng = np.random.default_rng(m * T)
+    F, y = rng.uniform(-0.5, 0.5, (3, T, m)), rng.uniform(-1, 1, T)
+    out = {}
+    for name, run, extra in (("sm", vaw_mod.sm_run, ()), ("blocked", vaw_mod.blocked_run, (block_size, library))):
+        P, w = np.tile(np.eye(m), (3, 1, 1)), np.zeros((3, m))
+        Zv, Zr = np.empty((3, T)), np.empty((3, T))
+        with compiled.engine("numba"):
+            run(F, y, P, w, Zv, Zr, *extra)
+        out[name] = (Zv, Zr, P, w)
+    for a, b in zip(out["blocked"], out["sm"]):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(out["blocked"][2], np.swapaxes(out["blocked"][2], -1, -2))
+    with pytest.raises(ValueError, match="library"):
+        vaw_mod.kernels.blas_routines("openblas")

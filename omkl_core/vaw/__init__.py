@@ -54,7 +54,10 @@ its literal per-expert loop for the tests) and once as a compiled kernel (:func:
     Sherman-Morrison steps of (10) in k x k space: each forecast of eq. (9) exact, from data up to its
     own step), V = L^{-1} G and the rank-k update P0 - G^T (I + X P0 X^T)^{-1} G = P0 - V^T V
     (``dsyrk``, lower triangle only): 3 k m^2 flops per block plus O(k^2 m), against the 4 k m^2 of
-    k per-step updates of the full matrix. Without the Numba engine it runs the NumPy "block" driver.
+    k per-step updates of the full matrix. The BLAS is oneMKL's where ``libmkl_rt`` loads (the
+    ``omkl[fast]`` extra), else scipy's OpenBLAS (:func:`~omkl_core.vaw.kernels.blas_routines`: oneMKL
+    runs these k x m by m x m products about 1.3x faster). Without the Numba engine it runs the NumPy
+    "block" driver.
 
 ``method="auto"`` (the default) takes the compiled kernels on the host with the Numba engine -- "sm"
 for m < 200 features, "blocked" from m = 200 on (measured, :data:`BLOCKED_MIN_M`) -- and "block"

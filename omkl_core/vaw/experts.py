@@ -150,11 +150,12 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         blocked driver "blocked" from m = 200 on; "block" otherwise.
 
         The threshold was measured (issue 54; one thread, 76 experts x 1503 steps of random
-        features, CPU seconds of ``sm_run`` / ``blocked_run`` with k = 32 in one process, the
-        machine shared): m = 100: 0.159 / 0.165, m = 150: 0.296 / 0.287, m = 200: 0.475 / 0.422,
-        m = 400: 1.75 / 1.33. Below m = 200 the per-step kernel's triangle of S^{-1} stays in
-        cache and the O(k^2 m) work of a block weighs more (break-even near m = 150); paper 000's
-        m = 50 keeps "sm" (its numbers bit for bit)."""
+        features, CPU seconds of ``sm_run`` / ``blocked_run`` with k = 32 on scipy's OpenBLAS in
+        one process, the machine shared): m = 100: 0.159 / 0.165, m = 150: 0.296 / 0.287,
+        m = 200: 0.475 / 0.422, m = 400: 1.75 / 1.33 (on oneMKL's BLAS, which ``blocked_run``
+        takes where it loads: m = 200: 0.32, m = 400: 1.06). Below m = 200 the per-step kernel's
+        triangle of S^{-1} stays in cache and the O(k^2 m) work of a block weighs more (break-even
+        near m = 150 on OpenBLAS); paper 000's m = 50 keeps "sm" (its numbers bit for bit)."""
         xp = getattr(self, "_xp", None) or _backend.get_namespace(self.backend)
         if not (xp is np and _compiled.use_numba()):
             return "block"

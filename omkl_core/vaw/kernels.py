@@ -18,9 +18,10 @@ import functools
 import numpy as np
 
 from .. import compiled as _compiled
+from .. import cosine as _cosine
 from ..compiled import address, fortran_call
 
-__all__ = ["blocked_run", "blas_routines", "sm_run", "sm_step_forecast", "sm_step_learn", "aligned_rows", "ROW_ALIGN"]
+__all__ = ["blocked_run", "blas_routines", "BLAS_LIBRARIES", "sm_run", "sm_step_forecast", "sm_step_learn", "aligned_rows", "ROW_ALIGN"]
 
 
 #: Row stride (in float64) of the compiled per-step kernel's workspace is a multiple of this: 8
@@ -270,23 +271,42 @@ def _sm_learn_kernel(U, RS, y, w, V):  # pragma: no cover  (compiled; tests call
 _L, _U, _N, _T = ord("L"), ord("U"), ord("N"), ord("T")
 
 
-@functools.lru_cache(maxsize=1)
-def blas_routines() -> tuple:
-    """The addresses of scipy's Cython BLAS routines ``(dsymm, dgemm, dsyrk)`` (the BLAS Numba's own
-    ``np.dot`` calls), for :func:`blocked_run`."""
+#: Whose BLAS :func:`blocked_run` calls: "auto" (oneMKL's where ``libmkl_rt`` loads, the ``omkl[fast]``
+#: extra; else scipy's OpenBLAS), "mkl" or "scipy".
+BLAS_LIBRARIES = ("auto", "mkl", "scipy")
+
+
+@functools.lru_cache(maxsize=4)
+def blas_routines(library: str = "auto") -> tuple:
+    """``(name, (dsymm, dgemm, dsyrk))``: the library and the addresses of the Fortran BLAS routines
+    :func:`blocked_run` calls -- oneMKL's (:func:`omkl_core.cosine.mkl_blas`) for ``"mkl"`` and for
+    ``"auto"`` where it loads, else scipy's Cython BLAS (OpenBLAS, the BLAS Numba's own ``np.dot``
+    calls). Measured (issue 54; one thread, 76 experts x 1503 steps, k = 32, CPU seconds, per-step
+    ``sm_run`` / blocked on OpenBLAS / blocked on oneMKL): m = 200: 0.47 / 0.43 / 0.32;
+    m = 400: 1.69 / 1.37 / 1.06."""
+    if library not in BLAS_LIBRARIES:
+        raise ValueError(f"library must be one of {', '.join(BLAS_LIBRARIES)}, got {library!r}")
+    if library != "scipy":
+        mkl = _cosine.mkl_blas()
+        if mkl is not None:
+            return "mkl", mkl
+        if library == "mkl":
+            raise ImportError("library='mkl': oneMKL's libmkl_rt does not load (pip install 'omkl[fast]')")
     from numba.extending import get_cython_function_address  # noqa: PLC0415  (lazy: Numba, the compiled engine's extra)
-    return tuple(get_cython_function_address("scipy.linalg.cython_blas", name) for name in ("dsymm", "dgemm", "dsyrk"))
+    return "scipy", tuple(get_cython_function_address("scipy.linalg.cython_blas", name)
+                          for name in ("dsymm", "dgemm", "dsyrk"))
 
 
-def blocked_run(F, y, P, w, Zv, Zr, block_size: int) -> None:
+def blocked_run(F, y, P, w, Zv, Zr, block_size: int, library: str = "auto") -> None:
     """The compiled blocked recursion (paper 000 eqs. (9)-(10), ``block_size`` steps at a time by the
     Woodbury identity) for B experts with their own features: F (B, T, m) C-contiguous, y (T,);
     P (B, m, m) = S^{-1} (read in full, exactly symmetric; written exactly symmetric) and w (B, m)
     updated in place; Zv / Zr (B, T) receive the VAW / online-ridge forecasts, equal to those of
-    :func:`sm_run` to rounding. See :func:`_blocked_kernel` (engine "numba" only)."""
+    :func:`sm_run` to rounding. ``library``: whose BLAS (:func:`blas_routines`). See
+    :func:`_blocked_kernel` (engine "numba" only)."""
     m = F.shape[2]
     K = max(1, min(int(block_size), F.shape[1]))
-    dsymm, dgemm, dsyrk = blas_routines()
+    dsymm, dgemm, dsyrk = blas_routines(library)[1]
     # the BLAS arguments live in arrays the caller holds for the whole call (an array created inside
     # the compiled function may be freed after its last use there, i.e. before the BLAS call reads it,
     # and BLAS's own workspace may then reuse its memory)
@@ -301,7 +321,7 @@ def blocked_run(F, y, P, w, Zv, Zr, block_size: int) -> None:
 def _blocked_kernel(F, y, P, w, Zv, Zr, K, dsymm, dgemm, dsyrk, chars, ints, dbl,  # pragma: no cover  (compiled)
                     G, V, L, Li, g, r0):
     """Compiled blocked Sherman-Morrison: paper 000 eqs. (9)-(10) for k = ``K`` steps at a time, one
-    expert after another, the three products of a block in BLAS (scipy's, by address).
+    expert after another, the products of a block in BLAS (oneMKL's or scipy's, by address).
 
     Per expert and block, with P0 = S_{t}^{-1} before the block, w0 its ridge weights and X the
     k x m features Phi_{t+1..t+k} (rows of F, read in place):
