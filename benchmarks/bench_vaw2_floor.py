@@ -20,8 +20,8 @@ processes share the cores (caches, frequency): the floor is measured in the same
 ratio is the number to read. ``--out`` writes the table (markdown) to a file as well. ``--method``
 names the experts' VAW driver (:class:`omkl_core.vaw.VAWExperts`: "sm", the compiled per-step kernel;
 "blocked", the compiled blocked Woodbury driver of issue 54; "block", the NumPy one); the default,
-"auto", is what ``VAW2`` itself runs (on the Numba engine "sm" below m = 200 features, "blocked" from
-m = 200 on).
+"auto", is what ``VAW2`` itself runs (on the Numba engine "sm" below m = 150 features, "blocked" from
+m = 150 on).
 """
 from __future__ import annotations
 
@@ -251,7 +251,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-steps", type=int, default=None, help="a prefix of the stream (default: all of it)")
     ap.add_argument("--out", default=None, help="also write the table (markdown) to this file")
     ap.add_argument("--method", default="auto", choices=METHODS,
-                    help="the experts' VAW driver (default: auto, what VAW2 runs: 'sm' below m = 200, 'blocked' from 200 on)")
+                    help="the experts' VAW driver (default: auto, what VAW2 runs: 'sm' below m = 150, 'blocked' from 150 on)")
     args = ap.parse_args(argv)
     res = floor_table(args.m, args.R, args.repeats, args.dataset, args.max_steps, args.method)
     text = (f"VAW2 on {res['dataset']} (T = {res['T']}, N = {N_PAPER}), one thread, CPU time (process_time), engine "

@@ -287,7 +287,7 @@ def test_blocked_driver_continues_across_pieces_steps_and_engines(seed, T, cut, 
 def test_blocked_driver_split_at_block_multiples_gives_one_runs_numbers_bit_for_bit(block_size):
     """Pieces whose lengths are multiples of ``run_alignment`` (the block size; 32 by default) run the
     same blocks in the same order: one run's numbers bit for bit (what ``mkl.VAW2`` promises with its
-    ``run_alignment`` of 32 now that ``auto`` takes this driver from m = 200 on)."""
+    ``run_alignment`` of 32 now that ``auto`` takes this driver from m = 150 on)."""
     Phi, y = _stream(3, (2,), 100, 9, scale=0.5)
     with compiled.engine("numba"):
         whole = VAWExperts(method="blocked", block_size=block_size).run(Phi, y)
@@ -319,12 +319,12 @@ def test_blocked_driver_differs_from_a_ridge_forecast_and_from_skipping_the_wood
 
 @needs_numba
 def test_auto_takes_the_compiled_blocked_driver_from_m_200_and_sm_below():
-    """On the Numba engine ``method="auto"`` runs the per-step kernel "sm" for m < 200 features (paper
+    """On the Numba engine ``method="auto"`` runs the per-step kernel "sm" for m < 150 features (paper
     000's m = 50: its numbers unchanged, bit for bit those of ``method="sm"``) and the compiled blocked
-    driver from m = 200 on (measured faster there, ``BLOCKED_MIN_M``), bit for bit the named method;
+    driver from m = 150 on (measured faster there, ``BLOCKED_MIN_M``), bit for bit the named method;
     on the NumPy engine the NumPy block driver."""
-    assert vaw_mod.BLOCKED_MIN_M == 200
-    for m, expected in ((50, "sm"), (199, "sm"), (200, "blocked")):
+    assert vaw_mod.BLOCKED_MIN_M == 150
+    for m, expected in ((50, "sm"), (100, "sm"), (149, "sm"), (150, "blocked")):
         Phi, y = _stream(m, (2,), 40, m, scale=0.1)
         with compiled.engine("numba"):
             layer = VAWExperts()

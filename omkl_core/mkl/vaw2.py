@@ -183,8 +183,8 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     backend : "numpy" | "cupy" | "auto" for features and experts (result on the host).
     feature_map : "cos" (paper) or "sincos" (authors' code form, reference E.2).
     method : VAW driver, "auto" (default), "block", "blocked" or "sm" (see :class:`omkl_core.vaw.VAWExperts`;
-        "auto" on the Numba engine is the compiled per-step kernel for m < 200 and the compiled blocked
-        Woodbury driver from m = 200 on, the NumPy block driver otherwise).
+        "auto" on the Numba engine is the compiled per-step kernel for m < 150 and the compiled blocked
+        Woodbury driver from m = 150 on, the NumPy block driver otherwise).
     return_dictionaries : also return the R :class:`KernelDictionary` objects.
     both : return ``(Z_vaw, Z_ridge)``, the VAW (eq. 9) and the online-ridge expert predictions
         on the same features from one pass (:meth:`omkl_core.vaw.VAWExperts.run_both`: the VAW

@@ -60,7 +60,7 @@ its literal per-expert loop for the tests) and once as a compiled kernel (:func:
     "block" driver.
 
 ``method="auto"`` (the default) takes the compiled kernels on the host with the Numba engine -- "sm"
-for m < 200 features, "blocked" from m = 200 on (measured, :data:`BLOCKED_MIN_M`) -- and "block"
+for m < 150 features, "blocked" from m = 150 on (measured, :data:`BLOCKED_MIN_M`) -- and "block"
 otherwise (without Numba, with engine ``"numpy"``, or on CuPy): there the
 NumPy per-step loop pays one round of NumPy calls per time step, the block driver a few batched
 products per K steps (``benchmarks/bench_expert_layer.py`` times the engines and drivers side by

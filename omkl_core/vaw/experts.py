@@ -42,7 +42,7 @@ BLOCK_SIZES = (16, 32)
 BLOCKED_BLOCK_SIZE = 32
 #: ``method="auto"`` with the Numba engine takes the compiled blocked driver from this many
 #: features on, the compiled per-step kernel ("sm") below (:meth:`VAWExperts._auto_method`).
-BLOCKED_MIN_M = 200
+BLOCKED_MIN_M = 150
 
 
 def default_block_size(m: int) -> int:
@@ -75,8 +75,8 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         (the same Woodbury blocks compiled, their products in BLAS-3: :func:`blocked_run`, issue 54)
         or "sm" (per-step Sherman-Morrison). Same predictions up to rounding. "auto" is decided when
         the state is created (:meth:`resolved_method`): on the host with the Numba engine "sm" (the
-        compiled kernel :func:`sm_run`) for m < :data:`BLOCKED_MIN_M` = 200 features and "blocked"
-        from m = 200 on, "block" otherwise (NumPy or CuPy: a few batched products per block instead
+        compiled kernel :func:`sm_run`) for m < :data:`BLOCKED_MIN_M` = 150 features and "blocked"
+        from m = 150 on, "block" otherwise (NumPy or CuPy: a few batched products per block instead
         of one round of NumPy calls per time step). "blocked" without the Numba engine runs the
         NumPy block driver (the same blocks).
     block_size : steps per block for ``method="block"`` / ``"blocked"``; None (default):
@@ -147,15 +147,17 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     def _auto_method(self, m: int | None = None) -> str:
         """What ``method="auto"`` takes now for m features: on the host with the Numba engine, the
         compiled per-step kernel "sm" for m < :data:`BLOCKED_MIN_M` (and m unknown) and the compiled
-        blocked driver "blocked" from m = 200 on; "block" otherwise.
+        blocked driver "blocked" from m = 150 on; "block" otherwise.
 
         The threshold was measured (issue 54; one thread, 76 experts x 1503 steps of random
         features, CPU seconds of ``sm_run`` / ``blocked_run`` with k = 32 on scipy's OpenBLAS in
         one process, the machine shared): m = 100: 0.159 / 0.165, m = 150: 0.296 / 0.287,
         m = 200: 0.475 / 0.422, m = 400: 1.75 / 1.33 (on oneMKL's BLAS, which ``blocked_run``
-        takes where it loads: m = 200: 0.32, m = 400: 1.06). Below m = 200 the per-step kernel's
-        triangle of S^{-1} stays in cache and the O(k^2 m) work of a block weighs more (break-even
-        near m = 150 on OpenBLAS); paper 000's m = 50 keeps "sm" (its numbers bit for bit)."""
+        takes where it loads: m = 100: 0.131, m = 150: 0.232, m = 200: 0.350, m = 400: 1.08 against
+        sm 0.153, 0.296, 0.475, 1.73 in that run). On OpenBLAS m = 150 is the break-even point (below
+        it the per-step kernel's triangle of S^{-1} stays in cache and the O(k^2 m) work of a block
+        weighs more); on oneMKL the blocked driver is faster from m = 100 already, but ``auto`` keeps
+        "sm" up to m = 149 so that paper 000's m = 50 (and m = 100) keep their numbers bit for bit."""
         xp = getattr(self, "_xp", None) or _backend.get_namespace(self.backend)
         if not (xp is np and _compiled.use_numba()):
             return "block"
