@@ -259,11 +259,11 @@ def test_blocked_driver_equals_the_per_step_recursion_for_any_block_size(seed, R
 
 @needs_numba
 @given(seed=seeds, T=st.integers(3, 80), cut=st.integers(1, 79), steps=st.integers(0, 4),
-       block_size=st.integers(1, 20), ridge=st.booleans())
+       block_size=st.integers(1, 20), ridge=st.booleans(), last=st.sampled_from(["numpy", "numba"]))
 @settings(max_examples=20, deadline=None)
-def test_blocked_driver_continues_across_pieces_steps_and_engines(seed, T, cut, steps, block_size, ridge):
+def test_blocked_driver_continues_across_pieces_steps_and_engines(seed, T, cut, steps, block_size, ridge, last):
     """A stream cut anywhere -- ``run`` on a first piece, a few ``predict_one`` / ``learn_one`` steps, then
-    ``run`` on the rest under the NumPy engine (the NumPy block driver on the same blocks) -- gives the
+    ``run`` on the rest under either engine (NumPy: the NumPy block driver on the same blocks) -- gives the
     forecasts of the per-step recursion to rounding: the blocked driver reads and writes the learner's
     state (S^{-1}, w) and every forecast uses data up to its own step only."""
     cut = min(cut, T - 1)
@@ -275,7 +275,7 @@ def test_blocked_driver_continues_across_pieces_steps_and_engines(seed, T, cut, 
         for t in range(cut, cut + steps):
             parts.append(layer.predict_one(Phi[..., t, :])[..., None])
             layer.learn_one(Phi[..., t, :], y[t])
-    with compiled.engine("numpy"):
+    with compiled.engine(last):
         parts.append(layer.run(Phi[..., cut + steps:, :], y[cut + steps:]))
     assert layer.t_ == T
     np.testing.assert_allclose(np.concatenate(parts, -1), naive_expert_layer(Phi, y, ridge=ridge),
