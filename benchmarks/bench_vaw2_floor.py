@@ -17,7 +17,11 @@ the 5 repetitions of Table 2 batched (``expert_predictions(..., repetitions=5)``
 VAWs) against 5 x the floor. BLAS and OpenMP are pinned to one thread (environment set before
 NumPy is imported, and threadpoolctl when installed). CPU time is still inflated when other
 processes share the cores (caches, frequency): the floor is measured in the same run, so the
-ratio is the number to read. ``--out`` writes the table (markdown) to a file as well.
+ratio is the number to read. ``--out`` writes the table (markdown) to a file as well. ``--method``
+names the experts' VAW driver (:class:`omkl_core.vaw.VAWExperts`: "sm", the compiled per-step kernel;
+"blocked", the compiled blocked Woodbury driver of issue 54; "block", the NumPy one); the default,
+"auto", is what ``VAW2`` itself runs (on the Numba engine "sm" below m = 150 features, "blocked" from
+m = 150 on).
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ import numpy as np  # noqa: E402
 
 from omkl_core import compiled, cosine, mkl, registry  # noqa: E402
 from omkl_core.mkl.vaw2 import draw_dictionaries  # noqa: E402
+from omkl_core.vaw import METHODS, VAWExperts  # noqa: E402
 
 __all__ = ["gemm_rate", "cos_seconds", "vaw2_once", "vaw2_seconds", "floor_table", "main"]
 
@@ -131,29 +136,47 @@ def cos_seconds(X, m: int, seed=0, repetitions: int = 1, repeats: int = 3, time_
     return best
 
 
-def vaw2_once(X, y, m: int, repetitions: int = 1, seed=0, dictionary=None) -> None:
+def _vaw2(m: int, seed, dictionary, method: str, d: int):
+    """``VAW2(m=m)`` whose expert layer runs the VAW driver ``method`` ("auto": VAW2's own)."""
+    learner = mkl.VAW2(m=m, seed=seed, dictionary=dictionary)
+    if method != "auto":
+        learner._ensure(d)                      # the expert layer, created now to name its driver
+        learner.experts_.method = method
+        learner.experts_.reset()
+    return learner
+
+
+def resolved_method(m: int, method: str = "auto") -> str:
+    """The VAW driver ``method`` means for m features with the engine in force ("auto": as
+    :meth:`omkl_core.vaw.VAWExperts.resolved_method` decides it at the first step)."""
+    layer = VAWExperts(method=method)
+    layer.run(np.zeros((1, m)), np.zeros(1))
+    return layer.resolved_method()
+
+
+def vaw2_once(X, y, m: int, repetitions: int = 1, seed=0, dictionary=None, method: str = "auto") -> None:
     """VAW2 end to end once: ``VAW2(m=m).run(X, y)`` (R = 1) or the R repetitions batched
-    (the expert layer of all R at once, then R meta VAWs)."""
+    (the expert layer of all R at once, then R meta VAWs); ``method``: the experts' VAW driver."""
     if repetitions == 1:
-        mkl.VAW2(m=m, seed=seed, dictionary=dictionary).run(X, y)
+        _vaw2(m, seed, dictionary, method, X.shape[1]).run(X, y)
         return
-    Z = mkl.expert_predictions(X, y, m=m, repetitions=repetitions, seed=seed, dictionary=dictionary)
+    Z = mkl.expert_predictions(X, y, m=m, repetitions=repetitions, seed=seed, dictionary=dictionary, method=method)
     for r in range(repetitions):
         mkl.make_meta("VAW2").run(Z[r], y)
 
 
-def vaw2_seconds(X, y, m: int, repetitions: int = 1, repeats: int = 3, seed=0) -> float:
+def vaw2_seconds(X, y, m: int, repetitions: int = 1, repeats: int = 3, seed=0, method: str = "auto") -> float:
     """CPU seconds of :func:`vaw2_once`, best of ``repeats``."""
     best = np.inf
     for _ in range(repeats):
         t0 = time.process_time()
-        vaw2_once(X, y, m, repetitions, seed)
+        vaw2_once(X, y, m, repetitions, seed, method=method)
         best = min(best, time.process_time() - t0)
     return best
 
 
 def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, dataset: str = "airfoil",
-                max_steps: int | None = None) -> dict:
+                max_steps: int | None = None, method: str = "auto") -> dict:
     """CPU, floor and ratio of VAW2 for each m and each R, all measured in this process."""
     X, y = registry.load_dataset(dataset, max_steps)
     T = X.shape[0]
@@ -161,17 +184,19 @@ def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, datase
     try:
         mkl.VAW2(m=8).run(X[:40], y[:40])                       # compile / load the kernels
         mkl.expert_predictions(X[:40], y[:40], m=8, repetitions=2)
+        for drv in ("sm", "blocked"):                           # both compiled drivers
+            vaw2_once(X[:40], y[:40], 8, 1, method=drv)
         g0 = gemm_rate()
         fast_libs = [n for n in cosine.available() if n != "mkl_umath"]   # mkl_umath: not call-invariant
         rows = []
         for m in ms:
             for R in repetitions:
-                cpu = vaw2_seconds(X, y, m, R, repeats)
+                cpu = vaw2_seconds(X, y, m, R, repeats, method=method)
                 cos_k = cos_seconds(X, m, repetitions=R, repeats=repeats, layout="kernel")
                 cos_s = cos_seconds(X, m, repetitions=R, repeats=repeats, layout="stream")
                 fast = {lib: cos_seconds(X, m, repetitions=R, repeats=repeats, library=lib) for lib in fast_libs}
                 lib = min(fast, key=fast.get)
-                rows.append({"m": m, "R": R, "cpu": cpu, "cos": min(cos_k, cos_s), "cos_stream": cos_s,
+                rows.append({"m": m, "R": R, "cpu": cpu, "method": resolved_method(m, method), "cos": min(cos_k, cos_s), "cos_stream": cos_s,
                              "cos_fast": fast[lib], "cos_fast_library": lib})
         g = max(g0, gemm_rate())
         arch = _kernel_name()
@@ -195,7 +220,8 @@ def floor_table(ms=(100, 200, 400), repetitions=(1, 5), repeats: int = 3, datase
         r["ratio_strict"] = r["cpu"] / r["floor_strict"]
     with compiled.engine("auto"):
         eng = "numba" if compiled.use_numba() else "numpy"
-    return {"cos_library": cosine.library(), "T": T, "dataset": dataset, "gflops": g / 1e9, "engine": eng, "rows": rows, "blas_kernel": arch,
+    return {"method": method,
+            "cos_library": cosine.library(), "T": T, "dataset": dataset, "gflops": g / 1e9, "engine": eng, "rows": rows, "blas_kernel": arch,
             "native": None if native is None else {"gflops": native[0] / 1e9, "blas_kernel": native[1]}}
 
 
@@ -224,11 +250,14 @@ def main(argv=None) -> int:
     ap.add_argument("--dataset", default="airfoil")
     ap.add_argument("--max-steps", type=int, default=None, help="a prefix of the stream (default: all of it)")
     ap.add_argument("--out", default=None, help="also write the table (markdown) to this file")
+    ap.add_argument("--method", default="auto", choices=METHODS,
+                    help="the experts' VAW driver (default: auto, what VAW2 runs: 'sm' below m = 150, 'blocked' from 150 on)")
     args = ap.parse_args(argv)
-    res = floor_table(args.m, args.R, args.repeats, args.dataset, args.max_steps)
+    res = floor_table(args.m, args.R, args.repeats, args.dataset, args.max_steps, args.method)
     text = (f"VAW2 on {res['dataset']} (T = {res['T']}, N = {N_PAPER}), one thread, CPU time (process_time), engine "
             f"{res['engine']}; GEMM {res['gflops']:.1f} GFLOP/s (2048^2, single-threaded, this run, OpenBLAS kernel "
-            f"{res['blas_kernel']})\n\n"
+            f"{res['blas_kernel']}); expert driver: method={res['method']} ("
+            + ", ".join(f"m={m}: {r}" for m, r in dict.fromkeys((x["m"], x["method"]) for x in res["rows"])) + ")\n\n"
             + format_table(res) + "\n\nfloor = 4 N m^2 T R / GEMM rate + np.cos time of the run's T N m R arguments "
             + "(in place, kernel by kernel: the faster layout); split (flops + cos): "
             + ", ".join(f"m={r['m']} R={r['R']}: {r['flops']:.2f} + {r['cos']:.2f} s" for r in res["rows"])

@@ -27,9 +27,11 @@ from __future__ import annotations
 import functools
 import types
 
+import numpy as np
+
 from .settings import Setting
 
-__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit", "lowered"]
+__all__ = ["ENGINES", "numba_available", "get_engine", "set_engine", "engine", "use_numba", "jit", "lowered", "fortran_call", "address"]
 
 ENGINES = ("auto", "numpy", "numba")
 _ENGINE = Setting("engine", ENGINES, "OMKL_ENGINE")     # the one switch (omkl_core.settings)
@@ -134,3 +136,39 @@ def lowered(build):
 
     placeholder._omkl_compile = functools.lru_cache(maxsize=None)(build)
     return placeholder
+
+
+@lowered
+def fortran_call():
+    """``fortran_call(address, pointers)`` in compiled code: call the routine at ``address`` (an
+    integer, e.g. a BLAS/LAPACK routine of ``scipy.linalg.cython_blas`` from Numba's
+    ``get_cython_function_address``) with the arguments ``pointers`` (a tuple of addresses, as Fortran
+    takes every argument); it returns nothing. Used by :mod:`omkl_core.ridge` (issue 44) and the
+    blocked driver of :mod:`omkl_core.vaw.kernels` (issue 54)."""
+    from llvmlite import ir  # noqa: PLC0415  (lazy: Numba's code generator)
+    from numba.core import types as nbtypes  # noqa: PLC0415  (lazy: Numba)
+    from numba.extending import intrinsic  # noqa: PLC0415  (lazy: Numba)
+
+    @intrinsic
+    def fortran_call(typingctx, address, pointers):
+        if not (isinstance(address, nbtypes.Integer) and isinstance(pointers, nbtypes.UniTuple)
+                and isinstance(pointers.dtype, nbtypes.Integer)):
+            return None
+
+        def codegen(context, builder, signature, args):
+            void_p = ir.IntType(8).as_pointer()
+            routine = builder.inttoptr(args[0], ir.FunctionType(ir.VoidType(), [void_p] * pointers.count).as_pointer())
+            builder.call(routine, [builder.inttoptr(builder.extract_value(args[1], i), void_p)
+                                   for i in range(pointers.count)])
+            return context.get_dummy_value()
+
+        return nbtypes.void(address, pointers), codegen
+
+    return fortran_call
+
+
+@jit
+def address(a):  # pragma: no cover  (compiled)
+    """In compiled code: the address of a's first element, as a signed integer (byte offsets added to
+    it stay integers), for :func:`fortran_call`."""
+    return np.int64(a.ctypes.data)

@@ -48,7 +48,7 @@ from . import threads as _threads
 from .settings import Setting
 
 __all__ = ["LIBRARIES", "PREFERENCE", "MAX_ULP", "VML_HA", "available", "library", "set_library", "using", "cos",
-           "cos_function", "mkl_cos", "vml_call", "mkl_sincos", "mkl_exp"]
+           "mkl_blas", "cos_function", "mkl_cos", "vml_call", "mkl_sincos", "mkl_exp"]
 
 #: Every name :func:`set_library` / ``OMKL_COS`` accepts.
 LIBRARIES = ("auto", "numpy", "mkl", "mkl_umath", "numexpr", "numba")
@@ -117,11 +117,12 @@ _VML_HA = VML_HA
 _vm = None
 _sincos = None
 _exp = None
+_blas = None
 
 
 def _mkl_vm():
     """oneMKL's ``vmdCos`` from the ``mkl`` package's ``libmkl_rt`` (None where it does not load)."""
-    global _vm, _sincos, _exp
+    global _vm, _sincos, _exp, _blas
     if _vm is None:
         _vm = False
         names = sorted(glob.glob(os.path.join(sys.prefix, "lib", "libmkl_rt.so*"))) + \
@@ -148,6 +149,11 @@ def _mkl_vm():
                 _exp = ex
             except AttributeError:
                 _sincos = _exp = None
+            try:         # the Fortran BLAS routines (LP64) the compiled blocked VAW driver calls by address
+                _blas = tuple(ctypes.cast(getattr(lib, name + "_"), ctypes.c_void_p).value
+                              for name in ("dsymm", "dgemm", "dsyrk"))
+            except AttributeError:
+                _blas = None
             break
     return _vm or None
 
@@ -195,6 +201,15 @@ def vml_call():
         return types.void(address, n, a, out), codegen
 
     return _vml_call
+
+
+def mkl_blas():
+    """The addresses of oneMKL's Fortran BLAS routines ``(dsymm, dgemm, dsyrk)`` (LP64, from the same
+    ``libmkl_rt`` as ``vmdCos``, its threads set by :mod:`omkl_core.threads`) where that library loads,
+    else None: the products of the compiled blocked VAW expert driver (:mod:`omkl_core.vaw.kernels`,
+    issue 54), which at its shapes (k = 32 rows by m x m) run faster than OpenBLAS's."""
+    _mkl_vm()
+    return _blas
 
 
 def mkl_sincos():

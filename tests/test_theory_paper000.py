@@ -1019,8 +1019,8 @@ def test_paper000_vaw_eq9_eq10_every_step_against_direct_inverse(T, m, lam, K, d
     """(9)-(10) at every t, both sides independent: the learner's prediction <w_t, Phi_t>, its
     S_t^-1 (``P_``) and S_t^-1 b_t (``w_``) after learning equal a fresh solve / inverse of
     S_t = lam I + sum_{i<=t} Phi_i Phi_i^T. Checked for the River-style path (predict_one /
-    learn_one), both batched drivers (per-step Sherman-Morrison and the Woodbury block driver
-    with a drawn block size K) and ``weights_for``. Fails for online ridge (S_{t-1}), a wrong
+    learn_one), the batched drivers (per-step Sherman-Morrison, the Woodbury block driver and
+    its compiled form "blocked", with a drawn block size K) and ``weights_for``. Fails for online ridge (S_{t-1}), a wrong
     S_0, a wrong sign or factor in (10) or in the least-squares update, a block driver that
     divides by sqrt(1 + s). Well-conditioned draws (lam >= 0.2, |Phi| <= 2, T <= 25): cond(S_t) <= 2e3,
     so 1e-8 relative is far above round-off."""
@@ -1038,12 +1038,12 @@ def test_paper000_vaw_eq9_eq10_every_step_against_direct_inverse(T, m, lam, K, d
         np.testing.assert_allclose(v.P_, invs[t], rtol=0, atol=tol * (1.0 + np.abs(invs[t]).max()))
         np.testing.assert_allclose(v.w_, ws[t], rtol=0, atol=tol * (1.0 + np.abs(ws[t]).max()))
     batch = np.stack([Phi, -Phi])                                      # two experts, (2, T, m)
-    for method in ("sm", "block"):
+    for method in ("sm", "block", "blocked"):
         Z = VAWExperts(lam=lam, method=method, block_size=K).run(batch, y)
         np.testing.assert_allclose(Z[0], preds, rtol=0, atol=tol * (1.0 + np.abs(preds).max()))
         np.testing.assert_allclose(Z[1], preds, rtol=0, atol=tol * (1.0 + np.abs(preds).max()))  # -Phi: same forecasts
     ridge_preds, _, _ = _direct_vaw(Phi, y, lam, ridge=True)
-    for method in ("sm", "block"):
+    for method in ("sm", "block", "blocked"):
         Zr = VAWExperts(lam=lam, method=method, block_size=K, ridge=True).run(Phi[None], y)[0]
         np.testing.assert_allclose(Zr, ridge_preds, rtol=0, atol=tol * (1.0 + np.abs(ridge_preds).max()))
 

@@ -220,3 +220,153 @@ def test_auto_method_is_the_compiled_sm_kernel_on_numba_and_the_block_driver_on_
         kw = dict(m=6, repetitions=2, seed=1)
         np.testing.assert_array_equal(mkl.expert_predictions(X[:60], yy[:60], **kw),
                                       mkl.expert_predictions(X[:60], yy[:60], method=expected, **kw))
+
+
+# ------------------------------------------- issue 54: the compiled blocked driver (method="blocked")
+def _numpy_sm_state(Phi, y, lam, ridge):
+    """The NumPy reference (``sherman_morrison.sm_predict`` / ``sm_update`` per step): Z, P_, w_."""
+    with compiled.engine("numpy"):
+        ref = VAWExperts(lam=lam, ridge=ridge, method="sm")
+        z = ref.run(Phi, y)
+    return z, ref.P_, ref.w_
+
+
+@needs_numba
+@given(seed=seeds, R=st.integers(1, 3), N=st.integers(1, 3), T=st.integers(1, 70),
+       m=st.sampled_from([1, 4, 13, 32]), lam=lams, ridge=st.booleans(), block_size=st.integers(1, 40))
+@settings(max_examples=30, deadline=None)
+def test_blocked_driver_equals_the_per_step_recursion_for_any_block_size(seed, R, N, T, m, lam, ridge, block_size):
+    """The compiled blocked driver (paper 000 eqs. (9)-(10) k steps at a time by the Woodbury identity,
+    ``vaw.blocked_run``) gives every step's forecast of the per-step recursion -- one VAW per expert
+    and the NumPy Sherman-Morrison reference -- to rounding (rtol 1e-9), for block sizes that divide T
+    or not (k > T included), VAW and online ridge, batch shapes (R, N); its S_T^{-1} (exactly
+    symmetric) and w_T are the reference's; ``run_both`` gives both forecasts of the same pass, each
+    equal bit for bit to its own run."""
+    Phi, y = _stream(seed, (R, N), T, m, scale=0.5)
+    with compiled.engine("numba"):
+        layer = VAWExperts(lam=lam, ridge=ridge, method="blocked", block_size=block_size)
+        z = layer.run(Phi, y)
+        zv, zr = VAWExperts(lam=lam, method="blocked", block_size=block_size).run_both(Phi, y)
+    assert z.shape == (R, N, T) and layer.t_ == T
+    np.testing.assert_allclose(z, naive_expert_layer(Phi, y, lam=lam, ridge=ridge), rtol=1e-9, atol=1e-10)
+    ref_z, ref_P, ref_w = _numpy_sm_state(Phi, y, lam, ridge)
+    np.testing.assert_allclose(z, ref_z, rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(layer.P_, ref_P, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(layer.w_, ref_w, rtol=1e-9, atol=1e-10)
+    np.testing.assert_array_equal(layer.P_, np.swapaxes(layer.P_, -1, -2))
+    np.testing.assert_array_equal(zr if ridge else zv, z)
+
+
+@needs_numba
+@given(seed=seeds, T=st.integers(3, 80), cut=st.integers(1, 79), steps=st.integers(0, 4),
+       block_size=st.integers(1, 20), ridge=st.booleans(), last=st.sampled_from(["numpy", "numba"]))
+@settings(max_examples=20, deadline=None)
+def test_blocked_driver_continues_across_pieces_steps_and_engines(seed, T, cut, steps, block_size, ridge, last):
+    """A stream cut anywhere -- ``run`` on a first piece, a few ``predict_one`` / ``learn_one`` steps, then
+    ``run`` on the rest under either engine (NumPy: the NumPy block driver on the same blocks) -- gives the
+    forecasts of the per-step recursion to rounding: the blocked driver reads and writes the learner's
+    state (S^{-1}, w) and every forecast uses data up to its own step only."""
+    cut = min(cut, T - 1)
+    steps = min(steps, T - cut - 1)
+    Phi, y = _stream(seed, (2, 3), T, 7, scale=0.5)
+    layer = VAWExperts(ridge=ridge, method="blocked", block_size=block_size)
+    with compiled.engine("numba"):
+        parts = [layer.run(Phi[..., :cut, :], y[:cut])]
+        for t in range(cut, cut + steps):
+            parts.append(layer.predict_one(Phi[..., t, :])[..., None])
+            layer.learn_one(Phi[..., t, :], y[t])
+    with compiled.engine(last):
+        parts.append(layer.run(Phi[..., cut + steps:, :], y[cut + steps:]))
+    assert layer.t_ == T
+    np.testing.assert_allclose(np.concatenate(parts, -1), naive_expert_layer(Phi, y, ridge=ridge),
+                               rtol=1e-9, atol=1e-10)
+
+
+@needs_numba
+@pytest.mark.parametrize("block_size", [None, 5, 16])
+def test_blocked_driver_split_at_block_multiples_gives_one_runs_numbers_bit_for_bit(block_size):
+    """Pieces whose lengths are multiples of ``run_alignment`` (the block size; 32 by default) run the
+    same blocks in the same order: one run's numbers bit for bit (what ``mkl.VAW2`` promises with its
+    ``run_alignment`` of 32 now that ``auto`` takes this driver from m = 150 on)."""
+    Phi, y = _stream(3, (2,), 100, 9, scale=0.5)
+    with compiled.engine("numba"):
+        whole = VAWExperts(method="blocked", block_size=block_size).run(Phi, y)
+        layer = VAWExperts(method="blocked", block_size=block_size)
+        cut = layer.run_alignment * (2 if block_size == 5 else 1)
+        assert cut == (block_size or vaw_mod.BLOCKED_BLOCK_SIZE) * (2 if block_size == 5 else 1)
+        pieces = [layer.run(Phi[:, :cut], y[:cut]), layer.run(Phi[:, cut:], y[cut:])]
+    np.testing.assert_array_equal(np.concatenate(pieces, -1), whole)
+    assert mkl.VAW2().run_alignment % vaw_mod.BLOCKED_BLOCK_SIZE == 0
+
+
+@needs_numba
+def test_blocked_driver_differs_from_a_ridge_forecast_and_from_skipping_the_woodbury_factor():
+    """The checks above discriminate: on the same stream the VAW forecasts (S_t including Phi_t, eq. (9))
+    differ from the online-ridge ones by far more than the tolerance, and so does the state after a
+    rank-k update without the (I + X P X^T)^{-1} factor (P - G^T G) from the Woodbury one -- so a
+    blocked driver with either mistake fails them."""
+    Phi, y = _stream(11, (2,), 40, 6, scale=0.5)
+    with compiled.engine("numba"):
+        layer = VAWExperts(method="blocked", block_size=8)
+        zv, zr = layer.run_both(Phi, y)
+    assert np.max(np.abs(zv - zr)) > 1e-3
+    X = Phi[0, :8]
+    G = X                                                   # X P with P = I / lam, lam = 1
+    woodbury = np.eye(6) - G.T @ np.linalg.solve(np.eye(8) + G @ X.T, G)
+    np.testing.assert_allclose(woodbury, np.linalg.inv(np.eye(6) + X.T @ X), rtol=1e-12, atol=1e-14)
+    assert np.max(np.abs((np.eye(6) - G.T @ G) - woodbury)) > 1e-2
+
+
+@needs_numba
+def test_auto_takes_the_compiled_blocked_driver_from_m_200_and_sm_below():
+    """On the Numba engine ``method="auto"`` runs the per-step kernel "sm" for m < 150 features (paper
+    000's m = 50: its numbers unchanged, bit for bit those of ``method="sm"``) and the compiled blocked
+    driver from m = 150 on (measured faster there, ``BLOCKED_MIN_M``), bit for bit the named method;
+    on the NumPy engine the NumPy block driver."""
+    assert vaw_mod.BLOCKED_MIN_M == 150
+    for m, expected in ((50, "sm"), (100, "sm"), (149, "sm"), (150, "blocked")):
+        Phi, y = _stream(m, (2,), 40, m, scale=0.1)
+        with compiled.engine("numba"):
+            layer = VAWExperts()
+            z = layer.run(Phi, y)
+            assert layer.resolved_method() == expected
+            np.testing.assert_array_equal(z, VAWExperts(method=expected).run(Phi, y))
+        with compiled.engine("numpy"):
+            assert VAWExperts().run(Phi[:, :2], y[:2]) is not None
+    with compiled.engine("numpy"):
+        layer = VAWExperts()
+        layer.run(Phi[:, :2], y[:2])
+        assert layer.resolved_method() == "block"
+
+
+@pytest.mark.parametrize("bad, match", [(0, "block_size"), (-3, "block_size"), (2.5, "block_size"),
+                                        ("32", "block_size")])
+def test_blocked_driver_refuses_a_bad_block_size_naming_it(bad, match):
+    """A block size that is not a positive integer is refused, the message naming ``block_size``."""
+    with pytest.raises((TypeError, ValueError), match=match):
+        VAWExperts(method="blocked", block_size=bad)
+
+
+@needs_numba
+@pytest.mark.parametrize("library", ["scipy", "mkl"])
+@pytest.mark.parametrize("m, T, block_size", [(9, 100, 16), (20, 101, 7), (37, 64, 32), (64, 50, 64)])
+def test_blocked_kernel_on_either_blas_equals_the_per_step_kernel(library, m, T, block_size):
+    """``vaw.blocked_run`` on scipy's OpenBLAS or on oneMKL (``vaw.kernels.blas_routines``; "auto" takes
+    oneMKL where it loads) gives the per-step kernel's forecasts, S^{-1} (exactly symmetric) and w to
+    rounding, k > m included (where a BLAS call allocates its own workspace)."""
+    if library == "mkl" and ok.cosine.mkl_blas() is None:
+        pytest.skip("oneMKL's libmkl_rt does not load here")
+    rng = np.random.default_rng(m * T)
+    F, y = rng.uniform(-0.5, 0.5, (3, T, m)), rng.uniform(-1, 1, T)
+    out = {}
+    for name, run, extra in (("sm", vaw_mod.sm_run, ()), ("blocked", vaw_mod.blocked_run, (block_size, library))):
+        P, w = np.tile(np.eye(m), (3, 1, 1)), np.zeros((3, m))
+        Zv, Zr = np.empty((3, T)), np.empty((3, T))
+        with compiled.engine("numba"):
+            run(F, y, P, w, Zv, Zr, *extra)
+        out[name] = (Zv, Zr, P, w)
+    for a, b in zip(out["blocked"], out["sm"]):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(out["blocked"][2], np.swapaxes(out["blocked"][2], -1, -2))
+    with pytest.raises(ValueError, match="library"):
+        vaw_mod.kernels.blas_routines("openblas")

@@ -186,6 +186,19 @@ MUTANTS: list[Mutant] = [
       "",
       "compiled symmetric pass: the stored lower triangle's mirror (P_ij = P_ji) left out of "
       "u = S^{-1} Phi_{t+1}", engine="auto"),
+    # the compiled blocked expert driver (issue 54), run with the default engine
+    M("p000-kernel-vaw-blocked-ridge", "000", "omkl_core/vaw/kernels.py",
+      "Zv[b, start + j] = r / (L[j, j] * L[j, j])", "Zv[b, start + j] = r",
+      "compiled blocked driver forgets Phi_t Phi_t^T before predicting (eq. 9): online ridge", engine="auto"),
+    M("p000-kernel-vaw-blocked-no-woodbury-factor", "000", "omkl_core/vaw/kernels.py",
+      "fortran_call(dsyrk, (cU, cN, pm, pk, mone, aV, pm, one, aP, pm))",
+      "fortran_call(dsyrk, (cU, cN, pm, pk, mone, aG, pm, one, aP, pm))",
+      "compiled blocked driver's rank-k update without the (I + X P X^T)^{-1} factor: P - G^T G "
+      "(the Woodbury identity, eq. (10) for k steps)", engine="auto"),
+    M("p000-kernel-vaw-blocked-stride", "000", "omkl_core/vaw/kernels.py",
+      "for start in range(0, T, K):\n            k = min(K, T - start)",
+      "for start in range(0, T, K + 1):\n            k = min(K, T - start)",
+      "compiled blocked driver's block boundary off by one: one step per block never learned", engine="auto"),
     M("p000-kernel-meta-vaw-ridge", "000", "omkl_core/aggregation/vaw_meta.py",
       "out[:, r] = Zr[0] if self.ridge else Zv[0]", "out[:, r] = Zr[0]",
       "compiled meta VAW (Theorem 2, eqs. 22-23) forecasts with S_{t-1}: online ridge", engine="auto"),

@@ -185,8 +185,9 @@ def expert_predictions(X, y, m: int = 50, lam: float = 1.0, repetitions: int = 5
     ridge : experts run online ridge instead of VAW (TVAW code variant, reference E.1).
     backend : "numpy" | "cupy" | "auto" for features and experts (result on the host).
     feature_map : "cos" (paper) or "sincos" (authors' code form, reference E.2).
-    method : VAW driver, "auto" (default), "block" or "sm" (see :class:`omkl_core.vaw.VAWExperts`; "auto"
-        is the compiled per-step kernel on the Numba engine, the block driver otherwise).
+    method : VAW driver, "auto" (default), "block", "blocked" or "sm" (see :class:`omkl_core.vaw.VAWExperts`;
+        "auto" on the Numba engine is the compiled per-step kernel for m < 150 and the compiled blocked
+        Woodbury driver from m = 150 on, the NumPy block driver otherwise).
     return_dictionaries : also return the R :class:`KernelDictionary` objects.
     both : return ``(Z_vaw, Z_ridge)``, the VAW (eq. 9) and the online-ridge expert predictions
         on the same features from one pass (:meth:`omkl_core.vaw.VAWExperts.run_both`: the VAW

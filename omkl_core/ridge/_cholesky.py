@@ -11,7 +11,7 @@ the step's time is their Python-level wrappers. Here the same routines -- scipy'
 ``scipy.linalg.lapack`` -- are called from one compiled function per half-step, with the same
 arguments on the same memory layout, so the numbers are the NumPy engine's bit for bit (tested:
 ``tests/test_theory_paper002.py``). A routine is passed by its address (an integer, from
-:func:`routines`) and called through :func:`_fortran_call`, so the compiled functions are cached on
+:func:`routines`) and called through :func:`omkl_core.compiled.fortran_call`, so the compiled functions are cached on
 disk like every other kernel and called at the cost of any other.
 """
 from __future__ import annotations
@@ -20,7 +20,9 @@ import functools
 
 import numpy as np
 
-from ..compiled import jit, lowered
+from ..compiled import address as _address
+from ..compiled import fortran_call as _fortran_call
+from ..compiled import jit
 
 __all__ = ["routines", "forecast", "update"]
 
@@ -34,39 +36,6 @@ def routines() -> tuple:
     return (get_cython_function_address("scipy.linalg.cython_lapack", "dtrtrs"),
             get_cython_function_address("scipy.linalg.cython_lapack", "dlartg"),
             get_cython_function_address("scipy.linalg.cython_blas", "drot"))
-
-
-@lowered
-def _fortran_call():
-    """``_fortran_call(address, pointers)`` in compiled code: call the routine at ``address`` (an
-    integer) with the arguments ``pointers`` (a tuple of addresses, as Fortran takes every argument);
-    it returns nothing."""
-    from llvmlite import ir  # noqa: PLC0415  (lazy: Numba's code generator)
-    from numba.core import types  # noqa: PLC0415  (lazy: Numba)
-    from numba.extending import intrinsic  # noqa: PLC0415  (lazy: Numba)
-
-    @intrinsic
-    def fortran_call(typingctx, address, pointers):
-        if not (isinstance(address, types.Integer) and isinstance(pointers, types.UniTuple)
-                and isinstance(pointers.dtype, types.Integer)):
-            return None
-
-        def codegen(context, builder, signature, args):
-            void_p = ir.IntType(8).as_pointer()
-            routine = builder.inttoptr(args[0], ir.FunctionType(ir.VoidType(), [void_p] * pointers.count).as_pointer())
-            builder.call(routine, [builder.inttoptr(builder.extract_value(args[1], i), void_p)
-                                   for i in range(pointers.count)])
-            return context.get_dummy_value()
-
-        return types.void(address, pointers), codegen
-
-    return fortran_call
-
-
-@jit
-def _address(a):  # pragma: no cover  (compiled)
-    """The address of a's first element, as a signed integer (byte offsets added to it stay integers)."""
-    return np.int64(a.ctypes.data)
 
 
 @jit

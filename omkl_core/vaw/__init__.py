@@ -47,8 +47,21 @@ its literal per-expert loop for the tests) and once as a compiled kernel (:func:
     one batched Cholesky and k small products for G^{-1}. The predictions agree with the
     per-step recursion to rounding error (tests: 1e-10).
 
-``method="auto"`` (the default) takes the compiled kernel ("sm") on the host with the Numba
-engine, and "block" otherwise (without Numba, with engine ``"numpy"``, or on CuPy): there the
+``method="blocked"`` (issue 54)
+    the same Woodbury blocks compiled (:func:`blocked_run`), one loop over experts and blocks whose
+    products are BLAS-3 calls on each expert's own S^{-1}: per block of k steps X (k x m) with
+    P0 = S_t^{-1}, G = X P0 (``dsymm``), the k x k Cholesky factor L of I + G X^T (the k
+    Sherman-Morrison steps of (10) in k x k space: each forecast of eq. (9) exact, from data up to its
+    own step), V = L^{-1} G and the rank-k update P0 - G^T (I + X P0 X^T)^{-1} G = P0 - V^T V
+    (``dsyrk``, lower triangle only): 3 k m^2 flops per block plus O(k^2 m), against the 4 k m^2 of
+    k per-step updates of the full matrix. The BLAS is oneMKL's where ``libmkl_rt`` loads (the
+    ``omkl[fast]`` extra), else scipy's OpenBLAS (:func:`~omkl_core.vaw.kernels.blas_routines`: oneMKL
+    runs these k x m by m x m products about 1.3x faster). Without the Numba engine it runs the NumPy
+    "block" driver.
+
+``method="auto"`` (the default) takes the compiled kernels on the host with the Numba engine -- "sm"
+for m < 150 features, "blocked" from m = 150 on (measured, :data:`BLOCKED_MIN_M`) -- and "block"
+otherwise (without Numba, with engine ``"numpy"``, or on CuPy): there the
 NumPy per-step loop pays one round of NumPy calls per time step, the block driver a few batched
 products per K steps (``benchmarks/bench_expert_layer.py`` times the engines and drivers side by
 side; its measurements are in ``benchmarks/results/expert_layer.md``). Both engines agree to rounding (tests: 1e-10).
@@ -66,9 +79,10 @@ from __future__ import annotations
 
 from ..sherman_morrison import sm_forecast, sm_predict, sm_update
 from ..validation import check_scalar  # noqa: F401  (a public name of this module, tests/test_public_api.py)
-from .experts import BLOCK_SIZES, METHODS, VAW, VAWExperts, default_block_size
-from .kernels import aligned_rows, sm_run, sm_step_forecast, sm_step_learn
+from .experts import BLOCK_SIZES, BLOCKED_BLOCK_SIZE, BLOCKED_MIN_M, METHODS, VAW, VAWExperts, default_block_size
+from .kernels import aligned_rows, blocked_run, sm_run, sm_step_forecast, sm_step_learn
 from .reference import naive_expert_layer
 
-__all__ = ["VAW", "VAWExperts", "METHODS", "BLOCK_SIZES", "default_block_size", "naive_expert_layer",
-           "sm_predict", "sm_update", "sm_forecast", "sm_run", "sm_step_forecast", "sm_step_learn", "aligned_rows"]
+__all__ = ["VAW", "VAWExperts", "METHODS", "BLOCK_SIZES", "BLOCKED_BLOCK_SIZE", "BLOCKED_MIN_M", "default_block_size",
+           "naive_expert_layer", "sm_predict", "sm_update", "sm_forecast", "sm_run", "sm_step_forecast", "sm_step_learn",
+           "blocked_run", "aligned_rows"]

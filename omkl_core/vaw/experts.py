@@ -25,13 +25,24 @@ from ..validation import (
     check_magnitude,
     is_complex,
 )
-from .kernels import aligned_rows, sm_run, sm_step_forecast, sm_step_learn
+from .kernels import aligned_rows, blocked_run, sm_run, sm_step_forecast, sm_step_learn
 
-__all__ = ["VAW", "VAWExperts", "METHODS", "BLOCK_SIZES", "default_block_size"]
+__all__ = ["VAW", "VAWExperts", "METHODS", "BLOCK_SIZES", "BLOCKED_BLOCK_SIZE", "BLOCKED_MIN_M",
+           "default_block_size"]
 
-METHODS = ("auto", "block", "sm")
+METHODS = ("auto", "block", "blocked", "sm")
 #: The default steps per Woodbury block of the block driver (:func:`default_block_size`).
 BLOCK_SIZES = (16, 32)
+#: The default steps per block of ``method="blocked"`` (the compiled blocked driver,
+#: :func:`omkl_core.vaw.kernels.blocked_run`): measured (issue 54, one thread, 76 experts x 1503
+#: steps of random features, CPU seconds in one process, sm / blocked with k = 16, 32, 48, 64):
+#: m = 200: 0.49 / 0.49, 0.41, 0.43, 0.46; m = 400: 1.75 / 1.72 (k = 16, an earlier run), 1.33, 1.29,
+#: 1.40. k = 32 is within 4 % of the best at both and divides the 256-step feature blocks of
+#: ``mkl.VAW2``, so it keeps VAW2's ``run_alignment`` of 32 (k = 48 would not).
+BLOCKED_BLOCK_SIZE = 32
+#: ``method="auto"`` with the Numba engine takes the compiled blocked driver from this many
+#: features on, the compiled per-step kernel ("sm") below (:meth:`VAWExperts._auto_method`).
+BLOCKED_MIN_M = 150
 
 
 def default_block_size(m: int) -> int:
@@ -60,13 +71,17 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
     lam : regularisation lambda > 0 (S_0 = lambda I).
     ridge : False = VAW (eq. 9, Phi_t added before predicting); True = online ridge.
     backend : "numpy" | "cupy" | "auto".
-    method : "auto" (default), "block" (Woodbury over ``block_size`` steps) or "sm" (per-step
-        Sherman-Morrison). Same predictions up to rounding. "auto" is decided when the state is
-        created (:meth:`resolved_method`): "sm" on the host with the Numba engine (the compiled
-        kernel :func:`sm_run`), "block" otherwise (NumPy or CuPy: a few batched products per block
-        instead of one round of NumPy calls per time step).
-    block_size : steps per block for ``method="block"``; None (default): :func:`default_block_size`
-        of the feature length (16 for m < 320, 32 from m = 320 on).
+    method : "auto" (default), "block" (Woodbury over ``block_size`` steps, NumPy/CuPy), "blocked"
+        (the same Woodbury blocks compiled, their products in BLAS-3: :func:`blocked_run`, issue 54)
+        or "sm" (per-step Sherman-Morrison). Same predictions up to rounding. "auto" is decided when
+        the state is created (:meth:`resolved_method`): on the host with the Numba engine "sm" (the
+        compiled kernel :func:`sm_run`) for m < :data:`BLOCKED_MIN_M` = 150 features and "blocked"
+        from m = 150 on, "block" otherwise (NumPy or CuPy: a few batched products per block instead
+        of one round of NumPy calls per time step). "blocked" without the Numba engine runs the
+        NumPy block driver (the same blocks).
+    block_size : steps per block for ``method="block"`` / ``"blocked"``; None (default):
+        :func:`default_block_size` of the feature length for "block" (16 for m < 320, 32 from
+        m = 320 on), :data:`BLOCKED_BLOCK_SIZE` = 32 for "blocked".
 
     The engine (:mod:`omkl_core.compiled`: NumPy loops or compiled Numba kernels) is read at
     each ``run``; ``predict_one``/``learn_one`` run the compiled kernel's step where ``run`` runs the
@@ -117,22 +132,37 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         """Steps per block of the block driver: ``run`` over consecutive pieces of a stream
         whose lengths are multiples of it gives the numbers of one ``run`` bit for bit (other
         pieces: the same to rounding, as ``method="sm"`` and ``"block"`` are)."""
-        if self.resolved_method() != "block":
+        if self.resolved_method() not in ("block", "blocked"):
             return 1
-        return self.block_size or math.lcm(*BLOCK_SIZES)
+        return self.block_size or math.lcm(*BLOCK_SIZES, BLOCKED_BLOCK_SIZE)
 
     def resolved_method(self) -> str:
         """The driver ``run`` uses: ``method`` itself, or for ``method="auto"`` the one chosen when
-        the state was created ("sm" on the host with the Numba engine in force, else "block"); before
-        the first step, the one that would be chosen now."""
+        the state was created (:meth:`_auto_method`); before the first step, the one that would be
+        chosen now (for features of an unknown length: as for m < :data:`BLOCKED_MIN_M`)."""
         if self.method != "auto":
             return self.method
         return getattr(self, "_method", None) or self._auto_method()
 
-    def _auto_method(self) -> str:
-        """What ``method="auto"`` takes now: "sm" on the host with the Numba engine, else "block"."""
+    def _auto_method(self, m: int | None = None) -> str:
+        """What ``method="auto"`` takes now for m features: on the host with the Numba engine, the
+        compiled per-step kernel "sm" for m < :data:`BLOCKED_MIN_M` (and m unknown) and the compiled
+        blocked driver "blocked" from m = 150 on; "block" otherwise.
+
+        The threshold was measured (issue 54; one thread, 76 experts x 1503 steps of random
+        features, CPU seconds of ``sm_run`` / ``blocked_run`` with k = 32 on scipy's OpenBLAS in
+        one process, the machine shared): m = 100: 0.159 / 0.165, m = 150: 0.296 / 0.287,
+        m = 200: 0.475 / 0.422, m = 400: 1.75 / 1.33 (on oneMKL's BLAS, which ``blocked_run``
+        takes where it loads: m = 100: 0.131, m = 150: 0.232, m = 200: 0.350, m = 400: 1.08 against
+        sm 0.153, 0.296, 0.475, 1.73 in that run). On OpenBLAS m = 150 is the break-even point (below
+        it the per-step kernel's triangle of S^{-1} stays in cache and the O(k^2 m) work of a block
+        weighs more); on oneMKL the blocked driver is faster from m = 100 already, but ``auto`` keeps
+        "sm" up to m = 149 so that paper 000's m = 50 (and m = 100) keep their numbers bit for bit."""
         xp = getattr(self, "_xp", None) or _backend.get_namespace(self.backend)
-        return "sm" if xp is np and _compiled.use_numba() else "block"
+        if not (xp is np and _compiled.use_numba()):
+            return "block"
+        m = self.m_ if m is None else m
+        return "blocked" if m is not None and m >= BLOCKED_MIN_M else "sm"
 
     # ------------------------------------------------------------------ state
     def _reset(self) -> None:
@@ -152,14 +182,14 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         self.batch_shape_ = tuple(batch_shape)
         self.m_ = int(m)
         B = int(np.prod(batch_shape)) if batch_shape else 1
-        self._method = self._auto_method() if self.method == "auto" else self.method
+        self._method = self._auto_method(int(m)) if self.method == "auto" else self.method
         if self._method == "block":
             # one (B, m, m + 1) array [S^{-1} | w]: the block driver reads F S^{-1} and F w with
             # one matrix product and updates both with one more; _P and _w are views of it
             self._Pw = xp.zeros((B, m, m + 1), dtype=xp.float64)
             self._P = self._Pw[:, :, :m]
             self._w = self._Pw[:, :, m]
-        else:                                         # per-step updates run faster on contiguous P
+        else:                                         # per-step updates (and BLAS) run on contiguous P
             self._Pw = None
             self._P = xp.zeros((B, m, m), dtype=xp.float64)
             self._w = xp.zeros((B, m), dtype=xp.float64)
@@ -253,7 +283,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         """Whether ``predict_one`` / ``learn_one`` run the compiled step (:func:`sm_step_forecast`,
         :func:`sm_step_learn`): the
         driver is "sm" on the host with the Numba engine (what ``run`` then runs)."""
-        return self._xp is np and self.resolved_method() == "sm" and _compiled.use_numba()
+        return self._xp is np and self.resolved_method() in ("sm", "blocked") and _compiled.use_numba()
 
     def _forecast_quantities(self, flat, compiled_step=None, step=None, z=None):
         """(u, s, r) of every expert for features ``flat`` (B, m): the compiled step
@@ -380,7 +410,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
             if pos + Tb > T:
                 raise ValueError(f"Phi has more time steps than y (y has T={T})")
             flat = a.reshape((-1, Tb, self.m_))
-            driver = self._run_block if self.resolved_method() == "block" else self._run_sm
+            driver = {"block": self._run_block, "blocked": self._run_blocked}.get(self.resolved_method(), self._run_sm)
             zv, zr = driver(flat, y_dev[pos:pos + Tb], numba)
             out_v.append(zv)
             out_r.append(zr)
@@ -418,7 +448,34 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         self.t_ += Tb
         return Zv, Zr
 
-    def _run_block(self, F, y, numba: bool = False):  # noqa: ARG002  (one signature for both drivers)
+    def _run_blocked(self, F, y, numba: bool = False):
+        """The compiled blocked driver (``method="blocked"``, issue 54): paper 000 eqs. (9)-(10) over
+        blocks of k = ``block_size`` (default :data:`BLOCKED_BLOCK_SIZE`) steps by the Woodbury
+        identity, S^{-1} <- P0 - G^T (I + X P0 X^T)^{-1} G with G = X P0 (:func:`blocked_run`: one
+        loop over experts and blocks, the products in BLAS-3, each forecast exact from the block's
+        k x k Cholesky factor). Without the Numba engine: the NumPy block driver
+        (:meth:`_run_block`) on the same blocks. Returns (VAW predictions, ridge predictions)."""
+        B, Tb, m = F.shape
+        K = self.block_size or BLOCKED_BLOCK_SIZE
+        if not numba:
+            self._Pw = np.concatenate([self._P, self._w[:, :, None]], axis=2)
+            try:
+                out = self._run_block(F, y, block_size=K)
+            finally:
+                self._P[...] = self._Pw[:, :, :m]
+                self._w[...] = self._Pw[:, :, m]
+                self._Pw = None
+            return out
+        if not (self._P.flags.writeable and self._w.flags.writeable):      # e.g. unpickled from a read-only map
+            self._P, self._w = np.array(self._P), np.array(self._w)
+            self._expose()
+        Zr = np.empty((B, Tb))
+        Zv = np.empty((B, Tb))
+        blocked_run(np.ascontiguousarray(F), np.ascontiguousarray(y), self._P, self._w, Zv, Zr, K)
+        self.t_ += Tb
+        return Zv, Zr
+
+    def _run_block(self, F, y, numba: bool = False, block_size: int | None = None):  # noqa: ARG002  (one signature for all drivers)
         """Woodbury form of K consecutive Sherman-Morrison steps (see module docstring).
 
         Per block, with Pw = [P0 | w0] (P0 = S^{-1} is symmetric, so F P0 = (P0 F^T)^T):
@@ -430,7 +487,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         driver is the per-step kernel :func:`sm_run`. Returns (VAW predictions, ridge predictions), each (B, Tb)."""
         xp = self._xp
         B, Tb, m = F.shape
-        K = self.block_size or default_block_size(m)
+        K = block_size or self.block_size or default_block_size(m)
         Zr = xp.empty((B, Tb), dtype=xp.float64)
         Zv = xp.empty((B, Tb), dtype=xp.float64)
         Pw = self._Pw
@@ -501,8 +558,9 @@ class VAW(VAWExperts):
         lambda > 0 (S_0 = lambda I).
     ridge : bool, default=False
         False: VAW (eq. 9, Phi_t added before predicting); True: online ridge.
-    method : {"sm", "block"}, default="sm"
-        Per-step Sherman-Morrison or Woodbury over blocks of steps in ``run`` (same predictions).
+    method : {"sm", "block", "blocked", "auto"}, default="sm"
+        Per-step Sherman-Morrison or Woodbury over blocks of steps in ``run`` (NumPy "block", compiled
+        "blocked"; same predictions to rounding).
     block_size : int or None, default=None
         Steps per block for ``method="block"`` (None: chosen by the batch size).
     backend : {"numpy", "cupy", "auto"}, default="numpy"
