@@ -289,3 +289,17 @@ def test_the_documentation_site_shows_the_committed_full_run_with_its_counts(bro
         assert line in text, line
     assert counts.phrase_tables(len(c.number_tables)) in text
     assert text.count("published ") >= c.tiers["cells"]          # every published cell laid out on the page
+
+
+def test_the_verify_output_on_the_numbers_page_wraps_instead_of_scrolling_sideways(browser):
+    """The hashes-and-verify page prints ``./reproduce.sh verify``'s output in a ``pre``: its longest
+    line (what verify promises, on which machines) ran off the page, to be read by scrolling sideways."""
+    reports = _all_reports()
+    if not reports:
+        pytest.skip("no report yet (./reproduce.sh or ./reproduce.sh --quick writes it)")
+    for report in reports:
+        browser.open((report / "numbers.html").as_uri())
+        wide = browser.evaluate("Array.from(document.querySelectorAll('pre'))"
+                                ".filter(p => p.scrollWidth > p.clientWidth + 1).length")
+        assert browser.evaluate("document.querySelectorAll('pre').length") >= 1, report
+        assert wide == 0, f"{report / 'numbers.html'}: {wide} block(s) wider than the page"

@@ -54,6 +54,7 @@ figure{margin:1.2em 0;padding:.8em;background:#fff;border:1px solid #d5d9de;max-
 figure img{max-width:100%;height:auto}figcaption{margin-top:.5em}
 .legend span{display:inline-block;padding:.1em .6em;margin-right:.5em;border:1px solid #c9cdd3}
 .cause{margin:.4em 0 .8em}.small{font-size:.85em}.scroll{overflow-x:auto}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#fff;border:1px solid #d5d9de;padding:.6em}
 """
 
 
