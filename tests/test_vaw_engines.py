@@ -370,3 +370,26 @@ def test_blocked_kernel_on_either_blas_equals_the_per_step_kernel(library, m, T,
     np.testing.assert_array_equal(out["blocked"][2], np.swapaxes(out["blocked"][2], -1, -2))
     with pytest.raises(ValueError, match="library"):
         vaw_mod.kernels.blas_routines("openblas")
+
+
+@pytest.mark.skipif(not compiled.numba_available(), reason="Numba not installed")
+@pytest.mark.parametrize("method", ["sm", "blocked"])
+def test_a_state_left_read_only_still_runs_and_steps_with_the_numbers_of_a_writable_one(method):
+    """S^{-1} and w read-only (as unpickled from a read-only memory map): the compiled run and step
+    work on copies, with the numbers of the same learner whose state stayed writable."""
+    rng = np.random.default_rng(4)
+    F, y = rng.standard_normal((3, 70, 5)) * 0.4, rng.standard_normal(70)
+    with compiled.engine("numba"):
+        a, b = VAWExperts(method=method), VAWExperts(method=method)
+        za, zb = a.run(F[:, :40], y[:40]), b.run(F[:, :40], y[:40])
+        b._P.setflags(write=False)
+        b._w.setflags(write=False)
+        np.testing.assert_array_equal(b.run(F[:, 40:60], y[40:60]), a.run(F[:, 40:60], y[40:60]))
+        b._P.setflags(write=False)
+        b._w.setflags(write=False)
+        for t in range(60, 70):
+            np.testing.assert_array_equal(b.predict_one(F[:, t]), a.predict_one(F[:, t]))
+            a.learn_one(F[:, t], y[t])
+            b.learn_one(F[:, t], y[t])
+    np.testing.assert_array_equal(za, zb)
+    np.testing.assert_array_equal(b.P_, a.P_)

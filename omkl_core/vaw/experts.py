@@ -285,6 +285,14 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         driver is "sm" on the host with the Numba engine (what ``run`` then runs)."""
         return self._xp is np and self.resolved_method() in ("sm", "blocked") and _compiled.use_numba()
 
+    def _writable_state(self):
+        """(S^{-1}, w) as host arrays the compiled kernels may write in place: copies where they are
+        read-only (e.g. unpickled from a read-only memory map), the exposed views rebuilt on them."""
+        if not (self._P.flags.writeable and self._w.flags.writeable):
+            self._P, self._w = np.array(self._P), np.array(self._w)
+            self._expose()
+        return self._P, self._w
+
     def _forecast_quantities(self, flat, compiled_step=None, step=None, z=None):
         """(u, s, r) of every expert for features ``flat`` (B, m): the compiled step
         (:func:`sm_step_forecast`, applying the pending update of the last step in the same pass;
@@ -294,10 +302,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         into ``z`` (B,) (``mkl.VAW2``'s features and forecast in one call); only where the compiled
         step runs."""
         if self._compiled_step() if compiled_step is None else compiled_step:
-            P, w = self._P, self._w
-            if not (P.flags.writeable and w.flags.writeable):               # e.g. unpickled from a read-only map
-                P, w = self._P, self._w = np.array(P), np.array(w)          # the compiled pass works in place
-                self._expose()
+            P, w = self._writable_state()
             B, m = flat.shape
             U = np.empty((B, m))
             RS = np.empty((B, 2))
@@ -436,6 +441,7 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
         Zv = xp.empty((B, Tb), dtype=xp.float64)
         P, w = self._P, self._w
         if numba:
+            P, w = self._writable_state()
             sm_run(np.ascontiguousarray(F), np.ascontiguousarray(y), P, w, Zv, Zr)
             self.t_ += Tb
             return Zv, Zr
@@ -466,12 +472,10 @@ class VAWExperts(_backend.NamespaceHolder, OnlineLearner):
                 self._w[...] = self._Pw[:, :, m]
                 self._Pw = None
             return out
-        if not (self._P.flags.writeable and self._w.flags.writeable):      # e.g. unpickled from a read-only map
-            self._P, self._w = np.array(self._P), np.array(self._w)
-            self._expose()
+        P, w = self._writable_state()
         Zr = np.empty((B, Tb))
         Zv = np.empty((B, Tb))
-        blocked_run(np.ascontiguousarray(F), np.ascontiguousarray(y), self._P, self._w, Zv, Zr, K)
+        blocked_run(np.ascontiguousarray(F), np.ascontiguousarray(y), P, w, Zv, Zr, K)
         self.t_ += Tb
         return Zv, Zr
 
